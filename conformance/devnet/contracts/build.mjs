@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+// Compiles the devnet's Solidity offline with solcjs from <repo>/.tools/node_modules/solc
+// (installed by conformance/devnet/tools/install.sh) and writes
+//   conformance/devnet/artifacts/<Contract>.json   {contractName, abi, bytecode, deployedBytecode}
+//   conformance/devnet/artifacts/SOURCES.sha256    sha256 of every input, the solc version
+//                                                  and every artifact
+// `node build.mjs --check` recomputes the hashes without compiling (solc not needed) and exits
+// non-zero when the sources, the build script or the artifacts changed since the last build.
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const SOLC_VERSION = "0.8.28";
+// The contracts that get an artifact (abstract contracts and interfaces do not).
+const CONTRACTS = ["Permit2", "TestToken", "MessageTransmitter", "TokenMessenger", "BridgeDeposit", "Membership"];
+const SETTINGS = {
+  optimizer: { enabled: true, runs: 200 },
+  evmVersion: "cancun",
+  metadata: { bytecodeHash: "none" },
+  outputSelection: { "*": { "*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] } },
+};
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, "../../..");
+const artifactsDir = resolve(here, "../artifacts");
+const manifestPath = join(artifactsDir, "SOURCES.sha256");
+
+const sha256 = (data) => createHash("sha256").update(data).digest("hex");
+const sourceFiles = () => readdirSync(here).filter((f) => f.endsWith(".sol")).sort();
+
+function manifest() {
+  const lines = [`# solc ${SOLC_VERSION}`, `# settings ${JSON.stringify(SETTINGS)}`];
+  for (const f of [...sourceFiles(), "build.mjs"]) {
+    lines.push(`${sha256(readFileSync(join(here, f)))}  contracts/${f}`);
+  }
+  for (const c of CONTRACTS) {
+    const p = join(artifactsDir, `${c}.json`);
+    lines.push(`${existsSync(p) ? sha256(readFileSync(p)) : "missing"}  artifacts/${c}.json`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+function check() {
+  const want = manifest();
+  const have = existsSync(manifestPath) ? readFileSync(manifestPath, "utf8") : "";
+  if (want !== have) {
+    console.error("devnet artifacts are stale: run `node conformance/devnet/contracts/build.mjs`");
+    process.exit(1);
+  }
+  console.log("devnet artifacts match their sources");
+}
+
+function loadSolc() {
+  const solcDir = join(repo, ".tools/node_modules/solc");
+  if (!existsSync(solcDir)) {
+    console.error("solc not found in .tools/: run conformance/devnet/tools/install.sh");
+    process.exit(1);
+  }
+  const solc = createRequire(import.meta.url)(solcDir);
+  if (!solc.version().startsWith(`${SOLC_VERSION}+`)) {
+    console.error(`solc ${solc.version()} found, ${SOLC_VERSION} wanted: run conformance/devnet/tools/install.sh`);
+    process.exit(1);
+  }
+  return solc;
+}
+
+function build() {
+  const solc = loadSolc();
+  const sources = Object.fromEntries(sourceFiles().map((f) => [f, { content: readFileSync(join(here, f), "utf8") }]));
+  const input = { language: "Solidity", sources, settings: SETTINGS };
+  const output = JSON.parse(solc.compile(JSON.stringify(input)));
+  const errors = (output.errors ?? []).filter((e) => e.severity === "error");
+  for (const e of output.errors ?? []) console.error(e.formattedMessage);
+  if (errors.length > 0) process.exit(1);
+
+  mkdirSync(artifactsDir, { recursive: true });
+  for (const name of CONTRACTS) {
+    const file = Object.keys(output.contracts).find((f) => output.contracts[f][name]);
+    if (!file) throw new Error(`contract ${name} not found in the compiler output`);
+    const c = output.contracts[file][name];
+    const artifact = {
+      contractName: name,
+      sourceName: `contracts/${file}`,
+      abi: c.abi,
+      bytecode: `0x${c.evm.bytecode.object}`,
+      deployedBytecode: `0x${c.evm.deployedBytecode.object}`,
+    };
+    writeFileSync(join(artifactsDir, `${name}.json`), JSON.stringify(artifact, null, 2) + "\n");
+    console.log(`${name}: ${c.evm.deployedBytecode.object.length / 2} bytes`);
+  }
+  writeFileSync(manifestPath, manifest());
+}
+
+if (process.argv.includes("--check")) check();
+else build();

@@ -1,0 +1,408 @@
+//! Deploying and funding the devnet contracts on one chain.
+//!
+//! Every function here takes a provider whose wallet is the devnet deployer
+//! ([`crate::keys::deployer`]) and expects an automining node. Because the deployer is fresh
+//! on every chain and deploys in the same order, each contract has the same address on every
+//! devnet chain; callers should still read addresses from [`ChainDeployment`].
+
+use std::{fmt, str::FromStr};
+
+use alloy::{
+    network::EthereumWallet,
+    primitives::{Address, U256},
+    providers::{DynProvider, PendingTransactionBuilder, Provider, ProviderBuilder},
+    rpc::types::TransactionReceipt,
+    signers::local::PrivateKeySigner,
+    transports::http::reqwest::Url,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    chains,
+    contracts::{
+        address_to_bytes32, BridgeDeposit, Membership, MessageTransmitter, Permit2, TestToken,
+        TokenMessenger, PERMIT2_ADDRESS,
+    },
+    keys, DevnetError, Result,
+};
+
+/// One ether, in wei.
+const ETHER: u128 = 1_000_000_000_000_000_000;
+/// ETH given to the deployer, the bridge operator and the relayer on every chain.
+pub const ROLE_ETH: u128 = 1_000 * ETHER;
+/// ETH held by `BridgeDeposit` for native payouts on every chain.
+pub const BRIDGE_ETH: u128 = 10_000 * ETHER;
+
+/// The devnet's ERC-20 test tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Token {
+    /// "USD Coin", 6 decimals, EIP-2612 permit; the CCTP token.
+    Usdc,
+    /// "Tether USD", 6 decimals.
+    Usdt,
+    /// "Wrapped BTC", 8 decimals.
+    Wbtc,
+}
+
+/// Whole-token amounts minted on every chain, per token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Grants {
+    /// To the relayer (its float-lane inventory).
+    pub relayer: u64,
+    /// To each of anvil's ten test accounts.
+    pub test_account: u64,
+    /// To `BridgeDeposit` (the aggregator simulators' payout inventory).
+    pub bridge: u64,
+}
+
+impl Token {
+    /// Every token, in deployment order.
+    pub const ALL: [Token; 3] = [Token::Usdc, Token::Usdt, Token::Wbtc];
+
+    /// The ERC-20 symbol.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Token::Usdc => "USDC",
+            Token::Usdt => "USDT",
+            Token::Wbtc => "WBTC",
+        }
+    }
+
+    /// The ERC-20 name (also the EIP-2612 domain name).
+    pub fn name(self) -> &'static str {
+        match self {
+            Token::Usdc => "USD Coin",
+            Token::Usdt => "Tether USD",
+            Token::Wbtc => "Wrapped BTC",
+        }
+    }
+
+    /// The ERC-20 decimals.
+    pub fn decimals(self) -> u8 {
+        match self {
+            Token::Usdc | Token::Usdt => 6,
+            Token::Wbtc => 8,
+        }
+    }
+
+    /// `whole` tokens in base units.
+    pub fn units(self, whole: u64) -> U256 {
+        U256::from(whole) * U256::from(10u64).pow(U256::from(self.decimals()))
+    }
+
+    /// What the devnet mints of this token on every chain.
+    pub fn grants(self) -> Grants {
+        match self {
+            Token::Usdc | Token::Usdt => Grants {
+                relayer: 10_000_000,
+                test_account: 1_000_000,
+                bridge: 100_000_000,
+            },
+            Token::Wbtc => Grants {
+                relayer: 100,
+                test_account: 10,
+                bridge: 1_000,
+            },
+        }
+    }
+}
+
+impl fmt::Display for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.symbol())
+    }
+}
+
+impl FromStr for Token {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Token::ALL
+            .into_iter()
+            .find(|t| t.symbol().eq_ignore_ascii_case(s))
+            .ok_or_else(|| format!("unknown devnet token {s:?} (expected USDC, USDT or WBTC)"))
+    }
+}
+
+/// The CCTP-style contracts on a CCTP chain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CctpDeployment {
+    /// Circle's domain id for this chain.
+    pub domain: u32,
+    /// `TokenMessenger` (depositForBurn).
+    pub token_messenger: Address,
+    /// `MessageTransmitter` (receiveMessage, emits MessageSent).
+    pub message_transmitter: Address,
+    /// The attester whose signature `receiveMessage` accepts.
+    pub attester: Address,
+}
+
+/// The addresses of everything deployed on one devnet chain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChainDeployment {
+    /// The chain id.
+    pub chain_id: u64,
+    /// The Permit2-compatible contract (always [`PERMIT2_ADDRESS`]).
+    pub permit2: Address,
+    /// USD Coin.
+    pub usdc: Address,
+    /// Tether USD.
+    pub usdt: Address,
+    /// Wrapped BTC.
+    pub wbtc: Address,
+    /// The aggregator simulators' deposit/payout contract, owned by the bridge operator.
+    pub bridge_deposit: Address,
+    /// The ERC-721 membership collection, owned by the deployer.
+    pub membership: Address,
+    /// The CCTP-style contracts, on CCTP chains only.
+    pub cctp: Option<CctpDeployment>,
+}
+
+impl ChainDeployment {
+    /// The address of `token` on this chain.
+    pub fn token(&self, token: Token) -> Address {
+        match token {
+            Token::Usdc => self.usdc,
+            Token::Usdt => self.usdt,
+            Token::Wbtc => self.wbtc,
+        }
+    }
+}
+
+/// A provider for `url` that signs with `signer` (type-erased).
+pub fn wallet_provider(url: Url, signer: PrivateKeySigner) -> DynProvider {
+    ProviderBuilder::new()
+        .wallet(EthereumWallet::from(signer))
+        .connect_http(url)
+        .erased()
+}
+
+/// Waits for a sent transaction's receipt and fails if it reverted.
+pub async fn confirm(
+    context: &str,
+    sent: Result<PendingTransactionBuilder<alloy::network::Ethereum>, alloy::contract::Error>,
+) -> Result<TransactionReceipt> {
+    let receipt = sent
+        .map_err(DevnetError::contract(context))?
+        .get_receipt()
+        .await
+        .map_err(DevnetError::pending(context))?;
+    if !receipt.status() {
+        return Err(DevnetError::Reverted {
+            context: context.to_owned(),
+            tx_hash: receipt.transaction_hash,
+        });
+    }
+    Ok(receipt)
+}
+
+/// Sets the ETH balance of `who` (anvil_setBalance).
+pub async fn set_balance(provider: &DynProvider, who: Address, wei: U256) -> Result<()> {
+    provider
+        .raw_request::<_, ()>("anvil_setBalance".into(), (who, wei))
+        .await
+        .map_err(DevnetError::rpc(format!("anvil_setBalance {who}")))
+}
+
+/// Deploys every devnet contract on one chain (see the module docs for the provider).
+pub async fn deploy_chain(provider: &DynProvider, chain_id: u64) -> Result<ChainDeployment> {
+    let deployer = keys::deployer().address();
+    set_balance(provider, deployer, U256::from(ROLE_ETH)).await?;
+    provider
+        .raw_request::<_, ()>(
+            "anvil_setCode".into(),
+            (PERMIT2_ADDRESS, Permit2::DEPLOYED_BYTECODE.clone()),
+        )
+        .await
+        .map_err(DevnetError::rpc("anvil_setCode Permit2"))?;
+
+    let mut tokens = Vec::with_capacity(Token::ALL.len());
+    for token in Token::ALL {
+        let deployed = TestToken::deploy(
+            provider,
+            token.name().into(),
+            token.symbol().into(),
+            token.decimals(),
+        )
+        .await
+        .map_err(DevnetError::contract(format!(
+            "deploying {token} on chain {chain_id}"
+        )))?;
+        tokens.push(*deployed.address());
+    }
+    let bridge = BridgeDeposit::deploy(provider)
+        .await
+        .map_err(DevnetError::contract(format!(
+            "deploying BridgeDeposit on chain {chain_id}"
+        )))?;
+    let membership =
+        Membership::deploy(provider, "Relay Devnet Membership".into(), "RELAYM".into())
+            .await
+            .map_err(DevnetError::contract(format!(
+                "deploying Membership on chain {chain_id}"
+            )))?;
+    let cctp = match chains::cctp_domain(chain_id) {
+        Some(domain) => Some(deploy_cctp(provider, domain).await?),
+        None => None,
+    };
+    let operator = keys::bridge_operator().address();
+    confirm(
+        "BridgeDeposit.transferOwnership",
+        bridge.transferOwnership(operator).send().await,
+    )
+    .await?;
+
+    tracing::debug!(chain_id, "devnet contracts deployed");
+    Ok(ChainDeployment {
+        chain_id,
+        permit2: PERMIT2_ADDRESS,
+        usdc: tokens[0],
+        usdt: tokens[1],
+        wbtc: tokens[2],
+        bridge_deposit: *bridge.address(),
+        membership: *membership.address(),
+        cctp,
+    })
+}
+
+async fn deploy_cctp(provider: &DynProvider, domain: u32) -> Result<CctpDeployment> {
+    let attester = keys::attester().address();
+    let transmitter = MessageTransmitter::deploy(provider, domain, attester)
+        .await
+        .map_err(DevnetError::contract("deploying MessageTransmitter"))?;
+    let messenger = TokenMessenger::deploy(provider, *transmitter.address())
+        .await
+        .map_err(DevnetError::contract("deploying TokenMessenger"))?;
+    confirm(
+        "MessageTransmitter.setTokenMessenger",
+        transmitter
+            .setTokenMessenger(*messenger.address())
+            .send()
+            .await,
+    )
+    .await?;
+    Ok(CctpDeployment {
+        domain,
+        token_messenger: *messenger.address(),
+        message_transmitter: *transmitter.address(),
+        attester,
+    })
+}
+
+/// Registers every other CCTP chain of `all` with `local`'s TokenMessenger, and links each
+/// remote USDC to the local USDC. Does nothing on a chain without CCTP.
+pub async fn link_cctp(
+    provider: &DynProvider,
+    local: &ChainDeployment,
+    all: &[ChainDeployment],
+) -> Result<()> {
+    let Some(local_cctp) = &local.cctp else {
+        return Ok(());
+    };
+    let messenger = TokenMessenger::new(local_cctp.token_messenger, provider);
+    for remote in all.iter().filter(|d| d.chain_id != local.chain_id) {
+        let Some(remote_cctp) = &remote.cctp else {
+            continue;
+        };
+        let domain = remote_cctp.domain;
+        confirm(
+            "TokenMessenger.addRemoteTokenMessenger",
+            messenger
+                .addRemoteTokenMessenger(domain, address_to_bytes32(remote_cctp.token_messenger))
+                .send()
+                .await,
+        )
+        .await?;
+        confirm(
+            "TokenMessenger.linkToken",
+            messenger
+                .linkToken(domain, address_to_bytes32(remote.usdc), local.usdc)
+                .send()
+                .await,
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// Funds one chain: ETH for the roles and `BridgeDeposit`, and every token's [`Grants`] to
+/// `relayer`, anvil's ten test accounts and `BridgeDeposit`.
+pub async fn fund_chain(
+    provider: &DynProvider,
+    deployment: &ChainDeployment,
+    relayer: Address,
+) -> Result<()> {
+    for who in [relayer, keys::bridge_operator().address()] {
+        set_balance(provider, who, U256::from(ROLE_ETH)).await?;
+    }
+    set_balance(provider, deployment.bridge_deposit, U256::from(BRIDGE_ETH)).await?;
+    for token in Token::ALL {
+        let grants = token.grants();
+        let address = deployment.token(token);
+        mint(provider, address, relayer, token.units(grants.relayer)).await?;
+        mint(
+            provider,
+            address,
+            deployment.bridge_deposit,
+            token.units(grants.bridge),
+        )
+        .await?;
+        for index in 0..keys::ANVIL_PRIVATE_KEYS.len() {
+            mint(
+                provider,
+                address,
+                keys::anvil_address(index),
+                token.units(grants.test_account),
+            )
+            .await?;
+        }
+    }
+    tracing::debug!(chain_id = deployment.chain_id, %relayer, "devnet chain funded");
+    Ok(())
+}
+
+/// Mints `amount` base units of the test token at `token` to `to` (devnet tokens mint openly).
+pub async fn mint(provider: &DynProvider, token: Address, to: Address, amount: U256) -> Result<()> {
+    let token = TestToken::new(token, provider);
+    confirm("TestToken.mint", token.mint(to, amount).send().await)
+        .await
+        .map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_units_follow_decimals() {
+        assert_eq!(Token::Usdc.units(1), U256::from(1_000_000u64));
+        assert_eq!(Token::Wbtc.units(2), U256::from(200_000_000u64));
+    }
+
+    #[test]
+    fn token_parses_case_insensitively() {
+        assert_eq!("usdc".parse::<Token>(), Ok(Token::Usdc));
+        assert_eq!("WBTC".parse::<Token>(), Ok(Token::Wbtc));
+        assert!("DAI".parse::<Token>().is_err());
+    }
+
+    #[test]
+    fn deployment_serializes_camel_case() {
+        let d = ChainDeployment {
+            chain_id: 1,
+            permit2: PERMIT2_ADDRESS,
+            usdc: Address::ZERO,
+            usdt: Address::ZERO,
+            wbtc: Address::ZERO,
+            bridge_deposit: Address::ZERO,
+            membership: Address::ZERO,
+            cctp: None,
+        };
+        let v = serde_json::to_value(&d).unwrap();
+        assert_eq!(v["chainId"], 1);
+        assert!(v.get("bridgeDeposit").is_some());
+    }
+}

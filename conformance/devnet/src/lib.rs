@@ -1,0 +1,28 @@
+//! The relay devnet: real EVM chains (anvil) on loopback with the project's own contracts.
+//!
+//! What it brings up, per chain: a Permit2-compatible SignatureTransfer at the canonical
+//! address, USDC/USDT/WBTC test tokens, CCTP-style burn-and-mint contracts (on the seven
+//! CCTP chains), the bridge-deposit contract the aggregator simulators settle through, and
+//! an ERC-721 membership collection; plus funded accounts (the relayer and anvil's ten
+//! well-known test accounts). Start it with [`Devnet::start`].
+//!
+//! What it must never do: listen anywhere but 127.0.0.1, reach outside the machine, or hold
+//! a key that is not publicly known ([`keys`] are devnet-only by construction).
+//!
+//! The contracts' sources live in `conformance/devnet/contracts/`, their compiled artifacts
+//! in `conformance/devnet/artifacts/` (rebuilt with `node contracts/build.mjs`), and anvil is
+//! installed by `conformance/devnet/tools/install.sh`.
+
+pub mod anvil;
+pub mod chains;
+pub mod contracts;
+pub mod deploy;
+mod error;
+pub mod keys;
+pub mod mesh;
+
+pub use anvil::{AnvilConfig, AnvilNode};
+pub use contracts::PERMIT2_ADDRESS;
+pub use deploy::{CctpDeployment, ChainDeployment, Token};
+pub use error::{DevnetError, Result};
+pub use mesh::{Devnet, DevnetChain, DevnetConfig};

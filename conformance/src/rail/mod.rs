@@ -1,0 +1,177 @@
+//! The rail conformance kit.
+//!
+//! Each clause of the contract is a check with a stable name; a failing
+//! check names its clause and says what the rail did. The kit loads the
+//! artifact through the host's own loader ([`RailSet::load_artifact`]) with
+//! a frozen clock, the manifest's egress as the only allowlist, and a short
+//! deadline, then drives it with inputs derived from its own coverage.
+
+mod agree;
+mod clauses;
+mod inputs;
+
+use std::{path::Path, sync::Arc, time::Duration};
+
+use relay_host::{
+    capabilities::{CapabilityBroker, Clock, RailPolicy},
+    config::HostConfig,
+    runtime::{rails::RailSet, LoadedRail},
+};
+use relay_registry::PluginKind;
+use serde::Serialize;
+
+pub use agree::{packagings_agree, PACKAGINGS_AGREE};
+pub use clauses::Clause;
+pub use inputs::{sample_requests, KnownToken};
+
+/// How to run the kit.
+#[derive(Clone, Debug)]
+pub struct KitOptions {
+    /// Deadline of each call.
+    pub call_timeout: Duration,
+    /// Operator config handed to the rail (`host.config`).
+    pub rail_config: Vec<(String, String)>,
+    /// RPC endpoints (`chain id` → url) the rail may read.
+    pub rpc: Vec<(String, String)>,
+    /// Allow loopback/private egress (for rails pointed at local simulators).
+    pub allow_private: bool,
+    /// Extra egress hosts granted by the operator.
+    pub extra_egress: Vec<String>,
+    /// Tokens the kit may use in requests.
+    pub tokens: Vec<KnownToken>,
+    /// Where the compiled-module cache goes.
+    pub work_dir: std::path::PathBuf,
+}
+
+impl Default for KitOptions {
+    fn default() -> Self {
+        KitOptions {
+            call_timeout: Duration::from_secs(3),
+            rail_config: vec![],
+            rpc: vec![],
+            allow_private: false,
+            extra_egress: vec![],
+            tokens: vec![],
+            work_dir: std::env::temp_dir().join("relay-conformance"),
+        }
+    }
+}
+
+/// The outcome of one clause.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClauseResult {
+    /// The clause's stable name.
+    pub clause: &'static str,
+    /// Whether it held.
+    pub passed: bool,
+    /// What was seen.
+    pub detail: String,
+}
+
+/// The kit's report on one artifact.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// The artifact.
+    pub artifact: String,
+    /// Its packaging.
+    pub kind: PluginKind,
+    /// The rail id, once loaded.
+    pub rail: Option<String>,
+    /// Per clause.
+    pub clauses: Vec<ClauseResult>,
+}
+
+impl Report {
+    /// Whether every clause held.
+    pub fn passed(&self) -> bool {
+        self.clauses.iter().all(|c| c.passed)
+    }
+
+    /// The clauses that failed.
+    pub fn failures(&self) -> Vec<&ClauseResult> {
+        self.clauses.iter().filter(|c| !c.passed).collect()
+    }
+}
+
+/// The packaging an artifact's file name implies.
+pub fn kind_of(path: &Path) -> PluginKind {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("wasm") => PluginKind::Wasm,
+        _ => PluginKind::Native,
+    }
+}
+
+/// A fixed instant the kit's clock reads (2026-01-01T00:00:00Z).
+pub const FROZEN_NOW_MS: u64 = 1_767_225_600_000;
+
+/// Loads `artifact` the way the host does, under the kit's policy.
+pub async fn load(
+    artifact: &Path,
+    kind: PluginKind,
+    opts: &KitOptions,
+) -> Result<(LoadedRail, Arc<CapabilityBroker>), String> {
+    let mut config = HostConfig {
+        data_dir: opts.work_dir.clone(),
+        ..HostConfig::default()
+    };
+    config.runtime.call_timeout_ms = opts.call_timeout.as_millis() as u64;
+    config.runtime.quarantine_base_ms = 0;
+    config.capabilities.allow_private_networks = opts.allow_private;
+    for (chain, url) in &opts.rpc {
+        config
+            .capabilities
+            .rpc
+            .entry(chain.clone())
+            .or_default()
+            .push(url.clone());
+    }
+    let broker = Arc::new(
+        CapabilityBroker::new(&config.capabilities).with_clock(Clock::Fixed(FROZEN_NOW_MS)),
+    );
+    let sha = relay_registry::sha256_file(artifact)
+        .map_err(|e| format!("cannot read {}: {e}", artifact.display()))?;
+    let set = RailSet::new(&config, broker.clone()).map_err(|e| e.to_string())?;
+    let loaded = set
+        .load_artifact(kind, artifact, &sha)
+        .await
+        .map_err(|e| e.to_string())?;
+    let m = loaded.manifest();
+    let rail = loaded.rebind(RailPolicy {
+        rail_id: m.id.clone(),
+        egress: m.egress.iter().chain(&opts.extra_egress).cloned().collect(),
+        rpc_chains: m.rpc_chains.clone(),
+        config: opts.rail_config.iter().cloned().collect(),
+        credentials: vec![],
+    });
+    Ok((rail, broker))
+}
+
+/// Runs every clause against `artifact`.
+pub async fn check(artifact: &Path, opts: &KitOptions) -> Report {
+    let kind = kind_of(artifact);
+    let mut report = Report {
+        artifact: artifact.display().to_string(),
+        kind,
+        rail: None,
+        clauses: vec![],
+    };
+    match load(artifact, kind, opts).await {
+        Ok((rail, broker)) => {
+            report.rail = Some(rail.id().to_string());
+            report.clauses.push(ClauseResult {
+                clause: Clause::Loads.name(),
+                passed: true,
+                detail: format!("{} {}", rail.id(), kind.as_str()),
+            });
+            report
+                .clauses
+                .extend(clauses::run_all(&rail, &broker, opts).await);
+        }
+        Err(e) => report.clauses.push(ClauseResult {
+            clause: Clause::Loads.name(),
+            passed: false,
+            detail: e,
+        }),
+    }
+    report
+}

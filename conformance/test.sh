@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs every test of relay, from a fresh clone, with no stdin.
+#
+#   conformance/test.sh
+#
+# 1. Installs what the tests need and is missing: anvil + solc (npm, into
+#    .tools/), the wasm toolchain (rustup's wasm32 target if installed,
+#    otherwise Debian's rustc-web), a PostgreSQL server when none answers.
+# 2. Checks: compiled contracts match their sources, rustfmt, clippy -D warnings.
+# 3. Packages every rail (plugins/plugins.toml) into the test plugins dir.
+# 4. cargo test: unit, integration (real anvil chains, SQLite, Postgres,
+#    the real plugin loader, real HTTP), conformance kit, benches in test mode.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/relay-target}
+export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
+step() { printf '\n== %s\n' "$*" >&2; }
+
+step "tools"
+conformance/devnet/tools/install.sh >/dev/null
+export RELAY_ANVIL="$root/.tools/bin/anvil"
+
+step "contracts match their sources"
+node conformance/devnet/contracts/build.mjs --check
+
+step "format and lints"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "package rails"
+export RELAY_TEST_PLUGINS="$CARGO_TARGET_DIR/relay-test-plugins"
+cargo run -q --locked -p relay-plugins -- build --out "$RELAY_TEST_PLUGINS"
+
+step "tests"
+cargo test --workspace --all-targets --locked
+cargo test --workspace --doc --locked

@@ -1,0 +1,16 @@
+//! `GET /api/status` (spec §2.2).
+
+use axum::{extract::State, routing::get, Json, Router};
+use serde_json::Value;
+
+use super::{ApiError, AppState};
+use crate::engine::mesh;
+
+pub(super) fn routes() -> Router<AppState> {
+    Router::new().route("/api/status", get(status))
+}
+
+#[tracing::instrument(skip_all)]
+async fn status(State(s): State<AppState>) -> Result<Json<Value>, ApiError> {
+    super::with_mesh(&s, mesh::status).await.map(Json)
+}

@@ -1,0 +1,115 @@
+//! Live health of rails and chains, cached (spec §8.2: status about 30 s).
+
+use std::{
+    collections::BTreeMap,
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use relay_plugin_api::{HealthStatus, RailHealth};
+use tokio::sync::Mutex;
+
+use crate::{capabilities::now_ms, config::HostConfig, runtime::rails::RailSnapshot};
+
+/// One health reading of everything.
+#[derive(Clone, Debug)]
+pub struct HealthReport {
+    /// When it was taken, epoch ms.
+    pub ts_ms: u64,
+    /// By rail id.
+    pub rails: BTreeMap<String, RailHealth>,
+    /// EVM chain id → whether its RPC answered with the right chain id.
+    pub chains: BTreeMap<u64, bool>,
+}
+
+impl HealthReport {
+    /// Whether a rail is serving.
+    pub fn rail_up(&self, id: &str) -> bool {
+        self.rails
+            .get(id)
+            .is_some_and(|h| matches!(h.status, HealthStatus::Operational | HealthStatus::Degraded))
+    }
+}
+
+/// A health cache with a time-to-live; concurrent readers share one refresh.
+#[derive(Debug)]
+pub struct HealthCache {
+    ttl: Duration,
+    client: reqwest::Client,
+    slot: Mutex<Option<(Instant, Arc<HealthReport>)>>,
+}
+
+impl HealthCache {
+    /// A cache whose readings live `ttl`.
+    pub fn new(ttl: Duration) -> Self {
+        HealthCache {
+            ttl,
+            client: reqwest::Client::new(),
+            slot: Mutex::new(None),
+        }
+    }
+
+    /// The cached reading, refreshed when older than the ttl.
+    pub async fn get(&self, snap: &RailSnapshot, config: &HostConfig) -> Arc<HealthReport> {
+        let mut slot = self.slot.lock().await;
+        if let Some((at, r)) = slot.as_ref() {
+            if at.elapsed() < self.ttl {
+                return r.clone();
+            }
+        }
+        let report = Arc::new(self.measure(snap, config).await);
+        *slot = Some((Instant::now(), report.clone()));
+        report
+    }
+
+    /// Forgets the cached reading.
+    pub async fn invalidate(&self) {
+        *self.slot.lock().await = None;
+    }
+
+    async fn measure(&self, snap: &RailSnapshot, config: &HostConfig) -> HealthReport {
+        let rails = futures::future::join_all(snap.active().map(|r| {
+            let r = r.clone();
+            async move { (r.id().to_string(), r.health().await) }
+        }));
+        let chains = futures::future::join_all(config.chain_ids().into_iter().map(|id| {
+            let urls = config
+                .chains
+                .get(&id.to_string())
+                .map(|c| c.rpc.clone())
+                .unwrap_or_default();
+            async move { (id, self.chain_up(id, &urls).await) }
+        }));
+        let (rails, chains) = tokio::join!(rails, chains);
+        HealthReport {
+            ts_ms: now_ms(),
+            rails: rails.into_iter().collect(),
+            chains: chains.into_iter().collect(),
+        }
+    }
+
+    async fn chain_up(&self, id: u64, urls: &[String]) -> bool {
+        let body =
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []});
+        for url in urls {
+            let resp = self
+                .client
+                .post(url)
+                .json(&body)
+                .timeout(Duration::from_secs(2))
+                .send()
+                .await;
+            let Ok(resp) = resp else { continue };
+            let Ok(v) = resp.json::<serde_json::Value>().await else {
+                continue;
+            };
+            let got = v["result"]
+                .as_str()
+                .and_then(|s| u64::from_str_radix(s.trim_start_matches("0x"), 16).ok());
+            if got == Some(id) {
+                return true;
+            }
+        }
+        false
+    }
+}

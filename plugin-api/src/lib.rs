@@ -1,0 +1,41 @@
+//! The one contract between the relay host and its rails.
+//!
+//! A rail is a piece of routing knowledge — how to price a lane, how to turn an
+//! accepted quote into declarative execution steps, how to read progress back
+//! from its upstream. It is written once against the [`Rail`] trait and shipped
+//! in either packaging (a native `abi_stable` plugin or a wasm component of the
+//! `relay:rail` WIT world); the host cannot tell them apart.
+//!
+//! What a rail must never do: own I/O or keys. Everything it needs from the
+//! world — HTTP to its declared upstream hosts, read-only chain RPC, the clock,
+//! logging, operator configuration — arrives through the [`Host`] capability
+//! trait, and everything it wants done on a chain is described as
+//! [`PlanAction`]s that the host checks against policy, signs and broadcasts.
+//!
+//! Amounts are integer smallest units ([`Amount`], a U256) end to end.
+
+mod amount;
+mod chain;
+mod error;
+mod health;
+mod host;
+mod manifest;
+mod plan;
+mod quote;
+mod rail;
+mod track;
+mod version;
+
+pub use amount::{Amount, AmountError, U256};
+pub use chain::{ChainRef, ChainRefError, NonEvmNode};
+pub use error::{RailError, RailErrorKind};
+pub use health::{HealthStatus, LaneHealth, RailHealth};
+pub use host::{Host, HostError, HostErrorKind, HttpMethod, HttpRequest, HttpResponse, LogLevel};
+pub use manifest::{DeclaredContract, LaneCoverage, RailManifest, RailRole};
+pub use plan::{ExecutionPlan, PlanAction, PrepareRequest, SourceMode};
+pub use quote::{Fee, FeeKind, GasEstimate, QuoteRequest, RailQuote, Token};
+pub use rail::Rail;
+/// Re-exported so rails name versions without their own semver dependency.
+pub use semver::Version;
+pub use track::{TrackRequest, TrackState, TrackStatus};
+pub use version::{contract_version, is_supported_contract, CONTRACT_VERSION};

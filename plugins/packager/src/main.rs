@@ -1,0 +1,87 @@
+//! `relay-plugins build [RAIL…]`: packages rails as plugins.
+//!
+//! For every rail in `plugins/plugins.toml` (or the ones named) and every
+//! packaging listed for it, builds the packaging shell with that rail's
+//! feature, copies the artifact to `<out>/<rail>-<packaging>/`, loads it
+//! through the host's real loader to read the manifest the rail reports,
+//! and writes `plugin.toml` next to it with the artifact's sha256.
+
+mod build;
+mod manifest;
+
+use std::{collections::BTreeMap, path::PathBuf};
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use serde::Deserialize;
+
+/// The relay plugin packager.
+#[derive(Debug, Parser)]
+#[command(name = "relay-plugins", about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Build plugins into the output directory.
+    Build {
+        /// Rails to build (default: all in plugins.toml).
+        rails: Vec<String>,
+        /// The packaging list.
+        #[arg(long, default_value = "plugins/plugins.toml")]
+        list: PathBuf,
+        /// Output directory (the host's plugins directory).
+        #[arg(long, default_value = "plugins/dist")]
+        out: PathBuf,
+        /// Build native plugins in release mode.
+        #[arg(long)]
+        release: bool,
+    },
+}
+
+/// `plugins.toml`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PackagingList {
+    rails: BTreeMap<String, RailEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RailEntry {
+    packagings: Vec<relay_registry::PluginKind>,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let Command::Build {
+        rails,
+        list,
+        out,
+        release,
+    } = Cli::parse().command;
+    let text =
+        std::fs::read_to_string(&list).with_context(|| format!("reading {}", list.display()))?;
+    let plan: PackagingList =
+        toml::from_str(&text).with_context(|| format!("parsing {}", list.display()))?;
+    let unknown: Vec<&String> = rails
+        .iter()
+        .filter(|r| !plan.rails.contains_key(*r))
+        .collect();
+    anyhow::ensure!(unknown.is_empty(), "not in {}: {unknown:?}", list.display());
+    let ctx = build::Context::detect(release)?;
+    for (rail, entry) in &plan.rails {
+        if !rails.is_empty() && !rails.contains(rail) {
+            continue;
+        }
+        for kind in &entry.packagings {
+            let dir = out.join(format!("{rail}-{}", kind.as_str()));
+            let artifact = ctx.build(rail, *kind, &dir)?;
+            let m = manifest::write(&dir, &artifact, *kind).await?;
+            println!("{} {} -> {}", m.plugin.id, kind.as_str(), dir.display());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,20 @@
+//! What is installed, and what the operator allows.
+//!
+//! - [`manifest`]: the `plugin.toml` format that sits next to every artifact.
+//! - [`discovery`]: finding plugins in a directory, verifying checksums and
+//!   contract versions, and refusing bad ones with a clear reason while the
+//!   others load.
+//! - [`state`]: operator state (rail enabled, `executeReady` per lane) and the
+//!   store trait that persists it.
+//!
+//! This crate reads files and hashes them; it loads no code and holds no keys.
+
+pub mod discovery;
+pub mod manifest;
+pub mod state;
+
+pub use discovery::{
+    discover, sha256_file, ArtifactFingerprint, DiscoveredPlugin, Discovery, RejectedPlugin,
+};
+pub use manifest::{ManifestError, PluginKind, PluginManifest};
+pub use state::{LaneState, OperatorState, OperatorStateStore, RailState, StateError};
