@@ -21,6 +21,16 @@ pub struct Cli {
 pub enum Command {
     /// Serve the HTTP API.
     Serve,
+    /// Bring the devnet mesh up (anvil chains, contracts, simulators) with
+    /// the host on top; Ctrl-C stops everything. DEVNET ONLY.
+    Up {
+        /// Chain ids (comma-separated) from the gasless set.
+        #[arg(long, value_delimiter = ',', default_value = "1,8453,42161,10")]
+        chains: Vec<u64>,
+        /// Block time in seconds (default: a block per transaction).
+        #[arg(long)]
+        block_time: Option<u64>,
+    },
     /// Inspect and switch installed rails.
     Rails {
         /// What to do with them.

@@ -12,6 +12,7 @@ pub mod capabilities;
 pub mod chains;
 pub mod cli;
 pub mod config;
+pub mod devnet;
 pub mod engine;
 pub mod operator;
 pub mod runtime;

@@ -5,7 +5,7 @@ use clap::Parser;
 use relay_host::{
     cli::{Cli, Command, RailsCommand, Switch},
     config::HostConfig,
-    operator,
+    devnet, operator,
     server::Host,
 };
 
@@ -51,6 +51,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             .await?;
         }
         Command::Rails { command } => rails(&config, command).await?,
+        Command::Up { chains, block_time } => up(config, chains, block_time).await?,
     }
     Ok(())
 }
@@ -127,4 +128,31 @@ fn print_table(r: &operator::RailsReport) {
             x.reason
         );
     }
+}
+
+async fn up(config: HostConfig, chains: Vec<u64>, block_time: Option<u64>) -> anyhow::Result<()> {
+    let opts = devnet::UpOptions {
+        chains,
+        block_time,
+        data_dir: config.data_dir.clone(),
+    };
+    let chains = devnet::start_chains(&opts)
+        .await
+        .context("starting the devnet chains")?;
+    let config = devnet::host_config(&chains, config);
+    let banner = devnet::banner(&chains, &config);
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .with_context(|| format!("binding {}", config.listen))?;
+    let host = Host::build(config).await?;
+    let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<()>();
+    let serve = tokio::spawn(host.serve_on(listener, async {
+        let _ = tokio::signal::ctrl_c().await;
+        let _ = ready_tx.send(());
+    }));
+    println!("{banner}");
+    let _ = ready_rx.await;
+    serve.await??;
+    chains.stop();
+    Ok(())
 }

@@ -8,6 +8,7 @@
 
 pub mod backend;
 pub mod native;
+pub mod package;
 pub mod rails;
 pub mod supervisor;
 pub mod wasm;

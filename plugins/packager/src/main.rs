@@ -7,7 +7,6 @@
 //! and writes `plugin.toml` next to it with the artifact's sha256.
 
 mod build;
-mod manifest;
 
 use std::{collections::BTreeMap, path::PathBuf};
 
@@ -39,6 +38,12 @@ enum Command {
         #[arg(long)]
         release: bool,
     },
+    /// Write plugin.toml next to an artifact you built yourself (the
+    /// artifact's directory becomes an installable plugin directory).
+    Package {
+        /// The artifact (`.wasm` component or native library).
+        artifact: PathBuf,
+    },
 }
 
 /// `plugins.toml`.
@@ -56,12 +61,31 @@ struct RailEntry {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let Command::Build {
-        rails,
-        list,
-        out,
-        release,
-    } = Cli::parse().command;
+    match Cli::parse().command {
+        Command::Build {
+            rails,
+            list,
+            out,
+            release,
+        } => build(rails, list, out, release).await,
+        Command::Package { artifact } => {
+            let kind = match artifact.extension().and_then(|e| e.to_str()) {
+                Some("wasm") => relay_registry::PluginKind::Wasm,
+                _ => relay_registry::PluginKind::Native,
+            };
+            let m = relay_host::runtime::package::write_manifest(&artifact, kind).await?;
+            println!("{}", m.to_toml());
+            Ok(())
+        }
+    }
+}
+
+async fn build(
+    rails: Vec<String>,
+    list: PathBuf,
+    out: PathBuf,
+    release: bool,
+) -> anyhow::Result<()> {
     let text =
         std::fs::read_to_string(&list).with_context(|| format!("reading {}", list.display()))?;
     let plan: PackagingList =
@@ -79,7 +103,7 @@ async fn main() -> anyhow::Result<()> {
         for kind in &entry.packagings {
             let dir = out.join(format!("{rail}-{}", kind.as_str()));
             let artifact = ctx.build(rail, *kind, &dir)?;
-            let m = manifest::write(&dir, &artifact, *kind).await?;
+            let m = relay_host::runtime::package::write_manifest(&artifact, *kind).await?;
             println!("{} {} -> {}", m.plugin.id, kind.as_str(), dir.display());
         }
     }

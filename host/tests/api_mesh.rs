@@ -1,0 +1,217 @@
+//! The host serving real HTTP over a real devnet: `/api/status` and
+//! `/api/route/chains` come from the loaded plugins, the operator's switches
+//! and live chain health; plugins hot-reload while it serves.
+
+use std::{path::Path, time::Duration};
+
+use relay_devnet::{Devnet, DevnetConfig};
+use relay_host::{config::HostConfig, devnet::host_config, server::Host};
+use relay_registry::OperatorStateStore;
+use serde_json::Value;
+
+struct Running {
+    base: String,
+    host_state: relay_host::api::AppState,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+async fn serve(devnet: &Devnet, dir: &Path, tweak: impl FnOnce(&mut HostConfig)) -> Running {
+    let mut base = HostConfig {
+        data_dir: dir.join("data"),
+        plugins_dir: relay_fixtures::plugins_copy(&dir.join("plugins")),
+        ..HostConfig::default()
+    };
+    base.runtime.reload_interval_ms = 100;
+    let mut config = host_config(devnet, base);
+    tweak(&mut config);
+    let host = Host::build(config).await.expect("host builds");
+    let state = host.state.clone();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(host.serve_on(listener, async {
+        let _ = rx.await;
+    }));
+    Running {
+        base,
+        host_state: state,
+        _stop: tx,
+    }
+}
+
+async fn get(url: &str) -> (u16, Value) {
+    let r = reqwest::get(url).await.expect("request");
+    let status = r.status().as_u16();
+    (status, r.json().await.expect("JSON body"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_mesh_comes_from_the_plugins_and_live_chains() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([8453, 42161, 10]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |_| {}).await;
+
+    let (code, mesh) = get(&format!("{}/api/route/chains", h.base)).await;
+    assert_eq!(code, 200);
+    assert_eq!(mesh["chains"], serde_json::json!([10, 8453, 42161]));
+    assert_eq!(mesh["directedRoutes"], 6);
+    assert_eq!(mesh["nodes"], 3);
+    assert_eq!(mesh["relayer"], devnet.relayer.to_string());
+    assert_eq!(
+        mesh["permit2"],
+        "0x000000000022D473030F116dDEE9F6B43aC78BA3"
+    );
+    assert_eq!(mesh["rails"]["floatlane"]["executeReady"], true);
+    assert_eq!(
+        mesh["rails"]["floatlane"]["assets"],
+        serde_json::json!(["USDC", "USDT"])
+    );
+
+    let (code, status) = get(&format!("{}/api/status", h.base)).await;
+    assert_eq!(code, 200);
+    assert_eq!(status["status"], "operational", "{status}");
+    assert_eq!(status["nodes"]["up"], 3);
+    assert!(status["nodes"]["evm"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["up"] == true));
+    assert_eq!(
+        status["rails"],
+        serde_json::json!([{"name": "floatlane", "up": true}])
+    );
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dead_chain_rpc_degrades_status() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([8453, 42161]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |c| {
+        let dead = relay_host::config::ChainConfig {
+            rpc: vec!["http://127.0.0.1:9/".into()],
+            ..Default::default()
+        };
+        c.chains.insert("10".into(), dead);
+    })
+    .await;
+    let (_, status) = get(&format!("{}/api/status", h.base)).await;
+    assert_eq!(status["status"], "degraded", "{status}");
+    let op = status["nodes"]["evm"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["chainId"] == 10)
+        .unwrap()
+        .clone();
+    assert_eq!(
+        op,
+        serde_json::json!({"chainId": 10, "name": "optimism", "up": false})
+    );
+    assert_eq!(status["nodes"]["up"], 2);
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_operator_toggle_shows_on_the_next_request() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([8453, 42161]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |_| {}).await;
+    h.host_state
+        .store
+        .set_lane_execute_ready("floatlane", "evm->evm", false)
+        .await
+        .unwrap();
+    let (_, mesh) = get(&format!("{}/api/route/chains", h.base)).await;
+    assert_eq!(mesh["rails"]["floatlane"]["executeReady"], false);
+    h.host_state
+        .store
+        .set_rail_enabled("floatlane", false)
+        .await
+        .unwrap();
+    let (_, mesh) = get(&format!("{}/api/route/chains", h.base)).await;
+    assert_eq!(mesh["rails"], serde_json::json!({}));
+    assert_eq!(mesh["directedRoutes"], 0);
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unknown_paths_get_a_typed_404() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([8453]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |_| {}).await;
+    let (code, body) = get(&format!("{}/api/nope", h.base)).await;
+    assert_eq!(code, 404);
+    assert_eq!(body["errorCode"], "NOT_FOUND");
+    assert!(body["error"].is_string());
+    devnet.stop();
+}
+
+async fn wait_for(what: &str, mut probe: impl AsyncFnMut() -> bool) {
+    for _ in 0..200 {
+        if probe().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plugins_hot_reload_while_serving() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([8453, 42161]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |_| {}).await;
+    let before = h.host_state.rails.snapshot();
+    let old_wasm = before
+        .installed
+        .iter()
+        .find(|i| i.active)
+        .unwrap()
+        .rail
+        .clone();
+
+    // Install a new rail: the template, as a wasm component.
+    let plugin = dir.path().join("plugins/template-wasm");
+    std::fs::create_dir_all(&plugin).unwrap();
+    let artifact = plugin.join("template.wasm");
+    std::fs::copy(
+        relay_fixtures::wasm_plugin("relay-rail-template-wasm", &[]),
+        &artifact,
+    )
+    .unwrap();
+    relay_host::runtime::package::write_manifest(&artifact, relay_registry::PluginKind::Wasm)
+        .await
+        .unwrap();
+    let url = format!("{}/api/route/chains", h.base);
+    wait_for("the template rail to appear", async || {
+        get(&url).await.1["rails"]["template"]["rail"] == "template"
+    })
+    .await;
+
+    // Remove the float lane's wasm packaging: the native one takes over.
+    std::fs::remove_dir_all(dir.path().join("plugins/floatlane-wasm")).unwrap();
+    wait_for("native floatlane to become active", async || {
+        let snap = h.host_state.rails.snapshot();
+        snap.get("floatlane")
+            .is_some_and(|r| r.packaging() == relay_host::runtime::Packaging::Native)
+    })
+    .await;
+    // A caller still holding the old instance is served by it (drain).
+    assert_eq!(old_wasm.packaging(), relay_host::runtime::Packaging::Wasm);
+    assert_eq!(
+        old_wasm.health().await.status,
+        relay_plugin_api::HealthStatus::Operational
+    );
+    devnet.stop();
+}
