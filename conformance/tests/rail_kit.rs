@@ -191,3 +191,16 @@ fn the_cli_exits_non_zero_and_names_the_clause() {
     assert!(stdout.contains("FAIL no-faults"), "{stdout}");
     assert!(stdout.contains("conformance: FAIL"), "{stdout}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_template_an_integrator_copies_passes_in_both_packagings() {
+    let native = relay_fixtures::native_plugin("relay-rail-template-native", &[]);
+    let wasm = relay_fixtures::wasm_plugin("relay-rail-template-wasm", &[]);
+    for a in [&native, &wasm] {
+        let report = check(a, &fast()).await;
+        assert!(report.passed(), "{report:#?}");
+        assert!(clause(&report, "plan-declarative").detail.contains("declarative steps"), "{report:#?}");
+    }
+    let agree = packagings_agree(&native, &wasm, &fast()).await;
+    assert!(agree.passed, "{agree:#?}");
+}

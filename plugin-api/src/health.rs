@@ -41,3 +41,22 @@ pub struct RailHealth {
     /// Per lane.
     pub lanes: Vec<LaneHealth>,
 }
+
+impl RailHealth {
+    /// Operational, every named lane quoting and ready to execute.
+    pub fn operational<'a>(lanes: impl IntoIterator<Item = &'a str>) -> Self {
+        RailHealth {
+            status: HealthStatus::Operational,
+            detail: None,
+            lanes: lanes
+                .into_iter()
+                .map(|lane| LaneHealth {
+                    lane: lane.to_string(),
+                    quote_ok: true,
+                    quote_error: None,
+                    execute_ready: true,
+                })
+                .collect(),
+        }
+    }
+}

@@ -12,9 +12,9 @@
 //! where the URL's host is in `egress`; see `upstream_quote` below.
 
 use relay_plugin_api::{
-    Amount, ChainRef, ExecutionPlan, Fee, FeeKind, HealthStatus, Host, HttpRequest, LaneCoverage,
-    LaneHealth, PlanAction, PrepareRequest, QuoteRequest, Rail, RailError, RailHealth,
-    RailManifest, RailQuote, RailRole, SourceMode, TrackRequest, TrackState, TrackStatus, Version,
+    Amount, ChainRef, ExecutionPlan, Fee, FeeKind, Host, HttpRequest, LaneCoverage, PlanAction,
+    PrepareRequest, QuoteRequest, Rail, RailError, RailHealth, RailManifest, RailQuote, RailRole,
+    SourceMode, TrackRequest, TrackState, TrackStatus, Version,
 };
 
 /// The lane this template serves.
@@ -125,16 +125,7 @@ impl Rail for TemplateRail {
     }
 
     fn health(&self, _host: &dyn Host) -> RailHealth {
-        RailHealth {
-            status: HealthStatus::Operational,
-            detail: None,
-            lanes: vec![LaneHealth {
-                lane: LANE.into(),
-                quote_ok: true,
-                quote_error: None,
-                execute_ready: true,
-            }],
-        }
+        RailHealth::operational([LANE])
     }
 }
 

@@ -7,10 +7,9 @@
 //! purpose, which only a contained packaging (wasm) survives.
 
 use relay_plugin_api::{
-    contract_version, Amount, ChainRef, ExecutionPlan, Fee, FeeKind, HealthStatus, Host,
-    HttpRequest, LaneCoverage, LaneHealth, LogLevel, PlanAction, PrepareRequest, QuoteRequest,
-    Rail, RailError, RailHealth, RailManifest, RailQuote, RailRole, TrackRequest, TrackState,
-    TrackStatus,
+    contract_version, Amount, ChainRef, ExecutionPlan, Fee, FeeKind, Host, HttpRequest,
+    LaneCoverage, LogLevel, PlanAction, PrepareRequest, QuoteRequest, Rail, RailError, RailHealth,
+    RailManifest, RailQuote, RailRole, TrackRequest, TrackState, TrackStatus,
 };
 
 /// Quoting this amount loops forever (the host must stop it at the deadline).
@@ -148,16 +147,7 @@ impl Rail for EchoRail {
     }
 
     fn health(&self, _host: &dyn Host) -> RailHealth {
-        RailHealth {
-            status: HealthStatus::Operational,
-            detail: None,
-            lanes: vec![LaneHealth {
-                lane: LANE.into(),
-                quote_ok: true,
-                quote_error: None,
-                execute_ready: true,
-            }],
-        }
+        RailHealth::operational([LANE])
     }
 }
 
