@@ -20,6 +20,8 @@ step() { printf '\n== %s\n' "$*" >&2; }
 step "tools"
 conformance/devnet/tools/install.sh >/dev/null
 export RELAY_ANVIL="$root/.tools/bin/anvil"
+RELAY_TEST_POSTGRES_URL=$(conformance/tools/postgres.sh)
+export RELAY_TEST_POSTGRES_URL
 
 step "contracts match their sources"
 node conformance/devnet/contracts/build.mjs --check

@@ -14,6 +14,7 @@ pub mod cli;
 pub mod config;
 pub mod devnet;
 pub mod engine;
+pub mod execution;
 pub mod operator;
 pub mod runtime;
 pub mod server;

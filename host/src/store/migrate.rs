@@ -5,7 +5,10 @@
 use super::{Backend, Store, StoreError};
 
 /// `(version, sql)` in order.
-const MIGRATIONS: &[(i64, &str)] = &[(1, include_str!("../../migrations/0001_operator_state.sql"))];
+const MIGRATIONS: &[(i64, &str)] = &[
+    (1, include_str!("../../migrations/0001_operator_state.sql")),
+    (2, include_str!("../../migrations/0002_routes.sql")),
+];
 
 /// Applies every migration not yet recorded.
 pub async fn run(store: &Store) -> Result<(), StoreError> {

@@ -2,11 +2,20 @@
 //! data directory) and Postgres (the scale-out backend), reached through
 //! sqlx's `Any` driver so every query is written once.
 //!
-//! Each domain has its own module: [`operator`] persists operator state for
-//! the registry.
+//! Each domain has its own module: `operator` (operator state for the
+//! registry), `routes` (route rows, the side-effect journal, claims),
+//! `outbox` (webhook-ready events), `idempotency` (keys and first
+//! responses).
 
+mod idempotency;
 mod migrate;
 mod operator;
+mod outbox;
+mod routes;
+
+pub use idempotency::IdempotencyBegin;
+pub use outbox::OutboxEvent;
+pub use routes::{JournalEntry, TxState};
 
 use sqlx::{any::AnyPoolOptions, AnyPool};
 
@@ -31,6 +40,9 @@ pub enum StoreError {
     /// Creating the data directory failed.
     #[error("data directory: {0}")]
     Io(#[from] std::io::Error),
+    /// A stored row does not decode.
+    #[error("corrupt row: {0}")]
+    Corrupt(String),
 }
 
 /// The store handle (cheap to clone).

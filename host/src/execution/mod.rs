@@ -1,0 +1,6 @@
+//! Durable execution: every route is a persisted state machine
+//! ([`model::RouteRecord`]) whose side effects are journaled before and after
+//! they happen, so a crash at any point resumes without a second broadcast
+//! and without losing the route.
+
+pub mod model;

@@ -1,0 +1,122 @@
+//! The route record and its states (spec §2.8, §3.1).
+
+use relay_plugin_api::{Amount, ChainRef, ExecutionPlan, SourceMode};
+use serde::{Deserialize, Serialize};
+
+/// Route status values (spec §3.1), plus the internal `PENDING` a route
+/// holds while its source leg is being executed (shown as `BRIDGING` with
+/// stage `RECEIVING`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum RouteStatus {
+    /// Accepted; source-leg steps still running.
+    Pending,
+    /// In flight.
+    Bridging,
+    /// Delivered.
+    Done,
+    /// Failed (with a typed reason; refunded where funds were pulled).
+    Failed,
+    /// Unfunded non-EVM lane: the relayer lacks float.
+    FundsRequired,
+    /// The user must send funds to a deposit address.
+    AwaitingDeposit,
+    /// A dry run.
+    Dry,
+}
+
+impl RouteStatus {
+    /// Whether nothing will change any more.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            RouteStatus::Done | RouteStatus::Failed | RouteStatus::FundsRequired | RouteStatus::Dry
+        )
+    }
+
+    /// The wire name (spec §3.1); `PENDING` is reported as `BRIDGING`.
+    pub fn public(self) -> &'static str {
+        match self {
+            RouteStatus::Pending | RouteStatus::Bridging => "BRIDGING",
+            RouteStatus::Done => "DONE",
+            RouteStatus::Failed => "FAILED",
+            RouteStatus::FundsRequired => "FUNDS_REQUIRED",
+            RouteStatus::AwaitingDeposit => "AWAITING_DEPOSIT",
+            RouteStatus::Dry => "DRY",
+        }
+    }
+
+    /// The database name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RouteStatus::Pending => "PENDING",
+            other => other.public(),
+        }
+    }
+}
+
+/// Why a route failed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Failure {
+    /// Machine-readable reason (an errorCode).
+    pub code: String,
+    /// Detail.
+    pub message: String,
+    /// Whether source funds had moved (refund owed).
+    pub funds_moved: bool,
+    /// The refund transaction, once sent.
+    pub refund_tx: Option<String>,
+}
+
+/// Everything persisted about one route.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RouteRecord {
+    /// `rt_…` (never `sbx_`: sandbox routes are never persisted).
+    pub id: String,
+    /// State.
+    pub status: RouteStatus,
+    /// Finer stage (`RECEIVING`, `SWAPPING`, `SENDING`, `COMPLETED`).
+    pub stage: Option<String>,
+    /// Rail that executes it.
+    pub rail: String,
+    /// Lane name within the rail.
+    pub lane: String,
+    /// Source node.
+    pub from_chain: ChainRef,
+    /// Destination node.
+    pub to_chain: ChainRef,
+    /// Source token symbol.
+    pub from_token: String,
+    /// Destination token symbol.
+    pub to_token: String,
+    /// Source amount.
+    pub amount: Amount,
+    /// Estimated delivery.
+    pub estimated: Amount,
+    /// Guaranteed minimum delivery.
+    pub min_out: Amount,
+    /// The relay's route fee.
+    pub relay_fee: Amount,
+    /// Who funds it.
+    pub sender: String,
+    /// Who receives.
+    pub recipient: String,
+    /// How funds reach the relayer.
+    pub mode: SourceMode,
+    /// The declarative plan the rail prepared.
+    pub plan: ExecutionPlan,
+    /// Index of the next plan step to run.
+    pub next_step: usize,
+    /// The rail's tracking reference.
+    pub track_ref: Option<String>,
+    /// Source transaction.
+    pub src_tx: Option<String>,
+    /// Destination transaction, once delivered.
+    pub dest_tx: Option<String>,
+    /// Why it failed.
+    pub failure: Option<Failure>,
+    /// Accepted at, epoch ms.
+    pub created_ms: u64,
+}

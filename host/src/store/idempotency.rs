@@ -1,0 +1,93 @@
+//! Idempotency keys (`x-idempotency-key`): the request fingerprint and the
+//! first response, coordinated through a unique key in the database so
+//! concurrent duplicates — on one replica or several — execute once.
+
+use sqlx::Row;
+
+use super::{Store, StoreError};
+use crate::capabilities::now_ms;
+
+/// What a request carrying an idempotency key should do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IdempotencyBegin {
+    /// First time: execute, then [`Store::idempotency_complete`].
+    Fresh,
+    /// Seen and finished: replay this response byte for byte.
+    Replay {
+        /// HTTP status.
+        status: u16,
+        /// Body.
+        body: String,
+    },
+    /// Seen and still executing elsewhere.
+    InFlight,
+    /// Seen with a different request body.
+    Mismatch,
+}
+
+impl Store {
+    /// Claims `key` for a request with `fingerprint`, or says what to do.
+    pub async fn idempotency_begin(
+        &self,
+        key: &str,
+        fingerprint: &str,
+    ) -> Result<IdempotencyBegin, StoreError> {
+        let inserted = sqlx::query(
+            "INSERT INTO idempotency (key, fingerprint, status_code, response, created_ms) VALUES ($1, $2, NULL, NULL, $3) \
+             ON CONFLICT (key) DO NOTHING",
+        )
+        .bind(key)
+        .bind(fingerprint)
+        .bind(now_ms() as i64)
+        .execute(self.pool())
+        .await?;
+        if inserted.rows_affected() == 1 {
+            return Ok(IdempotencyBegin::Fresh);
+        }
+        let row = sqlx::query(
+            "SELECT fingerprint, status_code, response FROM idempotency WHERE key = $1",
+        )
+        .bind(key)
+        .fetch_one(self.pool())
+        .await?;
+        let stored: String = row.try_get("fingerprint")?;
+        if stored != fingerprint {
+            return Ok(IdempotencyBegin::Mismatch);
+        }
+        let status: Option<i64> = row.try_get("status_code")?;
+        let body: Option<String> = row.try_get("response")?;
+        Ok(match (status, body) {
+            (Some(s), Some(body)) => IdempotencyBegin::Replay {
+                status: s as u16,
+                body,
+            },
+            _ => IdempotencyBegin::InFlight,
+        })
+    }
+
+    /// Stores the first response for `key`.
+    pub async fn idempotency_complete(
+        &self,
+        key: &str,
+        status: u16,
+        body: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE idempotency SET status_code = $1, response = $2 WHERE key = $3 AND response IS NULL")
+            .bind(status as i64)
+            .bind(body)
+            .bind(key)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// Forgets a key whose request failed before anything happened, so the
+    /// client may retry it.
+    pub async fn idempotency_abandon(&self, key: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM idempotency WHERE key = $1 AND response IS NULL")
+            .bind(key)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+}
