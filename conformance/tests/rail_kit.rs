@@ -199,7 +199,12 @@ async fn the_template_an_integrator_copies_passes_in_both_packagings() {
     for a in [&native, &wasm] {
         let report = check(a, &fast()).await;
         assert!(report.passed(), "{report:#?}");
-        assert!(clause(&report, "plan-declarative").detail.contains("declarative steps"), "{report:#?}");
+        assert!(
+            clause(&report, "plan-declarative")
+                .detail
+                .contains("declarative steps"),
+            "{report:#?}"
+        );
     }
     let agree = packagings_agree(&native, &wasm, &fast()).await;
     assert!(agree.passed, "{agree:#?}");
