@@ -30,6 +30,9 @@ pub enum StartError {
     },
 }
 
+/// How long shutdown waits for open requests to finish.
+pub const SHUTDOWN_DRAIN: Duration = Duration::from_secs(3);
+
 /// The parts of a running host, before it serves.
 pub struct Host {
     /// Shared state of the API.
@@ -83,12 +86,32 @@ impl Host {
         let addr = listener.local_addr().ok();
         tracing::info!(?addr, "relay host listening");
         let app = api::router(self.state);
-        let res = axum::serve(
+        // Graceful shutdown waits for open connections; an idle keep-alive
+        // client must not keep the host up, so the drain is bounded.
+        let stopping = Arc::new(tokio::sync::Notify::new());
+        let signal = {
+            let stopping = stopping.clone();
+            async move {
+                shutdown.await;
+                stopping.notify_waiters();
+            }
+        };
+        let serve = axum::serve(
             listener,
             app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
         )
-        .with_graceful_shutdown(shutdown)
-        .await;
+        .with_graceful_shutdown(signal);
+        let drained = async {
+            stopping.notified().await;
+            tokio::time::sleep(SHUTDOWN_DRAIN).await;
+        };
+        let res = tokio::select! {
+            res = serve => res,
+            _ = drained => {
+                tracing::warn!("connections still open after the drain period; stopping anyway");
+                Ok(())
+            }
+        };
         if let Some(h) = reload {
             h.abort();
         }
