@@ -215,3 +215,70 @@ async fn plugins_hot_reload_while_serving() {
     );
     devnet.stop();
 }
+
+/// Appends a custom section (wasm) or trailing bytes (ELF) and writes the
+/// new file beside the old one, then renames it in place, as a deploy does.
+fn rebuild_in_place(artifact: &Path) {
+    let mut bytes = std::fs::read(artifact).unwrap();
+    if artifact.extension().is_some_and(|e| e == "wasm") {
+        let name = b"relay-redeploy";
+        bytes.extend_from_slice(&[0, (name.len() + 2) as u8, name.len() as u8]);
+        bytes.extend_from_slice(name);
+        bytes.push(1);
+    } else {
+        bytes.extend_from_slice(b"relay-redeploy");
+    }
+    let tmp = artifact.with_extension("new");
+    std::fs::write(&tmp, bytes).unwrap();
+    std::fs::rename(&tmp, artifact).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_changed_artifact_is_swapped_in_for_both_packagings() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([8453, 42161]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |_| {}).await;
+    let before = h.host_state.rails.snapshot();
+    for i in &before.installed {
+        let artifact = i.plugin.artifact_path.clone();
+        rebuild_in_place(&artifact);
+        let kind = i.plugin.manifest.plugin.kind;
+        relay_host::runtime::package::write_manifest(&artifact, kind)
+            .await
+            .unwrap();
+    }
+    wait_for("both packagings to be reloaded", async || {
+        let now = h.host_state.rails.snapshot();
+        now.installed.len() == 2
+            && now.installed.iter().all(|n| {
+                before
+                    .installed
+                    .iter()
+                    .all(|b| b.plugin.fingerprint.sha256 != n.plugin.fingerprint.sha256)
+            })
+    })
+    .await;
+    let now = h.host_state.rails.snapshot();
+    for n in &now.installed {
+        // A new instance answers; the old one (held by in-flight callers) still does too.
+        assert_eq!(
+            n.rail.health().await.status,
+            relay_plugin_api::HealthStatus::Operational
+        );
+        let old = before
+            .installed
+            .iter()
+            .find(|b| b.rail.packaging() == n.rail.packaging())
+            .unwrap();
+        assert!(!std::sync::Arc::ptr_eq(&old.rail, &n.rail));
+        assert_eq!(
+            old.rail.health().await.status,
+            relay_plugin_api::HealthStatus::Operational
+        );
+    }
+    let (_, mesh) = get(&format!("{}/api/route/chains", h.base)).await;
+    assert_eq!(mesh["rails"]["floatlane"]["executeReady"], true);
+    devnet.stop();
+}
