@@ -60,6 +60,7 @@ impl Host {
                 rails,
                 store,
                 health: Arc::new(HealthCache::new(Duration::from_secs(30))),
+                sandbox: Default::default(),
             },
         })
     }

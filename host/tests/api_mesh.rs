@@ -2,48 +2,14 @@
 //! `/api/route/chains` come from the loaded plugins, the operator's switches
 //! and live chain health; plugins hot-reload while it serves.
 
-use std::{path::Path, time::Duration};
+mod common;
+
+use std::path::Path;
+
+use common::{get, serve, wait_for};
 
 use relay_devnet::{Devnet, DevnetConfig};
-use relay_host::{config::HostConfig, devnet::host_config, server::Host};
 use relay_registry::OperatorStateStore;
-use serde_json::Value;
-
-struct Running {
-    base: String,
-    host_state: relay_host::api::AppState,
-    _stop: tokio::sync::oneshot::Sender<()>,
-}
-
-async fn serve(devnet: &Devnet, dir: &Path, tweak: impl FnOnce(&mut HostConfig)) -> Running {
-    let mut base = HostConfig {
-        data_dir: dir.join("data"),
-        plugins_dir: relay_fixtures::plugins_copy(&dir.join("plugins")),
-        ..HostConfig::default()
-    };
-    base.runtime.reload_interval_ms = 100;
-    let mut config = host_config(devnet, base);
-    tweak(&mut config);
-    let host = Host::build(config).await.expect("host builds");
-    let state = host.state.clone();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(host.serve_on(listener, async {
-        let _ = rx.await;
-    }));
-    Running {
-        base,
-        host_state: state,
-        _stop: tx,
-    }
-}
-
-async fn get(url: &str) -> (u16, Value) {
-    let r = reqwest::get(url).await.expect("request");
-    let status = r.status().as_u16();
-    (status, r.json().await.expect("JSON body"))
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_mesh_comes_from_the_plugins_and_live_chains() {
@@ -153,16 +119,6 @@ async fn unknown_paths_get_a_typed_404() {
     assert_eq!(body["errorCode"], "NOT_FOUND");
     assert!(body["error"].is_string());
     devnet.stop();
-}
-
-async fn wait_for(what: &str, mut probe: impl AsyncFnMut() -> bool) {
-    for _ in 0..200 {
-        if probe().await {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("timed out waiting for {what}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -15,6 +15,10 @@ pub enum ErrorCode {
     NotFound,
     /// The store failed.
     StoreUnavailable,
+    /// No route with that id (spec §7: 404 `unknown route id`).
+    UnknownRoute,
+    /// A required field or parameter is missing (the message names it).
+    MissingField,
 }
 
 impl ErrorCode {
@@ -23,12 +27,15 @@ impl ErrorCode {
         match self {
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::StoreUnavailable => "STORE_UNAVAILABLE",
+            ErrorCode::UnknownRoute => "UNKNOWN_ROUTE",
+            ErrorCode::MissingField => "MISSING_FIELD",
         }
     }
 
     fn status(self) -> StatusCode {
         match self {
-            ErrorCode::NotFound => StatusCode::NOT_FOUND,
+            ErrorCode::NotFound | ErrorCode::UnknownRoute => StatusCode::NOT_FOUND,
+            ErrorCode::MissingField => StatusCode::BAD_REQUEST,
             ErrorCode::StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
         }
     }

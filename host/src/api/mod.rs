@@ -5,6 +5,7 @@
 mod error;
 mod routes;
 mod status;
+mod track;
 
 use std::sync::Arc;
 
@@ -17,6 +18,7 @@ use relay_registry::OperatorStateStore;
 use crate::{
     config::HostConfig,
     engine::{health::HealthCache, mesh::MeshInputs},
+    execution::sandbox::Sandbox,
     runtime::rails::RailSet,
     store::Store,
 };
@@ -32,6 +34,8 @@ pub struct AppState {
     pub store: Store,
     /// Health readings (30 s cache).
     pub health: Arc<HealthCache>,
+    /// In-memory sandbox routes.
+    pub sandbox: Arc<Sandbox>,
 }
 
 /// The whole API router.
@@ -39,6 +43,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .merge(status::routes())
         .merge(routes::routes())
+        .merge(track::routes())
         .fallback(error::not_found)
         .layer(
             tower_http::trace::TraceLayer::new_for_http().make_span_with(|req: &axum::http::Request<_>| {

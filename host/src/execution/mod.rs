@@ -4,3 +4,5 @@
 //! and without losing the route.
 
 pub mod model;
+pub mod receipt;
+pub mod sandbox;

@@ -1,0 +1,40 @@
+//! The RouteReceipt (spec §2.8): what execute, status and stream return.
+
+use serde_json::{json, Value};
+
+use super::model::RouteRecord;
+
+/// Renders a route as the spec's RouteReceipt. `elapsed_sec` is measured by
+/// the caller (live routes from `created_ms`, sandbox routes from their timer).
+pub fn receipt(r: &RouteRecord, sandbox: bool, elapsed_sec: f64) -> Value {
+    let mut v = json!({
+        "id": r.id,
+        "status": r.status.public(),
+        "gasless": true,
+        "sandbox": sandbox,
+        "bridge": r.rail,
+        "aggregator": r.rail,
+        "relayFee": r.relay_fee.to_string(),
+        "bridged": r.amount.saturating_sub(r.relay_fee).to_string(),
+        "from": {"chain": r.from_chain, "token": r.from_token, "amount": r.amount.to_string()},
+        "to": {
+            "chain": r.to_chain,
+            "token": r.to_token,
+            "recipient": r.recipient,
+            "min": r.min_out.to_string(),
+            "estimated": r.estimated.to_string(),
+        },
+        "srcTx": r.src_tx,
+        "destTx": r.dest_tx,
+        "stage": r.stage,
+        "elapsedSec": (elapsed_sec * 10.0).round() / 10.0,
+        "track": format!("/api/route/status?id={}", r.id),
+    });
+    if let Some(f) = &r.failure {
+        v["failure"] = json!(f);
+    }
+    if sandbox {
+        v["note"] = json!("sandbox: nothing is signed or moved; stages advance on a timer");
+    }
+    v
+}

@@ -1,0 +1,137 @@
+//! `/api/route/status` and `/api/route/stream` over real HTTP: receipts of
+//! stored routes, 404 for unknown ids, and SSE that sends the current state
+//! at once, each change, then `done` and closes.
+
+mod common;
+
+use common::{get, serve};
+use relay_devnet::{Devnet, DevnetConfig};
+use relay_host::execution::model::{RouteRecord, RouteStatus};
+use relay_plugin_api::{Amount, ChainRef, ExecutionPlan, SourceMode};
+
+fn route(id: &str) -> RouteRecord {
+    RouteRecord {
+        id: id.into(),
+        status: RouteStatus::Pending,
+        stage: Some("RECEIVING".into()),
+        rail: "floatlane".into(),
+        lane: "evm->evm".into(),
+        from_chain: ChainRef::Evm(8453),
+        to_chain: ChainRef::Evm(42161),
+        from_token: "USDC".into(),
+        to_token: "USDC".into(),
+        amount: Amount::from_u128(5_000_000),
+        estimated: Amount::from_u128(4_987_500),
+        min_out: Amount::from_u128(4_987_500),
+        relay_fee: Amount::from_u128(12_500),
+        sender: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
+        recipient: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
+        mode: SourceMode::Permit2,
+        plan: ExecutionPlan::default(),
+        next_step: 0,
+        track_ref: None,
+        src_tx: None,
+        dest_tx: None,
+        failure: None,
+        created_ms: relay_host::capabilities::now_ms(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn status_returns_the_receipt_and_404_for_unknown_ids() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([8453, 42161]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |_| {}).await;
+    h.host_state
+        .store
+        .insert_route(&route("rt_status"))
+        .await
+        .unwrap();
+
+    let (code, r) = get(&format!("{}/api/route/status?id=rt_status", h.base)).await;
+    assert_eq!(code, 200);
+    assert_eq!(r["id"], "rt_status");
+    assert_eq!(r["status"], "BRIDGING");
+    assert_eq!(r["stage"], "RECEIVING");
+    assert_eq!(r["sandbox"], false);
+    assert_eq!(r["relayFee"], "12500");
+    assert_eq!(r["bridged"], "4987500");
+    assert_eq!(r["to"]["min"], "4987500");
+    assert_eq!(r["track"], "/api/route/status?id=rt_status");
+
+    for id in ["rt_nope", "sbx_nope", "garbage"] {
+        let (code, body) = get(&format!("{}/api/route/status?id={id}", h.base)).await;
+        assert_eq!(code, 404, "{id}");
+        assert_eq!(body["error"], "unknown route id");
+        assert_eq!(body["errorCode"], "UNKNOWN_ROUTE");
+    }
+    let (code, body) = get(&format!("{}/api/route/status", h.base)).await;
+    assert_eq!(code, 400);
+    assert_eq!(body["errorCode"], "MISSING_FIELD");
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_stream_sends_now_each_change_then_done_and_closes() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([8453, 42161]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |_| {}).await;
+    let mut r = route("rt_stream");
+    h.host_state.store.insert_route(&r).await.unwrap();
+
+    let resp = reqwest::get(format!("{}/api/route/stream?id=rt_stream", h.base))
+        .await
+        .unwrap();
+    assert_eq!(resp.headers()["content-type"], "text/event-stream");
+    let mut resp = resp;
+    let mut text = String::new();
+    let mut next_event = async || loop {
+        if let Some(end) = text.find("\n\n") {
+            let ev: String = text.drain(..end + 2).collect();
+            if ev.starts_with(':') {
+                continue; // keep-alive comment
+            }
+            return Some(ev);
+        }
+        match resp.chunk().await.unwrap() {
+            Some(chunk) => text.push_str(&String::from_utf8_lossy(&chunk)),
+            None => return None,
+        }
+    };
+    let first = next_event().await.unwrap();
+    assert!(first.starts_with("event: status\n"), "{first}");
+    assert!(first.contains("\"status\":\"BRIDGING\""), "{first}");
+
+    r.status = RouteStatus::Bridging;
+    r.stage = Some("SENDING".into());
+    r.src_tx = Some("0x01".into());
+    h.host_state
+        .store
+        .update_route(&r, 1, "status")
+        .await
+        .unwrap();
+    let second = next_event().await.unwrap();
+    assert!(
+        second.starts_with("event: status\n") && second.contains("\"stage\":\"SENDING\""),
+        "{second}"
+    );
+
+    r.status = RouteStatus::Done;
+    r.dest_tx = Some("0x02".into());
+    h.host_state
+        .store
+        .update_route(&r, 2, "done")
+        .await
+        .unwrap();
+    let last = next_event().await.unwrap();
+    assert!(
+        last.starts_with("event: done\n") && last.contains("\"destTx\":\"0x02\""),
+        "{last}"
+    );
+    assert!(next_event().await.is_none(), "the stream closes after done");
+    devnet.stop();
+}
