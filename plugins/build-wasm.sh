@@ -15,7 +15,9 @@
 #    relay:rail (no WASI).
 #
 # Environment: RELAY_WASM_FEATURES=a,b enables cargo features of <crate> (the
-# packaging shells pick their rail by feature);
+# packaging shells pick their rail by feature); RELAY_WASM_MANIFEST builds a
+# crate that is its own workspace; RELAY_WASM_CORE=1 outputs the core module
+# instead of a component;
 # RELAY_WASM_TOOLCHAIN=rustup|debian forces a toolchain;
 # RELAY_WASM_TARGET_DIR overrides the wasm target directory.
 set -euo pipefail
@@ -62,8 +64,11 @@ if [[ -z $toolchain ]]; then
     if has_rustup_target; then toolchain=rustup; else toolchain=debian; fi
 fi
 
+# Extra cargo arguments: the crate's features, and, for a crate that is its
+# own workspace (RELAY_WASM_MANIFEST=path/Cargo.toml), its manifest.
 features=()
 [[ -n ${RELAY_WASM_FEATURES:-} ]] && features=(--features "$RELAY_WASM_FEATURES")
+[[ -n ${RELAY_WASM_MANIFEST:-} ]] && features+=(--manifest-path "$RELAY_WASM_MANIFEST")
 
 cd "$root"
 case $toolchain in
@@ -98,5 +103,10 @@ core="$wasm_target_dir/$target/wasm/${crate//-/_}.wasm"
 }
 
 mkdir -p "$(dirname "$out")"
+if [[ -n ${RELAY_WASM_CORE:-} ]]; then
+    # A core module (e.g. for runtimes that take no components, like Extism).
+    cp "$core" "$out"
+    exit 0
+fi
 log "componentizing $core"
 "$host_cargo" run --quiet -p relay-componentize -- "$core" "$out"
