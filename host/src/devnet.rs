@@ -5,6 +5,7 @@
 use std::{collections::BTreeMap, path::PathBuf};
 
 use relay_devnet::{Devnet, DevnetConfig, Token};
+use relay_simulators::{Simulators, Upstream};
 
 use crate::config::{ChainConfig, HostConfig, TokenConfig};
 
@@ -55,6 +56,25 @@ pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
     base
 }
 
+/// Points the rails that speak a simulated upstream at its simulator:
+/// `base_url` (or `attestation_base`) in the rail's config, loopback in its
+/// egress. Configuration only — the rails' code is the code that talks to
+/// the real upstreams.
+pub fn point_rails_at(sims: &Simulators, mut config: HostConfig) -> HostConfig {
+    for (rail, key, upstream) in [
+        ("lifi", "base_url", Upstream::Lifi),
+        ("cctp", "attestation_base", Upstream::Circle),
+    ] {
+        let rc = config.rails.entry(rail.to_string()).or_default();
+        rc.config
+            .insert(key.to_string(), sims.url(upstream).to_string());
+        if !rc.egress.iter().any(|h| h == "127.0.0.1") {
+            rc.egress.push("127.0.0.1".into());
+        }
+    }
+    config
+}
+
 /// Starts the devnet chains.
 pub async fn start_chains(opts: &UpOptions) -> Result<Devnet, relay_devnet::DevnetError> {
     let mut cfg = DevnetConfig::with_chains(opts.chains.iter().copied());
@@ -63,7 +83,7 @@ pub async fn start_chains(opts: &UpOptions) -> Result<Devnet, relay_devnet::Devn
 }
 
 /// What `relay up` prints once everything answers.
-pub fn banner(devnet: &Devnet, config: &HostConfig) -> String {
+pub fn banner(devnet: &Devnet, sims: &Simulators, config: &HostConfig) -> String {
     let base = format!("http://{}", config.listen);
     let mut s = String::new();
     s.push_str("relay devnet is up (DEVNET ONLY: every key below is publicly known)\n\n");
@@ -78,6 +98,11 @@ pub fn banner(devnet: &Devnet, config: &HostConfig) -> String {
             c.chain_id, c.rpc_url, c.deployment.usdc, c.deployment.usdt, c.deployment.wbtc
         ));
     }
+    s.push_str(&format!(
+        "  simulators (not the real upstreams): LI.FI {}  Circle attestation {}\n",
+        sims.url(Upstream::Lifi),
+        sims.url(Upstream::Circle)
+    ));
     s.push_str(&format!("\n  try:\n    curl -s {base}/api/route/chains\n"));
     s.push_str("\n  anvil test accounts 0-9 hold USDC, USDT and WBTC on every chain. Ctrl-C stops everything.\n");
     s

@@ -139,8 +139,11 @@ async fn up(config: HostConfig, chains: Vec<u64>, block_time: Option<u64>) -> an
     let chains = devnet::start_chains(&opts)
         .await
         .context("starting the devnet chains")?;
-    let config = devnet::host_config(&chains, config);
-    let banner = devnet::banner(&chains, &config);
+    let sims = relay_simulators::Simulators::start(&chains)
+        .await
+        .context("starting the upstream simulators")?;
+    let config = devnet::point_rails_at(&sims, devnet::host_config(&chains, config));
+    let banner = devnet::banner(&chains, &sims, &config);
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("binding {}", config.listen))?;
@@ -153,6 +156,7 @@ async fn up(config: HostConfig, chains: Vec<u64>, block_time: Option<u64>) -> an
     println!("{banner}");
     let _ = ready_rx.await;
     serve.await??;
+    drop(sims);
     chains.stop();
     Ok(())
 }
