@@ -98,11 +98,10 @@ pub fn banner(devnet: &Devnet, sims: &Simulators, config: &HostConfig) -> String
             c.chain_id, c.rpc_url, c.deployment.usdc, c.deployment.usdt, c.deployment.wbtc
         ));
     }
-    s.push_str(&format!(
-        "  simulators (not the real upstreams): LI.FI {}  Circle attestation {}\n",
-        sims.url(Upstream::Lifi),
-        sims.url(Upstream::Circle)
-    ));
+    s.push_str("  simulators (not the real upstreams):\n");
+    for u in Upstream::ALL {
+        s.push_str(&format!("    {:<10} {}\n", format!("{u:?}"), sims.url(u)));
+    }
     s.push_str(&format!("\n  try:\n    curl -s {base}/api/route/chains\n"));
     s.push_str("\n  anvil test accounts 0-9 hold USDC, USDT and WBTC on every chain. Ctrl-C stops everything.\n");
     s

@@ -4,14 +4,47 @@
 //! simulators: they stand in only for upstreams that cannot be reached from
 //! here, they bind loopback only, and their names say so.
 //!
-//! Implemented: LI.FI (`lifi`), Circle's CCTP attestation service
-//! (`circle`). Each also serves `POST /simulator/faults` ([`faults`]).
+//! One module per upstream: [`lifi`], [`squid`], [`bungee`] (EVM
+//! aggregators settling through [`settle`]), [`allbridge`] (EVM → stellar,
+//! solana, tron), [`chainflip`] (EVM ↔ bitcoin), [`circle`] (CCTP
+//! attestations). Non-EVM chains are simulated ledgers ([`ledger`]). Each
+//! simulator also serves `POST /simulator/faults` ([`faults`]) and
+//! `GET /simulator/ledger` ([`control`]).
 
+pub mod aggregator;
+pub mod allbridge;
+pub mod bungee;
+pub mod chainflip;
 pub mod circle;
+pub mod control;
 pub mod faults;
+pub mod ledger;
 pub mod lifi;
 pub mod settle;
+pub mod squid;
 pub mod tokens;
+
+/// Every simulated bridge's fee, basis points of the amount.
+pub const FEE_BPS: u64 = 10;
+
+/// The delivered amount and the fee for `amount`, rescaled between token
+/// decimals: the one pricing rule every simulator uses.
+pub fn price(
+    amount: alloy::primitives::U256,
+    from_decimals: u8,
+    to_decimals: u8,
+) -> (alloy::primitives::U256, alloy::primitives::U256) {
+    use alloy::primitives::U256;
+    let fee = amount * U256::from(FEE_BPS) / U256::from(10_000u64);
+    let ten = U256::from(10u8);
+    let net = amount - fee;
+    let out = if to_decimals >= from_decimals {
+        net * ten.pow(U256::from(to_decimals - from_decimals))
+    } else {
+        net / ten.pow(U256::from(from_decimals - to_decimals))
+    };
+    (out, fee)
+}
 
 use std::{collections::HashMap, sync::Arc};
 
@@ -25,8 +58,28 @@ use crate::{faults::Faults, settle::Settlement, tokens::TokenBook};
 pub enum Upstream {
     /// LI.FI API v1.
     Lifi,
+    /// Squid v2.
+    Squid,
+    /// Bungee / Socket v2.
+    Bungee,
+    /// Allbridge Core REST API.
+    Allbridge,
+    /// Chainflip swap API v2 (+ the simulated bitcoin ledger).
+    Chainflip,
     /// Circle CCTP v2 attestation API.
     Circle,
+}
+
+impl Upstream {
+    /// Every simulated upstream.
+    pub const ALL: [Upstream; 6] = [
+        Upstream::Lifi,
+        Upstream::Squid,
+        Upstream::Bungee,
+        Upstream::Allbridge,
+        Upstream::Chainflip,
+        Upstream::Circle,
+    ];
 }
 
 /// Why the simulators could not start.
@@ -68,36 +121,70 @@ async fn serve(router: Router) -> Result<(String, tokio::task::JoinHandle<()>), 
 impl Simulators {
     /// Starts every simulator over `devnet`.
     pub async fn start(devnet: &Devnet) -> Result<Self, SimError> {
-        let lifi_faults = Arc::new(Faults::default());
-        let circle_faults = Arc::new(Faults::default());
-        let settlement = Settlement::new(devnet, lifi_faults.clone());
+        let faults: HashMap<Upstream, Arc<Faults>> =
+            Upstream::ALL.iter().map(|u| (*u, Arc::default())).collect();
+        let settlement = Settlement::new(devnet, faults.values().cloned().collect());
         let mut tasks = settlement.spawn_watchers();
-        let lifi = lifi::Lifi {
-            settle: settlement.clone(),
-            tokens: Arc::new(TokenBook::from_devnet(devnet)),
-            faults: lifi_faults.clone(),
-        };
-        let circle = circle::Circle::new(devnet, circle_faults.clone());
-        let mut urls = HashMap::new();
-        for (u, router) in [
+        let tokens = Arc::new(TokenBook::from_devnet(devnet));
+        let f = |u: Upstream| faults[&u].clone();
+        let (settle, t) = (settlement.clone(), tokens.clone());
+        let routers = [
             (
                 Upstream::Lifi,
-                lifi::routes(lifi).merge(faults::routes(lifi_faults.clone())),
+                lifi::routes(lifi::Lifi {
+                    settle: settle.clone(),
+                    tokens: t.clone(),
+                    faults: f(Upstream::Lifi),
+                }),
+            ),
+            (
+                Upstream::Squid,
+                squid::routes(squid::Squid {
+                    settle: settle.clone(),
+                    tokens: t.clone(),
+                    faults: f(Upstream::Squid),
+                }),
+            ),
+            (
+                Upstream::Bungee,
+                bungee::routes(bungee::Bungee {
+                    settle: settle.clone(),
+                    tokens: t.clone(),
+                    faults: f(Upstream::Bungee),
+                    routes: Default::default(),
+                }),
+            ),
+            (
+                Upstream::Allbridge,
+                allbridge::routes(allbridge::Allbridge {
+                    settle: settle.clone(),
+                    tokens: t.clone(),
+                    faults: f(Upstream::Allbridge),
+                }),
+            ),
+            (
+                Upstream::Chainflip,
+                chainflip::routes(chainflip::Chainflip::new(
+                    settle.clone(),
+                    t,
+                    f(Upstream::Chainflip),
+                )),
             ),
             (
                 Upstream::Circle,
-                circle::routes(circle).merge(faults::routes(circle_faults.clone())),
+                circle::routes(circle::Circle::new(devnet, f(Upstream::Circle))),
             ),
-        ] {
+        ];
+        let mut urls = HashMap::new();
+        for (u, router) in routers {
+            let router = router
+                .merge(faults::routes(f(u)))
+                .merge(control::routes(settle.ledger.clone()));
             let (url, task) = serve(router).await?;
             tracing::info!(upstream = ?u, %url, "simulator listening");
             urls.insert(u, url);
             tasks.push(task);
         }
-        let faults = HashMap::from([
-            (Upstream::Lifi, lifi_faults),
-            (Upstream::Circle, circle_faults),
-        ]);
         Ok(Simulators {
             urls,
             faults,

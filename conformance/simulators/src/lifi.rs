@@ -11,10 +11,7 @@
 
 use std::{collections::HashMap, sync::Arc};
 
-use alloy::{
-    primitives::{Address, B256, U256},
-    sol_types::SolCall,
-};
+use alloy::primitives::{Address, B256, U256};
 use axum::{
     extract::{Query, State},
     http::StatusCode,
@@ -22,17 +19,18 @@ use axum::{
     routing::get,
     Json, Router,
 };
-use relay_devnet::contracts::BridgeDeposit;
 use serde_json::{json, Value};
 
 use crate::{
     faults::Faults,
-    settle::{PendingQuote, Settlement, TransferState},
+    settle::{Settlement, TransferState},
     tokens::TokenBook,
 };
 
-/// The simulated bridge's fee, basis points of the amount.
-pub const FEE_BPS: u64 = 10;
+use crate::{
+    aggregator::{self, EvmAsk, EvmQuote},
+    FEE_BPS,
+};
 /// Gas the deposit costs.
 pub const DEPOSIT_GAS: u64 = 150_000;
 
@@ -116,14 +114,6 @@ fn build_quote(s: &Lifi, q: &HashMap<String, String>) -> Result<Value, LifiError
     let to_chain: u64 = param(q, "toChain")?
         .parse()
         .map_err(|_| bad("Invalid toChain"))?;
-    let from = s
-        .tokens
-        .resolve(from_chain, param(q, "fromToken")?)
-        .ok_or_else(|| bad("Unknown fromToken"))?;
-    let to = s
-        .tokens
-        .resolve(to_chain, param(q, "toToken")?)
-        .ok_or_else(|| bad("Unknown toToken"))?;
     let amount: U256 = param(q, "fromAmount")?
         .parse()
         .map_err(|_| bad("Invalid fromAmount"))?;
@@ -138,41 +128,32 @@ fn build_quote(s: &Lifi, q: &HashMap<String, String>) -> Result<Value, LifiError
         .get("slippage")
         .and_then(|s| s.parse().ok())
         .unwrap_or(0.005);
-    let (Some(bridge), Some(_)) = (s.settle.bridge(from_chain), s.settle.bridge(to_chain)) else {
-        return Err(error(
-            StatusCode::NOT_FOUND,
-            1002,
-            "No available quotes for the requested transfer",
-        ));
+    let ask = EvmAsk {
+        from_chain,
+        to_chain,
+        from_token: param(q, "fromToken")?,
+        to_token: param(q, "toToken")?,
+        amount,
+        recipient,
     };
-    if from.symbol != to.symbol || amount.is_zero() {
-        return Err(error(
+    let no_quote = || {
+        error(
             StatusCode::NOT_FOUND,
             1002,
             "No available quotes for the requested transfer",
-        ));
-    }
-    let fee = amount * U256::from(FEE_BPS) / U256::from(10_000u64);
-    let to_amount = rescale(amount - fee, from.decimals, to.decimals);
+        )
+    };
+    let EvmQuote {
+        id,
+        from,
+        to,
+        to_amount,
+        fee,
+        bridge,
+        data,
+    } = aggregator::quote(&s.tokens, &s.settle, &ask).ok_or_else(no_quote)?;
     let slip_bps = (slippage.clamp(0.0, 0.5) * 10_000.0) as u64;
     let to_min = to_amount * U256::from(10_000 - slip_bps) / U256::from(10_000u64);
-    let id = s.settle.next_id();
-    s.settle.register(
-        id,
-        PendingQuote {
-            to_chain,
-            to_token: to.address,
-            amount_out: to_amount,
-        },
-    );
-    let data = BridgeDeposit::depositCall {
-        token: from.address,
-        amount,
-        destChainId: U256::from(to_chain),
-        recipient,
-        quoteId: id,
-    }
-    .abi_encode();
     let token_json = |t: &crate::tokens::TokenInfo, chain: u64| json!({"address": t.address, "chainId": chain, "symbol": t.symbol, "decimals": t.decimals, "name": t.symbol, "priceUSD": "1"});
     Ok(json!({
         "type": "lifi",
@@ -205,20 +186,10 @@ fn build_quote(s: &Lifi, q: &HashMap<String, String>) -> Result<Value, LifiError
         },
         "transactionRequest": {
             "from": sender, "to": bridge, "chainId": from_chain,
-            "data": format!("0x{}", hex::encode(data)), "value": "0x0",
+            "data": aggregator::hex0x(&data), "value": "0x0",
             "gasLimit": format!("{:#x}", DEPOSIT_GAS * 4 / 3), "gasPrice": "0x3b9aca00",
         },
     }))
-}
-
-/// `amount` from `from` to `to` decimals, rounded down.
-pub fn rescale(amount: U256, from: u8, to: u8) -> U256 {
-    let ten = U256::from(10u8);
-    if to >= from {
-        amount * ten.pow(U256::from(to - from))
-    } else {
-        amount / ten.pow(U256::from(from - to))
-    }
 }
 
 async fn status(State(s): State<Lifi>, Query(q): Query<HashMap<String, String>>) -> Response {
@@ -229,7 +200,7 @@ async fn status(State(s): State<Lifi>, Query(q): Query<HashMap<String, String>>)
     if let Some(r) = s.faults.intercept(invalid).await {
         return r;
     }
-    let Some(tx) = q.get("txHash").and_then(|h| h.parse::<B256>().ok()) else {
+    let Some(tx) = q.get("txHash").filter(|h| h.parse::<B256>().is_ok()) else {
         return error(
             StatusCode::BAD_REQUEST,
             1011,
@@ -248,7 +219,7 @@ async fn status(State(s): State<Lifi>, Query(q): Query<HashMap<String, String>>)
         }
         TransferState::Done(h) => json!({
             "status": "DONE", "substatus": "COMPLETED", "sending": sending, "tool": "relaydevnet",
-            "receiving": {"txHash": h, "amount": t.amount_out.to_string(), "chainId": t.to_chain},
+            "receiving": {"txHash": h, "amount": t.amount_out.to_string(), "chainId": t.to},
         }),
         TransferState::Refunded(h) => json!({
             "status": "DONE", "substatus": "REFUNDED", "sending": sending, "tool": "relaydevnet",

@@ -19,29 +19,63 @@ use alloy::{
 };
 use relay_devnet::{contracts::BridgeDeposit, deploy::wallet_provider, keys, Devnet};
 
-use crate::faults::{FaultMode, Faults};
+use crate::{
+    faults::{FaultMode, Faults},
+    ledger::Ledger,
+};
 
 /// How often each chain is polled for deposits.
 pub const POLL: Duration = Duration::from_millis(200);
 
+/// Where a quote delivers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Destination {
+    /// A token on a devnet chain.
+    Evm {
+        /// Chain.
+        chain: u64,
+        /// Token.
+        token: Address,
+        /// Recipient.
+        recipient: Address,
+    },
+    /// An asset on a simulated non-EVM ledger.
+    Ledger {
+        /// Node name (`solana`, `bitcoin`, …).
+        node: &'static str,
+        /// Recipient address on that ledger.
+        address: String,
+        /// Asset symbol.
+        asset: String,
+    },
+}
+
+impl Destination {
+    /// The chain id, or the node name.
+    pub fn name(&self) -> String {
+        match self {
+            Destination::Evm { chain, .. } => chain.to_string(),
+            Destination::Ledger { node, .. } => node.to_string(),
+        }
+    }
+}
+
 /// A quote waiting for its deposit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PendingQuote {
-    /// Destination chain.
-    pub to_chain: u64,
-    /// Destination token.
-    pub to_token: Address,
-    /// Amount to pay out.
+    /// Where it delivers.
+    pub dest: Destination,
+    /// Amount to deliver.
     pub amount_out: U256,
 }
 
 /// Where a deposited transfer stands.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TransferState {
-    /// Seen; payout not yet mined.
+    /// Seen; delivery not yet made.
     Pending,
-    /// Paid out on the destination by this transaction.
-    Done(B256),
+    /// Delivered by this transaction (EVM hash or simulated ledger tx id).
+    Done(String),
     /// Refunded to the depositor by this transaction.
     Refunded(B256),
 }
@@ -53,8 +87,8 @@ pub struct Transfer {
     pub quote_id: B256,
     /// Source chain.
     pub from_chain: u64,
-    /// Destination chain.
-    pub to_chain: u64,
+    /// Destination chain id or node name.
+    pub to: String,
     /// Deposited amount.
     pub amount_in: U256,
     /// Amount paid out (or refunded).
@@ -74,8 +108,10 @@ struct ChainHandle {
 pub struct Settlement {
     chains: HashMap<u64, ChainHandle>,
     quotes: Mutex<HashMap<B256, PendingQuote>>,
-    transfers: Mutex<HashMap<B256, Transfer>>,
-    faults: Arc<Faults>,
+    transfers: Mutex<HashMap<String, Transfer>>,
+    /// The simulated non-EVM ledgers.
+    pub ledger: Arc<Ledger>,
+    faults: Vec<Arc<Faults>>,
     counter: std::sync::atomic::AtomicU64,
 }
 
@@ -86,8 +122,9 @@ impl std::fmt::Debug for Settlement {
 }
 
 impl Settlement {
-    /// Settlement over every chain of `devnet`, obeying `faults`.
-    pub fn new(devnet: &Devnet, faults: Arc<Faults>) -> Arc<Self> {
+    /// Settlement over every chain of `devnet`. While any of `faults` is in
+    /// `accept-then-fail`, deposits are refunded instead of delivered.
+    pub fn new(devnet: &Devnet, faults: Vec<Arc<Faults>>) -> Arc<Self> {
         let chains = devnet
             .chains()
             .iter()
@@ -105,6 +142,7 @@ impl Settlement {
             quotes: Default::default(),
             transfers: Default::default(),
             faults,
+            ledger: Default::default(),
             counter: Default::default(),
         })
     }
@@ -131,13 +169,114 @@ impl Settlement {
         self.quotes.lock().expect("quotes lock").insert(id, q);
     }
 
-    /// The transfer whose deposit was `src_tx`.
-    pub fn transfer(&self, src_tx: B256) -> Option<Transfer> {
+    /// The transfer whose deposit was `src_tx` (an EVM hash, or a
+    /// simulated ledger tx id).
+    pub fn transfer(&self, src_tx: &str) -> Option<Transfer> {
+        let key = src_tx.to_ascii_lowercase();
         self.transfers
             .lock()
             .expect("transfers lock")
-            .get(&src_tx)
+            .get(&key)
             .cloned()
+    }
+
+    /// The transfer that settles quote `id`, however its deposit arrived.
+    pub fn transfer_for_quote(&self, id: B256) -> Option<Transfer> {
+        let transfers = self.transfers.lock().expect("transfers lock");
+        transfers.values().find(|t| t.quote_id == id).cloned()
+    }
+
+    fn put(&self, key: &str, t: Transfer) {
+        let key = key.to_ascii_lowercase();
+        self.transfers
+            .lock()
+            .expect("transfers lock")
+            .insert(key, t);
+    }
+
+    /// Registers a quote delivering `amount_out` to `dest` and returns the
+    /// deposit a wallet must make on `from_chain`: (quote id, deposit
+    /// contract, calldata of `BridgeDeposit.deposit`).
+    pub fn quote_deposit(
+        &self,
+        from_chain: u64,
+        from_token: Address,
+        amount: U256,
+        dest: Destination,
+        amount_out: U256,
+    ) -> Option<(B256, Address, Vec<u8>)> {
+        let bridge = self.bridge(from_chain)?;
+        let (dest_chain, recipient) = match &dest {
+            Destination::Evm {
+                chain, recipient, ..
+            } => (*chain, *recipient),
+            Destination::Ledger { .. } => (0, Address::ZERO),
+        };
+        if dest_chain != 0 {
+            self.bridge(dest_chain)?;
+        }
+        let id = self.next_id();
+        self.register(id, PendingQuote { dest, amount_out });
+        let call = BridgeDeposit::depositCall {
+            token: from_token,
+            amount,
+            destChainId: U256::from(dest_chain),
+            recipient,
+            quoteId: id,
+        };
+        Some((id, bridge, alloy::sol_types::SolCall::abi_encode(&call)))
+    }
+
+    /// Delivers a deposit that arrived off-EVM (a simulated bitcoin send to
+    /// a deposit channel), recorded under `src_id`.
+    pub async fn deliver_external(
+        &self,
+        src_id: &str,
+        quote_id: B256,
+        amount_in: U256,
+    ) -> Result<(), String> {
+        let quote = self
+            .quotes
+            .lock()
+            .expect("quotes lock")
+            .get(&quote_id)
+            .cloned();
+        let quote = quote.ok_or("unknown channel")?;
+        let mut t = Transfer {
+            quote_id,
+            from_chain: 0,
+            to: quote.dest.name(),
+            amount_in,
+            amount_out: quote.amount_out,
+            state: TransferState::Pending,
+        };
+        self.put(src_id, t.clone());
+        t.state = TransferState::Done(self.deliver(&quote, quote_id).await?);
+        self.put(src_id, t);
+        Ok(())
+    }
+
+    async fn deliver(&self, q: &PendingQuote, id: B256) -> Result<String, String> {
+        match &q.dest {
+            Destination::Evm {
+                chain,
+                token,
+                recipient,
+            } => {
+                let tx = self
+                    .send(*chain, true, *token, *recipient, q.amount_out, id)
+                    .await?;
+                Ok(format!("{tx:#x}"))
+            }
+            Destination::Ledger {
+                node,
+                address,
+                asset,
+            } => {
+                let amount = u128::try_from(q.amount_out).map_err(|e| e.to_string())?;
+                Ok(self.ledger.credit(node, address, asset, amount))
+            }
+        }
     }
 
     /// Starts one deposit watcher per chain.
@@ -192,12 +331,8 @@ impl Settlement {
         src_tx: B256,
         d: BridgeDeposit::Deposited,
     ) -> Result<(), String> {
-        if self
-            .transfers
-            .lock()
-            .expect("transfers lock")
-            .contains_key(&src_tx)
-        {
+        let key = format!("{src_tx:#x}");
+        if self.transfer(&key).is_some() {
             return Ok(());
         }
         let quote = self
@@ -206,43 +341,30 @@ impl Settlement {
             .expect("quotes lock")
             .get(&d.quoteId)
             .cloned();
-        let fail = self.faults.get().mode == FaultMode::AcceptThenFail;
+        let fail = self
+            .faults
+            .iter()
+            .any(|f| f.get().mode == FaultMode::AcceptThenFail);
         let mut t = Transfer {
             quote_id: d.quoteId,
             from_chain: chain,
-            to_chain: quote.as_ref().map_or(chain, |q| q.to_chain),
+            to: quote.as_ref().map_or(chain.to_string(), |q| q.dest.name()),
             amount_in: d.amount,
             amount_out: quote.as_ref().map_or(d.amount, |q| q.amount_out),
             state: TransferState::Pending,
         };
-        self.transfers
-            .lock()
-            .expect("transfers lock")
-            .insert(src_tx, t.clone());
+        self.put(&key, t.clone());
         t.state = match quote {
-            Some(q) if !fail => TransferState::Done(
-                self.send(
-                    q.to_chain,
-                    true,
-                    q.to_token,
-                    d.recipient,
-                    q.amount_out,
-                    d.quoteId,
-                )
-                .await?,
-            ),
+            Some(q) if !fail => TransferState::Done(self.deliver(&q, d.quoteId).await?),
             _ => {
                 t.amount_out = d.amount;
-                TransferState::Refunded(
-                    self.send(chain, false, d.token, d.sender, d.amount, d.quoteId)
-                        .await?,
-                )
+                let refund = self
+                    .send(chain, false, d.token, d.sender, d.amount, d.quoteId)
+                    .await?;
+                TransferState::Refunded(refund)
             }
         };
-        self.transfers
-            .lock()
-            .expect("transfers lock")
-            .insert(src_tx, t);
+        self.put(&key, t);
         Ok(())
     }
 

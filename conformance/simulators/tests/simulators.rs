@@ -50,41 +50,26 @@ async fn wait_status(base: &str, tx: B256, want: &str) -> Value {
     panic!("status never became {want}");
 }
 
-/// Executes a LI.FI quote as a wallet would: approve, then send the transaction request.
-async fn execute(devnet: &Devnet, quote: &Value, from: Address) -> B256 {
+/// Sends what an upstream told a wallet to send: approve `spender` for
+/// `amount` of USDC on the source chain, then the call `to`/`data`.
+async fn send_call(
+    devnet: &Devnet,
+    from: Address,
+    spender: &Value,
+    amount: U256,
+    to: &Value,
+    data: &Value,
+) -> B256 {
     let src = devnet.chain(SRC).unwrap();
     let p = src.provider();
-    let spender: Address = quote["estimate"]["approvalAddress"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
-    let amount: U256 = quote["estimate"]["fromAmount"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
-    TestToken::new(src.deployment.usdc, &p)
-        .approve(spender, amount)
-        .from(from)
-        .send()
-        .await
-        .unwrap()
-        .get_receipt()
-        .await
-        .unwrap();
-    let tx = &quote["transactionRequest"];
+    let spender: Address = spender.as_str().unwrap().parse().unwrap();
+    let token = TestToken::new(src.deployment.usdc, &p);
+    let approve = token.approve(spender, amount).from(from);
+    approve.send().await.unwrap().get_receipt().await.unwrap();
     let req = TransactionRequest::default()
         .from(from)
-        .to(tx["to"].as_str().unwrap().parse().unwrap())
-        .input(
-            tx["data"]
-                .as_str()
-                .unwrap()
-                .parse::<Bytes>()
-                .unwrap()
-                .into(),
-        );
+        .to(to.as_str().unwrap().parse().unwrap())
+        .input(data.as_str().unwrap().parse::<Bytes>().unwrap().into());
     let receipt = p
         .send_transaction(req)
         .await
@@ -94,6 +79,45 @@ async fn execute(devnet: &Devnet, quote: &Value, from: Address) -> B256 {
         .unwrap();
     assert!(receipt.status());
     receipt.transaction_hash
+}
+
+/// Executes a LI.FI quote as a wallet would: approve, then send the transaction request.
+async fn execute(devnet: &Devnet, quote: &Value, from: Address) -> B256 {
+    let amount: U256 = quote["estimate"]["fromAmount"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let tx = &quote["transactionRequest"];
+    send_call(
+        devnet,
+        from,
+        &quote["estimate"]["approvalAddress"],
+        amount,
+        &tx["to"],
+        &tx["data"],
+    )
+    .await
+}
+
+/// Polls `url` until `done` holds of its JSON body (bounded).
+async fn poll(url: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let http = reqwest::Client::new();
+    for _ in 0..300 {
+        let req = http
+            .get(url)
+            .header("api-key", "devnet")
+            .header("x-integrator-id", "devnet");
+        if let Ok(r) = req.send().await {
+            if let Ok(v) = r.json::<Value>().await {
+                if done(&v) {
+                    return v;
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{url} never reached the expected state");
 }
 
 fn quote_url(sims: &Simulators, from: Address, amount: u64) -> String {
@@ -278,5 +302,209 @@ async fn circle_attests_a_real_burn_and_receive_message_mints() {
     .await
     .unwrap();
     assert_eq!(unknown.status(), 404);
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn squid_and_bungee_quotes_settle_on_the_destination_chain() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
+        .await
+        .unwrap();
+    let sims = Simulators::start(&devnet).await.unwrap();
+    let (src, dst) = (devnet.chain(SRC).unwrap(), devnet.chain(DST).unwrap());
+    let user = keys::anvil_address(7);
+    let http = reqwest::Client::new();
+
+    // Squid v2: POST /v2/route, then the transactionRequest, then /v2/status.
+    let body = serde_json::json!({"fromChain": SRC.to_string(), "toChain": DST.to_string(), "fromToken": src.deployment.usdc,
+        "toToken": dst.deployment.usdc, "fromAmount": "2000000", "fromAddress": user, "toAddress": user, "slippage": 1});
+    let resp = http
+        .post(format!("{}/v2/route", sims.url(Upstream::Squid)))
+        .header("x-integrator-id", "devnet")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert!(resp.headers().contains_key("x-request-id"));
+    let route: Value = resp.json().await.unwrap();
+    let tx = &route["route"]["transactionRequest"];
+    let before = balance(&dst.provider(), dst.deployment.usdc, user).await;
+    let src_tx = send_call(
+        &devnet,
+        user,
+        &tx["target"],
+        U256::from(2_000_000u64),
+        &tx["target"],
+        &tx["data"],
+    )
+    .await;
+    let url = format!(
+        "{}/v2/status?transactionId={src_tx}&fromChainId={SRC}&toChainId={DST}",
+        sims.url(Upstream::Squid)
+    );
+    let st = poll(&url, |v| v["squidTransactionStatus"] == "success").await;
+    assert!(st["toChain"]["transactionId"].is_string());
+    assert_eq!(
+        balance(&dst.provider(), dst.deployment.usdc, user).await - before,
+        U256::from(1_998_000u64)
+    );
+
+    // Bungee: quote, build-tx, bridge-status.
+    let q: Value = http
+        .get(format!("{}/v2/quote?fromChainId={SRC}&toChainId={DST}&fromTokenAddress={}&toTokenAddress={}&fromAmount=4000000&userAddress={user}",
+            sims.url(Upstream::Bungee), src.deployment.usdc, dst.deployment.usdc))
+        .header("api-key", "devnet").send().await.unwrap().json().await.unwrap();
+    let route = q["result"]["routes"][0].clone();
+    let built: Value = http
+        .post(format!("{}/v2/build-tx", sims.url(Upstream::Bungee)))
+        .header("api-key", "devnet")
+        .json(&serde_json::json!({"route": route}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let r = &built["result"];
+    let before = balance(&dst.provider(), dst.deployment.usdc, user).await;
+    let src_tx = send_call(
+        &devnet,
+        user,
+        &r["approvalData"]["allowanceTarget"],
+        U256::from(4_000_000u64),
+        &r["txTarget"],
+        &r["txData"],
+    )
+    .await;
+    let url = format!(
+        "{}/v2/bridge-status?transactionHash={src_tx}&fromChainId={SRC}&toChainId={DST}",
+        sims.url(Upstream::Bungee)
+    );
+    poll(&url, |v| v["result"]["destinationTxStatus"] == "COMPLETED").await;
+    assert_eq!(
+        balance(&dst.provider(), dst.deployment.usdc, user).await - before,
+        U256::from(3_996_000u64)
+    );
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn allbridge_credits_the_simulated_solana_ledger_and_refuses_stellar_sources() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
+        .await
+        .unwrap();
+    let sims = Simulators::start(&devnet).await.unwrap();
+    let user = keys::anvil_address(8);
+    let base = sims.url(Upstream::Allbridge);
+    let sol = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
+    let ask = "amount=5000000&sourceChain=ETH&sourceToken=USDC&destinationChain=SOL&destinationToken=USDC";
+    let quote = get(&format!("{base}/bridge/quote?{ask}")).await;
+    let pm = &quote["options"][0]["paymentMethods"][0];
+    assert_eq!(pm["feePaymentMethod"], "WITH_STABLECOIN");
+    assert_eq!(pm["estimatedAmount"]["min"], "4995000");
+    let raw = get(&format!("{base}/raw/bridge?{ask}&sender={user}&recipient={sol}&messenger=ALLBRIDGE&feePaymentMethod=WITH_STABLECOIN")).await;
+    let src_tx = send_call(
+        &devnet,
+        user,
+        &raw["to"],
+        U256::from(5_000_000u64),
+        &raw["to"],
+        &raw["data"],
+    )
+    .await;
+    let st = poll(
+        &format!("{base}/transfer/status?chain=ETH&txId={src_tx}"),
+        |v| v["receive"]["txId"].is_string(),
+    )
+    .await;
+    assert!(st["receive"]["txId"]
+        .as_str()
+        .unwrap()
+        .starts_with("sim-solana-"));
+    let ledger = get(&format!(
+        "{base}/simulator/ledger?node=solana&address={sol}&asset=USDC"
+    ))
+    .await;
+    assert_eq!(ledger["balance"], "4995000");
+    assert_eq!(ledger["simulated"], true);
+    let refused = reqwest::get(format!("{base}/bridge/quote?amount=1&sourceChain=SRB&sourceToken=USDC&destinationChain=ETH&destinationToken=USDC")).await.unwrap();
+    assert_eq!(refused.status(), 400);
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn chainflip_moves_usdc_to_bitcoin_and_bitcoin_back_to_evm() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
+        .await
+        .unwrap();
+    let sims = Simulators::start(&devnet).await.unwrap();
+    let base = sims.url(Upstream::Chainflip);
+    let http = reqwest::Client::new();
+    let user = keys::anvil_address(9);
+    let btc_addr = "bcrt1qrelaydevnetuser0000000000000000000000";
+
+    // EVM → bitcoin: 10 000 USDC buys 0.1 BTC less the fee.
+    let q = get(&format!("{base}/v2/quote?srcChain=Ethereum&srcAsset=USDC&destChain=Bitcoin&destAsset=BTC&amount=10000000000")).await;
+    assert_eq!(q[0]["egressAmount"], "9990000");
+    let ch: Value = http.post(format!("{base}/v2/swaps")).json(&serde_json::json!({"srcChain": "Ethereum", "srcAsset": "USDC",
+        "destChain": "Bitcoin", "destAsset": "BTC", "destAddress": btc_addr, "amount": "10000000000"})).send().await.unwrap().json().await.unwrap();
+    let dep = &ch["depositTransaction"];
+    send_call(
+        &devnet,
+        user,
+        &dep["to"],
+        U256::from(10_000_000_000u64),
+        &dep["to"],
+        &dep["data"],
+    )
+    .await;
+    let id = ch["id"].as_str().unwrap();
+    let st = poll(&format!("{base}/v2/swaps/{id}"), |v| {
+        v["state"] == "COMPLETED"
+    })
+    .await;
+    assert!(st["egress"]["txRef"]
+        .as_str()
+        .unwrap()
+        .starts_with("sim-bitcoin-"));
+    let ledger = get(&format!(
+        "{base}/simulator/ledger?node=bitcoin&address={btc_addr}&asset=BTC"
+    ))
+    .await;
+    assert_eq!(ledger["balance"], "9990000");
+
+    // bitcoin → EVM: open a channel, "send BTC" to its address, USDC arrives on anvil.
+    let ch: Value = http
+        .post(format!("{base}/v2/swaps"))
+        .json(
+            &serde_json::json!({"srcChain": "Bitcoin", "srcAsset": "BTC",
+        "destChain": "Ethereum", "destAsset": "USDC", "destAddress": user, "amount": "100000"}),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let deposit_address = ch["depositAddress"].as_str().unwrap();
+    let src = devnet.chain(SRC).unwrap();
+    let before = balance(&src.provider(), src.deployment.usdc, user).await;
+    let sent = http
+        .post(format!("{base}/simulator/bitcoin/send"))
+        .json(&serde_json::json!({"to": deposit_address, "amountSats": 100000}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sent.status(), 200);
+    let id = ch["id"].as_str().unwrap();
+    poll(&format!("{base}/v2/swaps/{id}"), |v| {
+        v["state"] == "COMPLETED"
+    })
+    .await;
+    // 100 000 sats = 0.001 BTC = 100 USDC, less 10 bps.
+    assert_eq!(
+        balance(&src.provider(), src.deployment.usdc, user).await - before,
+        U256::from(99_900_000u64)
+    );
     devnet.stop();
 }
