@@ -103,6 +103,14 @@ pub fn banner(devnet: &Devnet, sims: &Simulators, config: &HostConfig) -> String
         s.push_str(&format!("    {:<10} {}\n", format!("{u:?}"), sims.url(u)));
     }
     s.push_str(&format!("\n  try:\n    curl -s {base}/api/route/chains\n"));
+    let ctl = sims.url(Upstream::Chainflip);
+    s.push_str(&format!(
+        "    curl -s -X POST {ctl}/simulator/mint -H 'content-type: application/json' \\\n      -d '{{\"chain\":{},\"token\":\"USDC\",\"to\":\"0xYourAddress\",\"amount\":\"1000000000\"}}'   # mint devnet tokens\n",
+        devnet.chains().first().map_or(1, |c| c.chain_id)
+    ));
+    s.push_str(&format!(
+        "    curl -s -X POST {ctl}/simulator/bitcoin/send -H 'content-type: application/json' -d '{{\"to\":\"<deposit address>\",\"amountSats\":100000}}'   # send (simulated) BTC\n"
+    ));
     s.push_str("\n  anvil test accounts 0-9 hold USDC, USDT and WBTC on every chain. Ctrl-C stops everything.\n");
     s
 }

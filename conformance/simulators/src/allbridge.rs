@@ -7,7 +7,8 @@
 //! `GET /transfer/status?chain&txId` → `{txId, sourceChainSymbol, destinationChainSymbol, sendAmount, receiveAmount, receive{txId}}`.
 //! Chains use Allbridge's symbols (ETH, BAS, ARB, OPT, POL, BSC, AVA; SOL, TRX, SRB).
 //! Destinations stellar (SRB), solana (SOL) and tron (TRX) are simulated
-//! ledgers; stellar → EVM is unavailable, as on the live mesh.
+//! ledgers; solana and tron → EVM pay a simulated deposit address (`POST
+//! /simulator/ledger/send`); stellar → EVM is unavailable, as on the live mesh.
 
 use std::{collections::HashMap, sync::Arc};
 
@@ -83,35 +84,56 @@ pub fn routes(s: Allbridge) -> Router {
         .with_state(s)
 }
 
+/// One priced transfer between an EVM chain and a simulated ledger.
 struct Leg {
-    from_chain: u64,
+    /// The EVM side's chain and token.
+    evm_chain: u64,
     token: crate::tokens::TokenInfo,
-    amount: U256,
+    /// The ledger side.
     node: &'static str,
     asset: String,
+    /// Whether funds flow from the ledger to the EVM chain.
+    reverse: bool,
+    amount: U256,
     receive: U256,
     fee: U256,
 }
 
 fn leg(s: &Allbridge, q: &HashMap<String, String>) -> Result<Leg, Refusal> {
     let get = |k: &str| q.get(k).map(String::as_str).unwrap_or_default();
-    if ledger_node(get("sourceChain")).is_some() {
+    let (src, dst) = (get("sourceChain"), get("destinationChain"));
+    if src == "SRB" {
         return Err(refuse(
             StatusCode::BAD_REQUEST,
-            "Unsupported source chain: transfers from this chain are not available",
+            "Unsupported source chain: transfers from Stellar are not available",
         ));
     }
-    let from_chain = evm_chain(get("sourceChain"))
-        .ok_or_else(|| refuse(StatusCode::BAD_REQUEST, "Invalid sourceChain"))?;
-    let node = ledger_node(get("destinationChain"))
-        .ok_or_else(|| refuse(StatusCode::BAD_REQUEST, "Invalid destinationChain"))?;
+    let (evm_symbol, ledger_symbol, evm_token, reverse) = match (ledger_node(src), ledger_node(dst))
+    {
+        (None, Some(_)) => (src, dst, get("sourceToken"), false),
+        (Some(_), None) => (dst, src, get("destinationToken"), true),
+        _ => {
+            return Err(refuse(
+                StatusCode::BAD_REQUEST,
+                "Invalid sourceChain or destinationChain",
+            ))
+        }
+    };
+    let evm_chain =
+        evm_chain(evm_symbol).ok_or_else(|| refuse(StatusCode::BAD_REQUEST, "Invalid chain"))?;
+    let node = ledger_node(ledger_symbol).unwrap_or("solana");
     let token = s
         .tokens
-        .resolve(from_chain, get("sourceToken"))
-        .ok_or_else(|| refuse(StatusCode::BAD_REQUEST, "Invalid sourceToken"))?;
-    let asset = get("destinationToken").to_ascii_uppercase();
+        .resolve(evm_chain, evm_token)
+        .ok_or_else(|| refuse(StatusCode::BAD_REQUEST, "Invalid token"))?;
+    let asset = if reverse {
+        get("sourceToken")
+    } else {
+        get("destinationToken")
+    }
+    .to_ascii_uppercase();
     if !matches!(asset.as_str(), "USDC" | "USDT") || asset != token.symbol {
-        return Err(refuse(StatusCode::BAD_REQUEST, "Invalid destinationToken"));
+        return Err(refuse(StatusCode::BAD_REQUEST, "Invalid token"));
     }
     let amount: U256 = get("amount")
         .parse()
@@ -121,11 +143,12 @@ fn leg(s: &Allbridge, q: &HashMap<String, String>) -> Result<Leg, Refusal> {
     // The fee is paid in the stablecoin (feePaymentMethod WITH_STABLECOIN).
     let (receive, fee) = crate::price(amount, token.decimals, token.decimals);
     Ok(Leg {
-        from_chain,
+        evm_chain,
         token,
-        amount,
         node,
         asset,
+        reverse,
+        amount,
         receive,
         fee,
     })
@@ -149,8 +172,8 @@ async fn quote(State(s): State<Allbridge>, Query(q): Query<HashMap<String, Strin
     let amounts = json!({"min": l.receive.to_string(), "max": l.receive.to_string()});
     Json(json!({
         "amountInt": l.amount.to_string(),
-        "sourceTokenAddress": l.token.address,
-        "destinationChain": l.node,
+        "sourceTokenAddress": if l.reverse { json!(null) } else { json!(l.token.address) },
+        "ledger": l.node,
         "options": [{"messenger": "ALLBRIDGE", "paymentMethods": [
             {"feePaymentMethod": "WITH_STABLECOIN", "fee": l.fee.to_string(), "estimatedAmount": amounts},
         ]}],
@@ -176,11 +199,31 @@ async fn raw_bridge(
         Ok(l) => l,
         Err(r) => return *r,
     };
-    let (Some(sender), Some(recipient)) = (
-        q.get("sender").and_then(|a| a.parse::<Address>().ok()),
-        q.get("recipient").filter(|r| !r.is_empty()),
-    ) else {
+    let recipient = q.get("recipient").filter(|r| !r.is_empty());
+    let sender = q.get("sender").filter(|r| !r.is_empty());
+    let (Some(sender), Some(recipient)) = (sender, recipient) else {
         return error(StatusCode::BAD_REQUEST, "sender and recipient are required");
+    };
+    if l.reverse {
+        // Ledger → EVM: the user pays a simulated deposit address from their
+        // own (simulated) wallet with POST /simulator/ledger/send.
+        let Ok(to) = recipient.parse::<Address>() else {
+            return error(StatusCode::BAD_REQUEST, "recipient must be an EVM address");
+        };
+        let dest = Destination::Evm {
+            chain: l.evm_chain,
+            token: l.token.address,
+            recipient: to,
+        };
+        let (_, address) = s.settle.open_ledger_channel(l.node, dest, l.receive);
+        return Json(json!({
+            "simulated": true, "node": l.node, "from": sender, "depositAddress": address,
+            "asset": l.asset, "amount": l.amount.to_string(),
+        }))
+        .into_response();
+    }
+    let Ok(sender) = sender.parse::<Address>() else {
+        return error(StatusCode::BAD_REQUEST, "sender must be an EVM address");
     };
     let dest = Destination::Ledger {
         node: l.node,
@@ -189,7 +232,7 @@ async fn raw_bridge(
     };
     let Some((_, bridge, data)) =
         s.settle
-            .quote_deposit(l.from_chain, l.token.address, l.amount, dest, l.receive)
+            .quote_deposit(l.evm_chain, l.token.address, l.amount, dest, l.receive)
     else {
         return error(StatusCode::BAD_REQUEST, "Unsupported route");
     };

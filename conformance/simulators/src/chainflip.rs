@@ -43,7 +43,6 @@ const UNITS_PER_SAT: u64 = 1_000;
 struct Channel {
     quote_id: B256,
     deposit_address: String,
-    src_key: Option<String>,
 }
 
 /// Shared state of the Chainflip simulator.
@@ -221,25 +220,13 @@ async fn open_channel(State(s): State<Chainflip>, Json(a): Json<SwapAsk>) -> Res
             )
         }
         None => {
-            let qid = s.settle.next_id();
-            s.settle.register(
-                qid,
-                crate::settle::PendingQuote {
-                    dest,
-                    amount_out: egress,
-                },
-            );
-            (
-                qid,
-                format!("bcrt1qsim{}", &hex::encode(qid)[..30]),
-                Value::Null,
-            )
+            let (qid, address) = s.settle.open_ledger_channel("bitcoin", dest, egress);
+            (qid, address, Value::Null)
         }
     };
     let ch = Channel {
         quote_id,
         deposit_address: deposit_address.clone(),
-        src_key: None,
     };
     s.channels.lock().expect("channels").insert(id.clone(), ch);
     Json(json!({
@@ -258,34 +245,14 @@ struct BtcSend {
 }
 
 async fn send_btc(State(s): State<Chainflip>, Json(b): Json<BtcSend>) -> Response {
-    let found = s
-        .channels
-        .lock()
-        .expect("channels")
-        .iter()
-        .find(|(_, c)| c.deposit_address == b.to)
-        .map(|(k, c)| (k.clone(), c.clone()));
-    let Some((id, ch)) = found else {
-        return error(
-            StatusCode::NOT_FOUND,
-            "no deposit channel at that address (simulated bitcoin)",
-        );
-    };
-    let tx_id = s
+    match s
         .settle
-        .ledger
-        .credit("bitcoin", &b.to, "BTC", b.amount_sats as u128);
-    if let Some(c) = s.channels.lock().expect("channels").get_mut(&id) {
-        c.src_key = Some(tx_id.clone());
-    }
-    if let Err(e) = s
-        .settle
-        .deliver_external(&tx_id, ch.quote_id, U256::from(b.amount_sats))
+        .ledger_send("bitcoin", &b.to, "BTC", b.amount_sats as u128)
         .await
     {
-        return error(StatusCode::INTERNAL_SERVER_ERROR, &e);
+        Ok(tx_id) => Json(json!({"txId": tx_id, "simulated": true})).into_response(),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e),
     }
-    Json(json!({"txId": tx_id, "simulated": true})).into_response()
 }
 
 async fn swap_status(State(s): State<Chainflip>, Path(id): Path<String>) -> Response {
@@ -302,11 +269,7 @@ async fn swap_status(State(s): State<Chainflip>, Path(id): Path<String>) -> Resp
     let Some(ch) = s.channels.lock().expect("channels").get(&id).cloned() else {
         return error(StatusCode::NOT_FOUND, "swap not found");
     };
-    let transfer = ch
-        .src_key
-        .as_deref()
-        .and_then(|k| s.settle.transfer(k))
-        .or_else(|| s.settle.transfer_for_quote(ch.quote_id));
+    let transfer = s.settle.transfer_for_quote(ch.quote_id);
     let (state, egress) = match transfer.map(|t| (t.state, t.amount_out)) {
         None => ("WAITING", Value::Null),
         Some((TransferState::Pending, _)) => ("SWAPPING", Value::Null),

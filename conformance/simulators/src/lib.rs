@@ -175,11 +175,15 @@ impl Simulators {
                 circle::routes(circle::Circle::new(devnet, f(Upstream::Circle))),
             ),
         ];
+        let control = control::Control {
+            settle: settle.clone(),
+            tokens: tokens.clone(),
+        };
         let mut urls = HashMap::new();
         for (u, router) in routers {
             let router = router
                 .merge(faults::routes(f(u)))
-                .merge(control::routes(settle.ledger.clone()));
+                .merge(control::routes(control.clone()));
             let (url, task) = serve(router).await?;
             tracing::info!(upstream = ?u, %url, "simulator listening");
             urls.insert(u, url);

@@ -111,6 +111,8 @@ pub struct Settlement {
     transfers: Mutex<HashMap<String, Transfer>>,
     /// The simulated non-EVM ledgers.
     pub ledger: Arc<Ledger>,
+    /// Deposit addresses on simulated ledgers → the quote they fund.
+    channels: Mutex<HashMap<String, B256>>,
     faults: Vec<Arc<Faults>>,
     counter: std::sync::atomic::AtomicU64,
 }
@@ -143,6 +145,7 @@ impl Settlement {
             transfers: Default::default(),
             faults,
             ledger: Default::default(),
+            channels: Default::default(),
             counter: Default::default(),
         })
     }
@@ -225,6 +228,70 @@ impl Settlement {
             quoteId: id,
         };
         Some((id, bridge, alloy::sol_types::SolCall::abi_encode(&call)))
+    }
+
+    /// Opens a deposit address on simulated `node` whose deposits deliver
+    /// `amount_out` to `dest`; returns (quote id, deposit address).
+    pub fn open_ledger_channel(
+        &self,
+        node: &'static str,
+        dest: Destination,
+        amount_out: U256,
+    ) -> (B256, String) {
+        let id = self.next_id();
+        self.register(id, PendingQuote { dest, amount_out });
+        let h = hex::encode(id);
+        let address = match node {
+            "bitcoin" => format!("bcrt1qsim{}", &h[..30]),
+            "tron" => format!("Tsim{}", &h[..30]),
+            "stellar" => format!("GSIM{}", &h[..52]).to_ascii_uppercase(),
+            _ => format!("Sim{}", &h[..41]),
+        };
+        self.channels
+            .lock()
+            .expect("channels lock")
+            .insert(address.clone(), id);
+        (id, address)
+    }
+
+    /// A payment on simulated `node` from a user's own (simulated) wallet:
+    /// credits `to`; when `to` is a deposit channel, its quote is delivered.
+    /// Returns the simulated tx id.
+    pub async fn ledger_send(
+        &self,
+        node: &str,
+        to: &str,
+        asset: &str,
+        amount: u128,
+    ) -> Result<String, String> {
+        let channel = self
+            .channels
+            .lock()
+            .expect("channels lock")
+            .get(to)
+            .copied();
+        let tx_id = self.ledger.credit(node, to, asset, amount);
+        if let Some(quote_id) = channel {
+            self.deliver_external(&tx_id, quote_id, U256::from(amount))
+                .await?;
+        }
+        Ok(tx_id)
+    }
+
+    /// Mints devnet test tokens (their `mint` is open on the devnet only).
+    pub async fn mint(
+        &self,
+        chain: u64,
+        token: Address,
+        to: Address,
+        amount: U256,
+    ) -> Result<B256, String> {
+        let h = self.chains.get(&chain).ok_or("unknown chain")?;
+        let _guard = h.lock.lock().await;
+        let t = relay_devnet::contracts::TestToken::new(token, h.operator.clone());
+        let sent = t.mint(to, amount).send().await.map_err(|e| e.to_string())?;
+        let receipt = sent.get_receipt().await.map_err(|e| e.to_string())?;
+        Ok(receipt.transaction_hash)
     }
 
     /// Delivers a deposit that arrived off-EVM (a simulated bitcoin send to

@@ -508,3 +508,58 @@ async fn chainflip_moves_usdc_to_bitcoin_and_bitcoin_back_to_evm() {
     );
     devnet.stop();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tron_to_evm_pays_out_after_a_simulated_ledger_send_and_mint_works() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
+        .await
+        .unwrap();
+    let sims = Simulators::start(&devnet).await.unwrap();
+    let base = sims.url(Upstream::Allbridge);
+    let http = reqwest::Client::new();
+    let user = keys::anvil_address(2);
+    let src = devnet.chain(SRC).unwrap();
+    let ask = "amount=8000000&sourceChain=TRX&sourceToken=USDT&destinationChain=ETH&destinationToken=USDT";
+    let raw = get(&format!(
+        "{base}/raw/bridge?{ask}&sender=TQ4ge2gH6bHDdYWuXKbGzS3j4ghL3eMdsR&recipient={user}"
+    ))
+    .await;
+    assert_eq!(raw["simulated"], true, "{raw}");
+    let before = balance(&src.provider(), src.deployment.usdt, user).await;
+    let sent: Value = http
+        .post(format!("{base}/simulator/ledger/send"))
+        .json(&serde_json::json!({"node": "tron", "to": raw["depositAddress"], "asset": "USDT", "amount": "8000000"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let tx = sent["txId"].as_str().unwrap();
+    let st = poll(
+        &format!("{base}/transfer/status?chain=TRX&txId={tx}"),
+        |v| v["receive"]["txId"].is_string(),
+    )
+    .await;
+    assert_eq!(st["receiveAmount"], "7992000");
+    assert_eq!(
+        balance(&src.provider(), src.deployment.usdt, user).await - before,
+        U256::from(7_992_000u64)
+    );
+
+    // Minting devnet tokens to any address.
+    let who = Address::repeat_byte(0x5a);
+    let minted = http
+        .post(format!("{base}/simulator/mint"))
+        .json(&serde_json::json!({"chain": DST, "token": "WBTC", "to": who, "amount": "250000000"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(minted.status(), 200);
+    let dst = devnet.chain(DST).unwrap();
+    assert_eq!(
+        balance(&dst.provider(), dst.deployment.wbtc, who).await,
+        U256::from(250_000_000u64)
+    );
+    devnet.stop();
+}
