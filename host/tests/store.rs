@@ -3,38 +3,15 @@
 //! versioned and carry their outbox event; claims are leases; idempotency
 //! keys execute once under concurrency.
 
+mod common;
+
 use relay_host::{
     execution::model::{RouteRecord, RouteStatus},
     store::{IdempotencyBegin, JournalEntry, Store, TxState},
 };
-use relay_plugin_api::{Amount, ChainRef, ExecutionPlan, SourceMode};
 
 fn route(id: &str) -> RouteRecord {
-    RouteRecord {
-        id: id.into(),
-        status: RouteStatus::Pending,
-        stage: Some("RECEIVING".into()),
-        rail: "floatlane".into(),
-        lane: "evm->evm".into(),
-        from_chain: ChainRef::Evm(8453),
-        to_chain: ChainRef::Evm(42161),
-        from_token: "USDC".into(),
-        to_token: "USDC".into(),
-        amount: Amount::from_u128(5_000_000),
-        estimated: Amount::from_u128(4_990_000),
-        min_out: Amount::from_u128(4_990_000),
-        relay_fee: Amount::from_u128(12_500),
-        sender: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
-        recipient: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
-        mode: SourceMode::Permit2,
-        plan: ExecutionPlan::default(),
-        next_step: 0,
-        track_ref: None,
-        src_tx: None,
-        dest_tx: None,
-        failure: None,
-        created_ms: 1,
-    }
+    common::sample_route(id)
 }
 
 async fn backends() -> Vec<(&'static str, String)> {

@@ -155,14 +155,7 @@ fn leg(s: &Allbridge, q: &HashMap<String, String>) -> Result<Leg, Refusal> {
 }
 
 async fn quote(State(s): State<Allbridge>, Query(q): Query<HashMap<String, String>>) -> Response {
-    if let Some(r) = s
-        .faults
-        .intercept((
-            StatusCode::INTERNAL_SERVER_ERROR,
-            json!({"message": "Internal server error"}),
-        ))
-        .await
-    {
+    if let Some(r) = s.faults.intercept_500("Internal server error").await {
         return r;
     }
     let l = match leg(&s, &q) {
@@ -185,14 +178,7 @@ async fn raw_bridge(
     State(s): State<Allbridge>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
-    if let Some(r) = s
-        .faults
-        .intercept((
-            StatusCode::INTERNAL_SERVER_ERROR,
-            json!({"message": "Internal server error"}),
-        ))
-        .await
-    {
+    if let Some(r) = s.faults.intercept_500("Internal server error").await {
         return r;
     }
     let l = match leg(&s, &q) {
@@ -240,14 +226,7 @@ async fn raw_bridge(
 }
 
 async fn status(State(s): State<Allbridge>, Query(q): Query<HashMap<String, String>>) -> Response {
-    if let Some(r) = s
-        .faults
-        .intercept((
-            StatusCode::INTERNAL_SERVER_ERROR,
-            json!({"message": "Internal server error"}),
-        ))
-        .await
-    {
+    if let Some(r) = s.faults.intercept_500("Internal server error").await {
         return r;
     }
     let tx = q.get("txId").map(String::as_str).unwrap_or_default();

@@ -120,14 +120,7 @@ fn convert(amount: U256, src: &str, dest: &str) -> Option<(U256, U256)> {
 }
 
 async fn quote(State(s): State<Chainflip>, Query(a): Query<SwapAsk>) -> Response {
-    if let Some(r) = s
-        .faults
-        .intercept((
-            StatusCode::INTERNAL_SERVER_ERROR,
-            json!({"message": "internal error"}),
-        ))
-        .await
-    {
+    if let Some(r) = s.faults.intercept_500("internal error").await {
         return r;
     }
     let amount: U256 = match a.amount.parse() {
@@ -150,14 +143,7 @@ async fn quote(State(s): State<Chainflip>, Query(a): Query<SwapAsk>) -> Response
 }
 
 async fn open_channel(State(s): State<Chainflip>, Json(a): Json<SwapAsk>) -> Response {
-    if let Some(r) = s
-        .faults
-        .intercept((
-            StatusCode::INTERNAL_SERVER_ERROR,
-            json!({"message": "internal error"}),
-        ))
-        .await
-    {
+    if let Some(r) = s.faults.intercept_500("internal error").await {
         return r;
     }
     let (Ok(amount), Some(dest_address)) = (a.amount.parse::<U256>(), a.dest_address.clone())
@@ -256,14 +242,7 @@ async fn send_btc(State(s): State<Chainflip>, Json(b): Json<BtcSend>) -> Respons
 }
 
 async fn swap_status(State(s): State<Chainflip>, Path(id): Path<String>) -> Response {
-    if let Some(r) = s
-        .faults
-        .intercept((
-            StatusCode::INTERNAL_SERVER_ERROR,
-            json!({"message": "internal error"}),
-        ))
-        .await
-    {
+    if let Some(r) = s.faults.intercept_500("internal error").await {
         return r;
     }
     let Some(ch) = s.channels.lock().expect("channels").get(&id).cloned() else {

@@ -83,6 +83,18 @@ impl Faults {
     }
 }
 
+impl Faults {
+    /// [`Faults::intercept`] for upstreams whose error body is
+    /// `{"message": …}` with status 500.
+    pub async fn intercept_500(&self, message: &str) -> Option<Response> {
+        self.intercept((
+            StatusCode::INTERNAL_SERVER_ERROR,
+            serde_json::json!({ "message": message }),
+        ))
+        .await
+    }
+}
+
 async fn set_faults(State(f): State<Arc<Faults>>, Json(c): Json<FaultConfig>) -> Json<FaultConfig> {
     f.set(c);
     Json(c)
