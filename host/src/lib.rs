@@ -9,6 +9,7 @@
 
 pub mod api;
 pub mod capabilities;
+pub mod chain;
 pub mod chains;
 pub mod cli;
 pub mod config;

@@ -1,0 +1,5 @@
+//! The relayer's chain layer on alloy. This module holds the host's own
+//! checks of what users sign; keys never leave the host and never appear in
+//! logs or errors.
+
+pub mod permit2;
