@@ -2,4 +2,6 @@
 //! checks of what users sign; keys never leave the host and never appear in
 //! logs or errors.
 
+pub mod nonce;
 pub mod permit2;
+pub mod signer;
