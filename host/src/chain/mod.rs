@@ -4,4 +4,5 @@
 
 pub mod nonce;
 pub mod permit2;
+pub mod rpc;
 pub mod signer;

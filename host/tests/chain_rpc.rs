@@ -1,0 +1,77 @@
+//! RPC failover for the relayer: a dead endpoint (closed port) and a hung
+//! one (accepts, never answers) are passed over within the timeout, and a
+//! JSON-RPC error answer is returned as is, not retried elsewhere.
+
+use std::time::{Duration, Instant};
+
+use alloy::providers::Provider;
+use relay_devnet::{Devnet, DevnetConfig};
+use relay_host::chain::rpc::{FailoverError, FailoverProvider};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn dead_and_hung_endpoints_fail_over_to_the_live_one() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([8453]))
+        .await
+        .unwrap();
+    let dead = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        drop(l);
+        format!("http://127.0.0.1:{port}/")
+    };
+    // Accepts connections and never answers; kept open for the whole test.
+    let hung_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hung = format!("http://{}/", hung_listener.local_addr().unwrap());
+    let _keep = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((sock, _)) = hung_listener.accept().await {
+            held.push(sock);
+        }
+    });
+    let live = devnet.chain(8453).unwrap().rpc_url.clone();
+    let p = FailoverProvider::new(
+        &[dead.clone(), hung.clone(), live.clone()],
+        None,
+        Duration::from_millis(400),
+    );
+
+    let t = Instant::now();
+    let id = p
+        .run("eth_chainId", |p| async move { p.get_chain_id().await })
+        .await
+        .unwrap();
+    assert_eq!(id, 8453);
+    assert!(
+        t.elapsed() < Duration::from_secs(2),
+        "bounded by the per-endpoint timeout: {:?}",
+        t.elapsed()
+    );
+    assert_eq!(
+        p.ranked()[0],
+        live,
+        "the live endpoint is tried first from now on"
+    );
+
+    let t = Instant::now();
+    p.run(
+        "eth_blockNumber",
+        |p| async move { p.get_block_number().await },
+    )
+    .await
+    .unwrap();
+    assert!(
+        t.elapsed() < Duration::from_millis(300),
+        "no time lost on the bad endpoints: {:?}",
+        t.elapsed()
+    );
+
+    let err = p
+        .run("bogus", |p| async move {
+            p.raw_request::<_, serde_json::Value>("eth_noSuchMethod".into(), ())
+                .await
+        })
+        .await
+        .unwrap_err();
+    assert!(matches!(err, FailoverError::Rpc(_)), "{err}");
+    devnet.stop();
+}
