@@ -5,4 +5,5 @@
 pub mod nonce;
 pub mod permit2;
 pub mod rpc;
+pub mod sender;
 pub mod signer;

@@ -84,6 +84,11 @@ impl RelayerSigner {
         self.0.address()
     }
 
+    /// The wallet that signs as the relayer (stays inside the host).
+    pub fn wallet(&self) -> EthereumWallet {
+        EthereumWallet::from(self.0.clone())
+    }
+
     /// A provider for `url` that signs as the relayer (the key stays
     /// inside the wallet; nothing exposes it).
     pub fn provider(&self, url: reqwest::Url) -> DynProvider {
