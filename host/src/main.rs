@@ -147,7 +147,9 @@ async fn up(config: HostConfig, chains: Vec<u64>, block_time: Option<u64>) -> an
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("binding {}", config.listen))?;
-    let host = Host::build(config).await?;
+    let signer =
+        relay_host::chain::signer::RelayerSigner::from_signer(relay_devnet::keys::relayer());
+    let host = Host::build_with_signer(config, Some(signer)).await?;
     let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<()>();
     let serve = tokio::spawn(host.serve_on(listener, async {
         let _ = tokio::signal::ctrl_c().await;

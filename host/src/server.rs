@@ -5,8 +5,10 @@ use std::{sync::Arc, time::Duration};
 use crate::{
     api::{self, AppState},
     capabilities::CapabilityBroker,
+    chain::signer::{RelayerSigner, SignerError},
     config::HostConfig,
     engine::health::HealthCache,
+    execution::{executor::Executor, relayer::Relayer},
     runtime::rails::RailSet,
     store::Store,
 };
@@ -42,6 +44,21 @@ pub struct Host {
 impl Host {
     /// Connects the store, builds the broker and loads the plugins.
     pub async fn build(config: HostConfig) -> Result<Self, StartError> {
+        let configured = config.relayer.as_deref().and_then(|a| a.parse().ok());
+        let signer = match RelayerSigner::from_env(configured) {
+            Ok(s) => Some(s),
+            Err(SignerError::Missing) => None,
+            Err(e) => return Err(StartError::Runtime(e.to_string())),
+        };
+        Self::build_with_signer(config, signer).await
+    }
+
+    /// Like [`Host::build`] with the relayer's signer handed in (the devnet,
+    /// tests); `None` runs without execution.
+    pub async fn build_with_signer(
+        config: HostConfig,
+        signer: Option<RelayerSigner>,
+    ) -> Result<Self, StartError> {
         let store = Store::connect(&config.database_url()).await?;
         let broker = Arc::new(CapabilityBroker::new(&config.capabilities));
         let rails = Arc::new(
@@ -54,6 +71,17 @@ impl Host {
             dir = %config.plugins_dir.display(),
             "plugins scanned"
         );
+        let relayer = signer.map(|s| Arc::new(Relayer::new(s, &config, &store)));
+        let permit2 = config
+            .permit2
+            .parse()
+            .map_err(|_| StartError::Runtime("permit2 is not an address".into()))?;
+        let executor = relayer
+            .clone()
+            .map(|r| Arc::new(Executor::new(store.clone(), r, permit2)));
+        if let Some(ex) = &executor {
+            resume_open_routes(store.clone(), ex.clone());
+        }
         Ok(Host {
             state: AppState {
                 config: Arc::new(config),
@@ -61,6 +89,8 @@ impl Host {
                 store,
                 health: Arc::new(HealthCache::new(Duration::from_secs(30))),
                 sandbox: Default::default(),
+                relayer,
+                executor,
             },
         })
     }
@@ -121,6 +151,22 @@ impl Host {
             source,
         })
     }
+}
+
+/// Resumes every route a previous run left unfinished: each side effect
+/// already journaled is finished, never repeated.
+fn resume_open_routes(store: Store, executor: Arc<Executor>) {
+    tokio::spawn(async move {
+        let Ok(open) = store.open_routes().await else {
+            return;
+        };
+        for id in open {
+            tracing::info!(route = %id, "resuming route");
+            if let Err(e) = executor.run(&id).await {
+                tracing::error!(route = %id, error = %e, "resumed route stopped");
+            }
+        }
+    });
 }
 
 /// Polls the plugins directory and swaps in changed plugins.

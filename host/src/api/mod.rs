@@ -3,6 +3,7 @@
 //! span; every failure is `{error, errorCode, retryable, …}`.
 
 mod error;
+mod execute;
 mod routes;
 mod status;
 mod track;
@@ -18,7 +19,7 @@ use relay_registry::OperatorStateStore;
 use crate::{
     config::HostConfig,
     engine::{health::HealthCache, mesh::MeshInputs},
-    execution::sandbox::Sandbox,
+    execution::{executor::Executor, relayer::Relayer, sandbox::Sandbox},
     runtime::rails::RailSet,
     store::Store,
 };
@@ -36,6 +37,10 @@ pub struct AppState {
     pub health: Arc<HealthCache>,
     /// In-memory sandbox routes.
     pub sandbox: Arc<Sandbox>,
+    /// The relayer (absent without a key: execute answers RELAYER_UNAVAILABLE).
+    pub relayer: Option<Arc<Relayer>>,
+    /// Runs live routes.
+    pub executor: Option<Arc<Executor>>,
 }
 
 /// The whole API router.
@@ -44,6 +49,7 @@ pub fn router(state: AppState) -> Router {
         .merge(status::routes())
         .merge(routes::routes())
         .merge(track::routes())
+        .merge(execute::routes())
         .fallback(error::not_found)
         .layer(
             tower_http::trace::TraceLayer::new_for_http().make_span_with(|req: &axum::http::Request<_>| {

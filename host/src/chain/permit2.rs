@@ -36,13 +36,51 @@ sol! {
     interface IPermit2Nonces {
         function nonceBitmap(address owner, uint256 wordPos) external view returns (uint256);
     }
+
+    /// The on-chain argument of `permitTransferFrom` (no spender: it is msg.sender).
+    struct PermitArg {
+        TokenPermissions permitted;
+        uint256 nonce;
+        uint256 deadline;
+    }
+
+    /// Where the pulled tokens go.
+    struct TransferDetails {
+        address to;
+        uint256 requestedAmount;
+    }
+
+    /// `permitTransferFrom(((address,uint256),uint256,uint256),(address,uint256),address,bytes)`.
+    function permitTransferFrom(PermitArg permit, TransferDetails transferDetails, address owner, bytes signature);
+}
+
+/// Calldata that pulls `amount` of the permit's token from its owner to
+/// `to` (the relayer), spending the user's signature.
+pub fn transfer_calldata(p: &SignedPermit, to: Address, amount: U256) -> Vec<u8> {
+    alloy::sol_types::SolCall::abi_encode(&permitTransferFromCall {
+        permit: PermitArg {
+            permitted: TokenPermissions {
+                token: p.token,
+                amount: p.amount,
+            },
+            nonce: p.nonce,
+            deadline: p.deadline,
+        },
+        transferDetails: TransferDetails {
+            to,
+            requestedAmount: amount,
+        },
+        owner: p.owner,
+        signature: p.signature.clone(),
+    })
 }
 
 /// secp256k1 order / 2: signatures with a larger `s` are malleable.
 const HALF_ORDER: B256 = b256!("7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0");
 
 /// A user's Permit2 transfer signature, as the execute request carries it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SignedPermit {
     /// Who signed and whose tokens move.
     pub owner: Address,

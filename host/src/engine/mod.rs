@@ -5,3 +5,5 @@
 
 pub mod health;
 pub mod mesh;
+pub mod request;
+pub mod select;

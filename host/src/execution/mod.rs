@@ -3,6 +3,8 @@
 //! they happen, so a crash at any point resumes without a second broadcast
 //! and without losing the route.
 
+pub mod executor;
 pub mod model;
 pub mod receipt;
+pub mod relayer;
 pub mod sandbox;

@@ -119,4 +119,7 @@ pub struct RouteRecord {
     pub failure: Option<Failure>,
     /// Accepted at, epoch ms.
     pub created_ms: u64,
+    /// The user's Permit2 signature (mode `permit2`), kept to pull the funds.
+    #[serde(default)]
+    pub permit: Option<crate::chain::permit2::SignedPermit>,
 }

@@ -107,6 +107,7 @@ mod tests {
             dest_tx: None,
             failure: None,
             created_ms: 0,
+            permit: None,
         }
     }
 

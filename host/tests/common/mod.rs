@@ -25,7 +25,11 @@ pub async fn serve(devnet: &Devnet, dir: &Path, tweak: impl FnOnce(&mut HostConf
     base.runtime.reload_interval_ms = 100;
     let mut config = host_config(devnet, base);
     tweak(&mut config);
-    let host = Host::build(config).await.expect("host builds");
+    let signer =
+        relay_host::chain::signer::RelayerSigner::from_signer(relay_devnet::keys::relayer());
+    let host = Host::build_with_signer(config, Some(signer))
+        .await
+        .expect("host builds");
     let state = host.state.clone();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -86,5 +90,6 @@ pub fn sample_route(id: &str) -> relay_host::execution::model::RouteRecord {
         dest_tx: None,
         failure: None,
         created_ms: relay_host::capabilities::now_ms(),
+        permit: None,
     }
 }
