@@ -238,3 +238,45 @@ async fn a_changed_artifact_is_swapped_in_for_both_packagings() {
     assert_eq!(mesh["rails"]["floatlane"]["executeReady"], true);
     devnet.stop();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_error_catalogue_lists_every_code_with_its_status() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([8453]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |_| {}).await;
+    let (code, v) = get(&format!("{}/api/errors", h.base)).await;
+    assert_eq!(code, 200);
+    let listed: Vec<&str> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["errorCode"].as_str().unwrap())
+        .collect();
+    let all: Vec<&str> = relay_host::api::ErrorCode::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .collect();
+    assert_eq!(listed, all);
+    for want in [
+        "UNKNOWN_ROUTE",
+        "INVALID_FIELD",
+        "PERMIT2_INVALID",
+        "SAME_CHAIN_SAME_TOKEN",
+        "IDEMPOTENCY_KEY_REUSED",
+    ] {
+        assert!(listed.contains(&want), "{want} missing from {listed:?}");
+    }
+    let unknown = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["errorCode"] == "UNKNOWN_ROUTE")
+        .unwrap();
+    assert_eq!(
+        (unknown["status"].as_u64(), unknown["retryable"].as_bool()),
+        (Some(404), Some(false))
+    );
+    devnet.stop();
+}

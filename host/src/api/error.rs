@@ -7,86 +7,80 @@ use axum::{
 };
 use serde_json::json;
 
-/// Machine-readable error codes (`errorCode`). Clients branch on these,
-/// never on the wording.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorCode {
-    /// No such path or method.
-    NotFound,
-    /// The store failed.
-    StoreUnavailable,
-    /// No route with that id (spec §7: 404 `unknown route id`).
-    UnknownRoute,
-    /// A required field or parameter is missing (the message names it).
-    MissingField,
-    /// A field has an invalid value (the message names it).
-    InvalidField,
-    /// The body is not JSON of the expected shape.
-    MalformedBody,
-    /// Same chain and same token: nothing to do.
-    SameChainSameToken,
-    /// No loaded, enabled, healthy rail serves the lane.
-    UnroutableLane,
-    /// The Permit2 signature does not authorise this route (the message names the field).
-    Permit2Invalid,
-    /// The host has no relayer key, or no sender for the chain.
-    RelayerUnavailable,
-    /// Every applicable rail failed to quote or plan.
-    RailsUnavailable,
-    /// The idempotency key was used with another body.
-    IdempotencyMismatch,
-    /// The idempotency key's first request is still executing.
-    IdempotencyInFlight,
+/// Declares [`ErrorCode`] and its catalogue from one table, so the
+/// catalogue served at `/api/errors` can never miss a code.
+macro_rules! error_codes {
+    ($($(#[$doc:meta])* $name:ident => ($wire:literal, $status:ident, $retry:literal, $meaning:literal),)*) => {
+        /// Machine-readable error codes (`errorCode`). Clients branch on
+        /// these, never on the wording.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum ErrorCode {
+            $($(#[$doc])* $name,)*
+        }
+
+        impl ErrorCode {
+            /// Every code, in catalogue order.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$name,)*];
+
+            /// The wire string.
+            pub fn as_str(self) -> &'static str {
+                match self { $(ErrorCode::$name => $wire,)* }
+            }
+
+            /// The HTTP status it is answered with.
+            pub fn status(self) -> StatusCode {
+                match self { $(ErrorCode::$name => StatusCode::$status,)* }
+            }
+
+            /// Whether the same request may succeed later.
+            pub fn retryable(self) -> bool {
+                match self { $(ErrorCode::$name => $retry,)* }
+            }
+
+            /// What it means and what to do about it.
+            pub fn meaning(self) -> &'static str {
+                match self { $(ErrorCode::$name => $meaning,)* }
+            }
+        }
+    };
 }
 
-impl ErrorCode {
-    /// The wire string.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::NotFound => "NOT_FOUND",
-            ErrorCode::StoreUnavailable => "STORE_UNAVAILABLE",
-            ErrorCode::UnknownRoute => "UNKNOWN_ROUTE",
-            ErrorCode::MissingField => "MISSING_FIELD",
-            ErrorCode::InvalidField => "INVALID_FIELD",
-            ErrorCode::MalformedBody => "MALFORMED_BODY",
-            ErrorCode::SameChainSameToken => "SAME_CHAIN_SAME_TOKEN",
-            ErrorCode::UnroutableLane => "UNROUTABLE_LANE",
-            ErrorCode::Permit2Invalid => "PERMIT2_INVALID",
-            ErrorCode::RelayerUnavailable => "RELAYER_UNAVAILABLE",
-            ErrorCode::RailsUnavailable => "RAILS_UNAVAILABLE",
-            ErrorCode::IdempotencyMismatch => "IDEMPOTENCY_KEY_REUSED",
-            ErrorCode::IdempotencyInFlight => "IDEMPOTENCY_IN_FLIGHT",
-        }
-    }
+error_codes! {
+    /// No such path or method.
+    NotFound => ("NOT_FOUND", NOT_FOUND, false, "no such path or method"),
+    /// The store failed.
+    StoreUnavailable => ("STORE_UNAVAILABLE", SERVICE_UNAVAILABLE, true, "the database is unreachable; retry"),
+    /// No route with that id (spec §7: 404 `unknown route id`).
+    UnknownRoute => ("UNKNOWN_ROUTE", NOT_FOUND, false, "no route has that id (sandbox routes are kept one hour)"),
+    /// A required field or parameter is missing (the message names it).
+    MissingField => ("MISSING_FIELD", BAD_REQUEST, false, "a required field or parameter is missing; the message names it"),
+    /// A field has an invalid value (the message names it).
+    InvalidField => ("INVALID_FIELD", BAD_REQUEST, false, "a field has an invalid value; the message names it and why"),
+    /// The body is not JSON of the expected shape.
+    MalformedBody => ("MALFORMED_BODY", BAD_REQUEST, false, "the body is not a JSON object"),
+    /// Same chain and same token: nothing to do.
+    SameChainSameToken => ("SAME_CHAIN_SAME_TOKEN", BAD_REQUEST, false, "fromChain equals toChain and the tokens are equal: nothing to move"),
+    /// No loaded, enabled, healthy rail serves the lane.
+    UnroutableLane => ("UNROUTABLE_LANE", NOT_FOUND, false, "no enabled, healthy rail executes this lane and asset"),
+    /// The Permit2 signature does not authorise this route (the message names the field).
+    Permit2Invalid => ("PERMIT2_INVALID", BAD_REQUEST, false, "the Permit2 signature does not authorise this route (signer, spender = relayer, chain, deadline, token, amount, low-s, unused nonce); the message names the field"),
+    /// The host has no relayer key, or no sender for the chain.
+    RelayerUnavailable => ("RELAYER_UNAVAILABLE", SERVICE_UNAVAILABLE, true, "this host cannot sign for the chain right now"),
+    /// Every applicable rail failed to quote or plan.
+    RailsUnavailable => ("RAILS_UNAVAILABLE", BAD_GATEWAY, true, "every applicable rail failed to quote or plan; the message lists why"),
+    /// The idempotency key was used with another body.
+    IdempotencyMismatch => ("IDEMPOTENCY_KEY_REUSED", UNPROCESSABLE_ENTITY, false, "x-idempotency-key was already used with a different body"),
+    /// The idempotency key's first request is still executing.
+    IdempotencyInFlight => ("IDEMPOTENCY_IN_FLIGHT", CONFLICT, true, "the first request with this x-idempotency-key is still executing; retry to get its response"),
+}
 
-    fn status(self) -> StatusCode {
-        match self {
-            ErrorCode::NotFound | ErrorCode::UnknownRoute | ErrorCode::UnroutableLane => {
-                StatusCode::NOT_FOUND
-            }
-            ErrorCode::MissingField
-            | ErrorCode::InvalidField
-            | ErrorCode::MalformedBody
-            | ErrorCode::SameChainSameToken
-            | ErrorCode::Permit2Invalid => StatusCode::BAD_REQUEST,
-            ErrorCode::IdempotencyMismatch => StatusCode::UNPROCESSABLE_ENTITY,
-            ErrorCode::IdempotencyInFlight => StatusCode::CONFLICT,
-            ErrorCode::RailsUnavailable => StatusCode::BAD_GATEWAY,
-            ErrorCode::StoreUnavailable | ErrorCode::RelayerUnavailable => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
-        }
-    }
-
-    fn retryable(self) -> bool {
-        matches!(
-            self,
-            ErrorCode::StoreUnavailable
-                | ErrorCode::RelayerUnavailable
-                | ErrorCode::RailsUnavailable
-                | ErrorCode::IdempotencyInFlight
-        )
-    }
+/// The catalogue served at `GET /api/errors`.
+pub fn catalogue() -> serde_json::Value {
+    let codes: Vec<serde_json::Value> = ErrorCode::ALL
+        .iter()
+        .map(|c| json!({"errorCode": c.as_str(), "status": c.status().as_u16(), "retryable": c.retryable(), "meaning": c.meaning()}))
+        .collect();
+    json!({ "errors": codes, "count": codes.len() })
 }
 
 /// An error answer.

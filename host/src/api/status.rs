@@ -7,7 +7,10 @@ use super::{ApiError, AppState};
 use crate::engine::mesh;
 
 pub(super) fn routes() -> Router<AppState> {
-    Router::new().route("/api/status", get(status))
+    Router::new().route("/api/status", get(status)).route(
+        "/api/errors",
+        get(|| async { Json(super::error::catalogue()) }),
+    )
 }
 
 #[tracing::instrument(skip_all)]
