@@ -1,35 +1,32 @@
-//! The one quote rule the aggregator simulators share: same asset between
-//! devnet chains, the simulated bridge fee, a deposit into `BridgeDeposit`.
+//! The EVM → EVM quote the three aggregator simulators (LI.FI, Squid,
+//! Bungee) share: the same asset (or assets at par) between two devnet
+//! chains, the simulated bridge fee, and a `BridgeDeposit` deposit as the
+//! transaction to send. Each aggregator module only renders this in its own
+//! wire format.
 
-use alloy::primitives::{Address, B256, U256};
+use alloy::primitives::{Address, U256};
 
 use crate::{
-    settle::{Destination, Settlement},
+    pricing::{Priced, Rate},
+    settle::{DepositCall, Destination, QuoteSpec, Settlement},
     tokens::{TokenBook, TokenInfo},
+    Upstream,
 };
 
-/// A priced EVM→EVM quote and the deposit that executes it.
-#[derive(Clone, Debug)]
-pub struct EvmQuote {
-    /// Quote id (the deposit's `quoteId`).
-    pub id: B256,
-    /// Source token.
-    pub from: TokenInfo,
-    /// Destination token.
-    pub to: TokenInfo,
-    /// Delivered amount.
-    pub to_amount: U256,
-    /// Bridge fee, source units.
-    pub fee: U256,
-    /// The deposit contract (approval target and transaction target).
-    pub bridge: Address,
-    /// Deposit calldata.
-    pub data: Vec<u8>,
-}
+/// The bridge or tool name the simulators report.
+pub const TOOL: &str = "devnet-simulator";
+/// Gas a `BridgeDeposit.deposit` needs, with headroom.
+pub const DEPOSIT_GAS: u64 = 200_000;
+/// The gas price the simulators quote, wei (1 gwei).
+pub const GAS_PRICE: u64 = 1_000_000_000;
+/// The transfer duration the simulators estimate, seconds.
+pub const DURATION_SECS: u64 = 30;
 
 /// What a caller asked for.
 #[derive(Clone, Debug)]
 pub struct EvmAsk<'a> {
+    /// The quoting simulator.
+    pub upstream: Upstream,
     /// Source chain.
     pub from_chain: u64,
     /// Destination chain.
@@ -38,39 +35,81 @@ pub struct EvmAsk<'a> {
     pub from_token: &'a str,
     /// Destination token (symbol or address).
     pub to_token: &'a str,
-    /// Source amount.
+    /// Source amount, smallest units.
     pub amount: U256,
-    /// Recipient.
+    /// Recipient on the destination chain.
     pub recipient: Address,
 }
 
-/// Prices `ask` and registers its deposit; `None` when no route exists.
-pub fn quote(tokens: &TokenBook, settle: &Settlement, ask: &EvmAsk<'_>) -> Option<EvmQuote> {
-    let from = tokens.resolve(ask.from_chain, ask.from_token)?;
-    let to = tokens.resolve(ask.to_chain, ask.to_token)?;
-    if from.symbol != to.symbol || ask.amount.is_zero() || ask.from_chain == ask.to_chain {
-        return None;
-    }
-    let (to_amount, fee) = crate::price(ask.amount, from.decimals, to.decimals);
-    let dest = Destination::Evm {
-        chain: ask.to_chain,
-        token: to.address,
-        recipient: ask.recipient,
-    };
-    let (id, bridge, data) =
-        settle.quote_deposit(ask.from_chain, from.address, ask.amount, dest, to_amount)?;
-    Some(EvmQuote {
-        id,
-        from,
-        to,
-        to_amount,
-        fee,
-        bridge,
-        data,
-    })
+/// A priced EVM → EVM quote and the deposit that executes it.
+#[derive(Clone, Debug)]
+pub struct EvmQuote {
+    /// Source token.
+    pub from: TokenInfo,
+    /// Destination token.
+    pub to: TokenInfo,
+    /// Source amount (what the deposit takes).
+    pub amount: U256,
+    /// Output and fee.
+    pub priced: Priced,
+    /// The deposit to send.
+    pub call: DepositCall,
 }
 
-/// `0x`-hex of bytes.
-pub fn hex0x(bytes: &[u8]) -> String {
-    format!("0x{}", hex::encode(bytes))
+/// Why no quote exists.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NoQuote {
+    /// The source token is not a devnet asset on the source chain.
+    #[error("unknown fromToken on chain {0}")]
+    FromToken(u64),
+    /// The destination token is not a devnet asset on the destination chain.
+    #[error("unknown toToken on chain {0}")]
+    ToToken(u64),
+    /// The amount is zero.
+    #[error("the amount must be positive")]
+    ZeroAmount,
+    /// The devnet bridges no such pair (same chain, or unpriced assets).
+    #[error("no route for this pair")]
+    NoRoute,
+}
+
+/// Prices `ask` and registers its deposit.
+pub fn quote(
+    tokens: &TokenBook,
+    settle: &Settlement,
+    ask: &EvmAsk<'_>,
+) -> Result<EvmQuote, NoQuote> {
+    let from = tokens
+        .resolve(ask.from_chain, ask.from_token)
+        .ok_or(NoQuote::FromToken(ask.from_chain))?;
+    let to = tokens
+        .resolve(ask.to_chain, ask.to_token)
+        .ok_or(NoQuote::ToToken(ask.to_chain))?;
+    if ask.amount.is_zero() {
+        return Err(NoQuote::ZeroAmount);
+    }
+    let rate = Rate::between((from.symbol, from.decimals), (to.symbol, to.decimals))
+        .filter(|_| ask.from_chain != ask.to_chain)
+        .ok_or(NoQuote::NoRoute)?;
+    let priced = rate.price(ask.amount);
+    let spec = QuoteSpec {
+        upstream: ask.upstream,
+        from_chain: ask.from_chain,
+        token: from.address,
+        amount_in: ask.amount,
+        dest: Destination::Evm {
+            chain: ask.to_chain,
+            token: to.address,
+            recipient: ask.recipient,
+        },
+        amount_out: priced.out,
+    };
+    let call = settle.quote_deposit(spec).map_err(|_| NoQuote::NoRoute)?;
+    Ok(EvmQuote {
+        from,
+        to,
+        amount: ask.amount,
+        priced,
+        call,
+    })
 }

@@ -1,16 +1,37 @@
-//! Chainflip simulator, following the Chainflip SDK / broker swap API v2
-//! (docs.chainflip.io, "Swap API v2"): `GET /v2/quote?srcChain&srcAsset&destChain&destAsset&amount`
-//! → `[{type: REGULAR, depositAmount, egressAmount, includedFees[{type,chain,asset,amount}], estimatedDurationSeconds}]`;
-//! `POST /v2/swaps {srcChain, srcAsset, destChain, destAsset, destAddress, amount}` opens a
-//! deposit channel → `{id, depositAddress, srcChainExpiryBlock, estimatedExpiryTime}`;
-//! `GET /v2/swaps/{id}` → `{state: WAITING|RECEIVING|SWAPPING|SENDING|SENT|COMPLETED|FAILED, depositAddress, egress{txRef, amount}}`.
+//! Chainflip **simulator**, following the two public surfaces a Chainflip
+//! integration uses: the SDK's swap backend v2 (`@chainflip/sdk` `getQuoteV2`
+//! / `getStatusV2`, `https://chainflip-swap.chainflip.io`) and the Broker API
+//! JSON-RPC (docs.chainflip.io "Broker API"):
 //!
-//! Bitcoin is a simulated ledger: `POST /simulator/bitcoin/send {to, amountSats}`
-//! "sends BTC" to a deposit address, after which the EVM asset is paid out on
-//! the destination anvil. EVM-side deposits go through the devnet's
-//! `BridgeDeposit` (the channel answer carries the deposit transaction);
-//! per-channel EVM deposit addresses are not simulated. Prices are fixed:
-//! 1 BTC = 100 000 USD, stablecoins at par, WBTC 1:1 with BTC.
+//! - `GET /v2/quote?srcChain&srcAsset&destChain&destAsset&amount` → an array
+//!   of quotes `[{type: "REGULAR", srcAsset{chain, asset}, destAsset{chain, asset},
+//!   depositAmount, egressAmount, includedFees[{type, chain, asset, amount}],
+//!   estimatedDurationSeconds, estimatedDurationsSeconds, estimatedPrice, …}]`;
+//! - `POST /broker` (also `POST /`), JSON-RPC 2.0:
+//!   `broker_request_swap_deposit_address` (alias `broker_requestSwapDepositAddress`;
+//!   params `[source_asset, destination_asset, destination_address,
+//!   broker_commission, channel_metadata, boost_fee, affiliate_fees,
+//!   refund_parameters]`) → `{address, issued_block, channel_id,
+//!   source_chain_expiry_block, channel_opening_fee}`; and
+//!   `broker_request_swap_parameter_encoding` (vault swaps from EVM chains;
+//!   `extra_parameters{chain, input_amount, refund_parameters}`) →
+//!   `{chain, calldata, value, to, source_token_address}`;
+//! - `GET /v2/swaps/{id}` (id: the channel id `issuedBlock-Chain-channelId`,
+//!   or the vault swap's transaction hash) → `{state: WAITING | RECEIVING |
+//!   SWAPPING | SENDING | SENT | COMPLETED | FAILED, swapId, srcChain, srcAsset,
+//!   destChain, destAsset, destAddress, depositChannel{…}, deposit{amount, txRef},
+//!   swap{…}, swapEgress{amount, txRef}, refundEgress{amount, txRef}, fees[]}`;
+//! - errors: `{message}` with 400/404/500; JSON-RPC errors `{code, message}`.
+//!
+//! Simulator specifics: chains Ethereum (1) and Arbitrum (42161) are the
+//! devnet's, Bitcoin is the simulated bitcoin ledger; assets USDC, USDT
+//! (EVM) and BTC at the devnet's fixed prices. Bitcoin → EVM: open a deposit
+//! channel, then "send BTC" to its address with `POST
+//! /simulator/bitcoin/send {to, amountSats}`; the EVM asset is paid out on
+//! the destination anvil. EVM → Bitcoin: a vault swap whose `to` is the
+//! devnet's `BridgeDeposit` (approve it for the source token); the
+//! simulated ledger is credited once the deposit is seen. EVM deposit
+//! channels are not simulated.
 
 use std::{
     collections::HashMap,
@@ -29,235 +50,442 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::{
-    aggregator::hex0x,
-    faults::Faults,
-    settle::{Destination, Settlement, TransferState},
-    tokens::TokenBook,
+    faults::ErrorShape,
+    http::{hex0x, Answer, Early},
+    ledger::Node,
+    pricing::{Rate, BTC_DECIMALS},
+    settle::{ChannelSpec, Destination, Outcome, QuoteSpec, Transfer},
+    SimContext, Upstream,
 };
 
-/// Sats per stablecoin smallest unit: 1e8 sats / (1e6 units × 100 000).
-const UNITS_PER_SAT: u64 = 1_000;
+/// Devnet chains by Chainflip chain name.
+const EVM: [(&str, u64); 2] = [("Ethereum", 1), ("Arbitrum", 42161)];
+const DURATIONS: (u64, u64, u64) = (60, 12, 30);
 
-/// A deposit channel.
-#[derive(Clone, Debug)]
-struct Channel {
-    quote_id: B256,
-    deposit_address: String,
+fn error_body(status: StatusCode) -> Value {
+    let message = match status.as_u16() {
+        400 => "invalid request",
+        404 => "resource not found",
+        429 => "too many requests",
+        _ => "internal server error",
+    };
+    json!({ "message": message })
 }
 
-/// Shared state of the Chainflip simulator.
-#[derive(Clone)]
-pub struct Chainflip {
-    /// Settlement engine.
-    pub settle: Arc<Settlement>,
-    /// Tokens per chain.
-    pub tokens: Arc<TokenBook>,
-    /// Faults.
-    pub faults: Arc<Faults>,
-    channels: Arc<Mutex<HashMap<String, Channel>>>,
+/// Chainflip's error answers and truncated body.
+pub const SHAPE: ErrorShape = ErrorShape {
+    body: error_body,
+    garbage: r#"[{"type":"REGULAR","srcAsset":{"chain":"Ethereum","asset":"USDC"},"egressAmount":"99"#,
+};
+
+fn fail(status: StatusCode, message: &str) -> Early {
+    (status, Json(json!({ "message": message })))
+        .into_response()
+        .into()
 }
 
-impl Chainflip {
-    /// A simulator over `settle`.
-    pub fn new(settle: Arc<Settlement>, tokens: Arc<TokenBook>, faults: Arc<Faults>) -> Self {
-        Chainflip {
-            settle,
-            tokens,
-            faults,
-            channels: Default::default(),
-        }
+/// An asset on a Chainflip chain, as the simulator prices it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Asset {
+    chain: String,
+    asset: String,
+    decimals: u8,
+    /// The devnet chain id, for EVM chains.
+    evm: Option<u64>,
+}
+
+impl Asset {
+    fn parse(chain: &str, asset: &str) -> Option<Asset> {
+        let asset = asset.to_ascii_uppercase();
+        let evm = EVM
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(chain))
+            .map(|e| e.1);
+        let decimals = match (evm, asset.as_str()) {
+            (Some(_), "USDC" | "USDT") => 6,
+            (None, "BTC") if chain.eq_ignore_ascii_case("Bitcoin") => BTC_DECIMALS,
+            _ => return None,
+        };
+        let chain = EVM
+            .iter()
+            .map(|e| e.0)
+            .chain(["Bitcoin"])
+            .find(|n| n.eq_ignore_ascii_case(chain))?
+            .to_string();
+        Some(Asset {
+            chain,
+            asset,
+            decimals,
+            evm,
+        })
+    }
+
+    fn json(&self) -> Value {
+        json!({"chain": self.chain, "asset": self.asset})
     }
 }
 
-fn error(status: StatusCode, message: &str) -> Response {
-    (status, Json(json!({"message": message}))).into_response()
+/// A swap the simulator knows: a deposit channel or a vault swap.
+#[derive(Clone, Debug)]
+struct Swap {
+    id: String,
+    src: Asset,
+    dest: Asset,
+    dest_address: String,
+    /// The settlement quote / channel id.
+    settle_id: B256,
+    /// The channel's deposit address (deposit channels only).
+    deposit_address: Option<String>,
+    issued_block: u64,
 }
 
-/// The router: `/v2/quote`, `/v2/swaps`, `/v2/swaps/{id}`, `/simulator/bitcoin/send`.
-pub fn routes(s: Chainflip) -> Router {
+#[derive(Clone, Debug)]
+struct Chainflip {
+    ctx: SimContext,
+    swaps: Arc<Mutex<HashMap<String, Swap>>>,
+}
+
+/// The router: `GET /v2/quote`, `GET /v2/swaps/{id}`, `POST /broker` (and `POST /`).
+pub fn routes(ctx: SimContext) -> Router {
+    let s = Chainflip {
+        ctx,
+        swaps: Arc::default(),
+    };
     Router::new()
         .route("/v2/quote", get(quote))
-        .route("/v2/swaps", post(open_channel))
         .route("/v2/swaps/{id}", get(swap_status))
-        .route("/simulator/bitcoin/send", post(send_btc))
+        .route("/broker", post(broker))
+        .route("/", post(broker))
         .with_state(s)
 }
 
-/// A swap request, from query or body.
+/// `GET /v2/quote` parameters.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct SwapAsk {
+struct QuoteAsk {
     src_chain: String,
     src_asset: String,
     dest_chain: String,
     dest_asset: String,
     amount: String,
-    #[serde(default)]
-    dest_address: Option<String>,
 }
 
-/// EVM chain ids by Chainflip chain name (the devnet maps Ethereum and Arbitrum).
-fn evm(chain: &str) -> Option<u64> {
-    match chain {
-        "Ethereum" => Some(1),
-        "Arbitrum" => Some(42161),
-        _ => None,
-    }
+fn priced(src: &Asset, dest: &Asset) -> Option<Rate> {
+    Rate::between((&src.asset, src.decimals), (&dest.asset, dest.decimals))
+        .filter(|_| src.chain != dest.chain)
 }
 
-/// `(egress amount, network fee)` of `amount` from `src` asset to `dest` asset.
-fn convert(amount: U256, src: &str, dest: &str) -> Option<(U256, U256)> {
-    let fee = amount * U256::from(crate::FEE_BPS) / U256::from(10_000u64);
-    let net = amount - fee;
-    let k = U256::from(UNITS_PER_SAT);
-    let out = match (src, dest) {
-        ("USDC" | "USDT", "BTC") => net / k,
-        ("BTC", "USDC" | "USDT") => net * k,
-        ("WBTC", "BTC") | ("BTC", "WBTC") => net,
-        _ => return None,
-    };
-    Some((out, fee))
-}
-
-async fn quote(State(s): State<Chainflip>, Query(a): Query<SwapAsk>) -> Response {
-    if let Some(r) = s.faults.intercept_500("internal error").await {
-        return r;
-    }
-    let amount: U256 = match a.amount.parse() {
-        Ok(v) => v,
-        Err(_) => return error(StatusCode::BAD_REQUEST, "invalid amount"),
-    };
-    let Some((egress, fee)) = convert(amount, &a.src_asset, &a.dest_asset) else {
-        return error(StatusCode::BAD_REQUEST, "unsupported asset pair");
-    };
-    Json(json!([{
+#[tracing::instrument(skip_all, fields(simulator = "chainflip"))]
+async fn quote(
+    State(s): State<Chainflip>,
+    q: Result<Query<QuoteAsk>, axum::extract::rejection::QueryRejection>,
+) -> Answer {
+    s.ctx.faults.gate(&SHAPE).await?;
+    let bad = |m: &str| fail(StatusCode::BAD_REQUEST, m);
+    let Query(a) =
+        q.map_err(|_| bad("srcChain, srcAsset, destChain, destAsset and amount are required"))?;
+    let src = Asset::parse(&a.src_chain, &a.src_asset)
+        .ok_or_else(|| bad("invalid request: unsupported srcAsset"))?;
+    let dest = Asset::parse(&a.dest_chain, &a.dest_asset)
+        .ok_or_else(|| bad("invalid request: unsupported destAsset"))?;
+    let amount: U256 = a
+        .amount
+        .parse()
+        .map_err(|_| bad("invalid request: amount"))?;
+    let rate = priced(&src, &dest).ok_or_else(|| bad("invalid request: unsupported asset pair"))?;
+    let p = rate.price(amount);
+    let (deposit, swap, egress) = DURATIONS;
+    Ok(Json(json!([{
         "type": "REGULAR",
-        "srcAsset": {"chain": a.src_chain, "asset": a.src_asset},
-        "destAsset": {"chain": a.dest_chain, "asset": a.dest_asset},
-        "depositAmount": amount.to_string(),
-        "egressAmount": egress.to_string(),
-        "includedFees": [{"type": "NETWORK", "chain": a.src_chain, "asset": a.src_asset, "amount": fee.to_string()}],
-        "estimatedDurationSeconds": 600,
+        "srcAsset": src.json(), "destAsset": dest.json(),
+        "depositAmount": amount.to_string(), "intermediateAmount": null, "egressAmount": p.out.to_string(),
+        "recommendedSlippageTolerancePercent": 1,
+        "includedFees": [
+            {"type": "NETWORK", "chain": src.chain, "asset": src.asset, "amount": p.fee.to_string()},
+            {"type": "BROKER", "chain": src.chain, "asset": src.asset, "amount": "0"},
+        ],
+        "poolInfo": [], "lowLiquidityWarning": false,
+        "estimatedDurationSeconds": deposit + swap + egress,
+        "estimatedDurationsSeconds": {"deposit": deposit, "swap": swap, "egress": egress},
+        "estimatedPrice": "1",
     }]))
-    .into_response()
+    .into_response())
 }
 
-async fn open_channel(State(s): State<Chainflip>, Json(a): Json<SwapAsk>) -> Response {
-    if let Some(r) = s.faults.intercept_500("internal error").await {
-        return r;
-    }
-    let (Ok(amount), Some(dest_address)) = (a.amount.parse::<U256>(), a.dest_address.clone())
-    else {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "amount and destAddress are required",
-        );
-    };
-    let Some((egress, _)) = convert(amount, &a.src_asset, &a.dest_asset) else {
-        return error(StatusCode::BAD_REQUEST, "unsupported asset pair");
-    };
-    let (dest, deposit) = match (a.src_chain.as_str(), evm(&a.dest_chain)) {
-        ("Bitcoin", Some(chain)) => {
-            let Some(token) = s.tokens.resolve(chain, &a.dest_asset) else {
-                return error(StatusCode::BAD_REQUEST, "unknown asset");
-            };
-            let Ok(recipient) = dest_address.parse::<Address>() else {
-                return error(StatusCode::BAD_REQUEST, "invalid destAddress");
-            };
-            (
-                Destination::Evm {
-                    chain,
-                    token: token.address,
-                    recipient,
-                },
-                None,
-            )
-        }
-        (src, None) if a.dest_chain == "Bitcoin" && evm(src).is_some() => {
-            let dest = Destination::Ledger {
-                node: "bitcoin",
-                address: dest_address,
-                asset: "BTC".into(),
-            };
-            (dest, evm(src))
-        }
-        _ => return error(StatusCode::BAD_REQUEST, "unsupported route"),
-    };
-    let id = format!(
-        "{}-Bitcoin-{}",
-        s.channels.lock().expect("channels").len() + 1,
-        a.src_asset
-    );
-    let (quote_id, deposit_address, tx) = match deposit {
-        Some(chain) => {
-            let Some(token) = s.tokens.resolve(chain, &a.src_asset) else {
-                return error(StatusCode::BAD_REQUEST, "unknown asset");
-            };
-            let Some((qid, bridge, data)) =
-                s.settle
-                    .quote_deposit(chain, token.address, amount, dest, egress)
-            else {
-                return error(StatusCode::BAD_REQUEST, "unsupported route");
-            };
-            (
-                qid,
-                format!("{bridge:#x}"),
-                json!({"to": bridge, "data": hex0x(&data), "value": "0", "chainId": chain}),
-            )
-        }
-        None => {
-            let (qid, address) = s.settle.open_ledger_channel("bitcoin", dest, egress);
-            (qid, address, Value::Null)
-        }
-    };
-    let ch = Channel {
-        quote_id,
-        deposit_address: deposit_address.clone(),
-    };
-    s.channels.lock().expect("channels").insert(id.clone(), ch);
-    Json(json!({
-        "id": id, "depositAddress": deposit_address, "srcChainExpiryBlock": 1_000_000,
-        "estimatedExpiryTime": 86_400, "egressAmount": egress.to_string(), "depositTransaction": tx,
-    }))
-    .into_response()
-}
-
-/// `POST /simulator/bitcoin/send {to, amountSats}`.
+/// A JSON-RPC 2.0 request.
 #[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct BtcSend {
-    to: String,
-    amount_sats: u64,
+struct Rpc {
+    #[serde(default)]
+    id: Value,
+    method: String,
+    #[serde(default)]
+    params: Value,
 }
 
-async fn send_btc(State(s): State<Chainflip>, Json(b): Json<BtcSend>) -> Response {
-    match s
-        .settle
-        .ledger_send("bitcoin", &b.to, "BTC", b.amount_sats as u128)
-        .await
-    {
-        Ok(tx_id) => Json(json!({"txId": tx_id, "simulated": true})).into_response(),
-        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e),
-    }
-}
-
-async fn swap_status(State(s): State<Chainflip>, Path(id): Path<String>) -> Response {
-    if let Some(r) = s.faults.intercept_500("internal error").await {
-        return r;
-    }
-    let Some(ch) = s.channels.lock().expect("channels").get(&id).cloned() else {
-        return error(StatusCode::NOT_FOUND, "swap not found");
-    };
-    let transfer = s.settle.transfer_for_quote(ch.quote_id);
-    let (state, egress) = match transfer.map(|t| (t.state, t.amount_out)) {
-        None => ("WAITING", Value::Null),
-        Some((TransferState::Pending, _)) => ("SWAPPING", Value::Null),
-        Some((TransferState::Done(tx), amount)) => (
-            "COMPLETED",
-            json!({"txRef": tx, "amount": amount.to_string()}),
-        ),
-        Some((TransferState::Refunded(_), _)) => ("FAILED", Value::Null),
-    };
-    Json(json!({"id": id, "state": state, "depositAddress": ch.deposit_address, "egress": egress}))
+fn rpc_error(id: &Value, code: i64, message: &str) -> Response {
+    Json(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}))
         .into_response()
+}
+
+#[tracing::instrument(skip_all, fields(simulator = "chainflip", method))]
+async fn broker(State(s): State<Chainflip>, body: axum::body::Bytes) -> Answer {
+    s.ctx.faults.gate(&SHAPE).await?;
+    let Ok(rpc) = serde_json::from_slice::<Rpc>(&body) else {
+        return Ok(rpc_error(&Value::Null, -32700, "Parse error"));
+    };
+    tracing::Span::current().record("method", rpc.method.as_str());
+    let result = match rpc.method.as_str() {
+        "broker_request_swap_deposit_address" | "broker_requestSwapDepositAddress" => {
+            s.open_channel(&rpc.params)
+        }
+        "broker_request_swap_parameter_encoding" | "broker_requestSwapParameterEncoding" => {
+            s.vault_swap(&rpc.params)
+        }
+        _ => Err((-32601, "Method not found".to_string())),
+    };
+    Ok(match result {
+        Ok(v) => Json(json!({"jsonrpc": "2.0", "id": rpc.id, "result": v})).into_response(),
+        Err((code, m)) => rpc_error(&rpc.id, code, &m),
+    })
+}
+
+type RpcResult = Result<Value, (i64, String)>;
+
+/// The broker parameters the simulator reads, positional or named.
+struct BrokerAsk {
+    src: Asset,
+    dest: Asset,
+    dest_address: String,
+    refund_address: Option<String>,
+    input_amount: Option<U256>,
+}
+
+fn invalid(m: impl Into<String>) -> (i64, String) {
+    (-32602, m.into())
+}
+
+fn read_ask(params: &Value) -> Result<BrokerAsk, (i64, String)> {
+    let named = |k: &str, i: usize| match params {
+        Value::Object(o) => o.get(k).cloned().unwrap_or(Value::Null),
+        Value::Array(a) => a.get(i).cloned().unwrap_or(Value::Null),
+        _ => Value::Null,
+    };
+    let asset = |v: Value| Asset::parse(v["chain"].as_str()?, v["asset"].as_str()?);
+    let src = asset(named("source_asset", 0)).ok_or_else(|| invalid("unsupported source_asset"))?;
+    let dest = asset(named("destination_asset", 1))
+        .ok_or_else(|| invalid("unsupported destination_asset"))?;
+    let dest_address = named("destination_address", 2)
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| invalid("destination_address is required"))?;
+    // Vault swaps carry extra_parameters at index 4; deposit channels carry
+    // refund_parameters at index 7.
+    let extra = named("extra_parameters", 4);
+    let refund = match &extra["refund_parameters"] {
+        Value::Null => named("refund_parameters", 7),
+        r => r.clone(),
+    };
+    let input_amount = extra["input_amount"]
+        .as_str()
+        .and_then(|a| a.parse::<U256>().ok());
+    Ok(BrokerAsk {
+        src,
+        dest,
+        dest_address,
+        refund_address: refund["refund_address"].as_str().map(str::to_string),
+        input_amount,
+    })
+}
+
+impl Chainflip {
+    fn evm_destination(&self, a: &BrokerAsk) -> Result<Destination, (i64, String)> {
+        let chain = a
+            .dest
+            .evm
+            .ok_or_else(|| invalid("destination is not an EVM chain"))?;
+        let token = self
+            .ctx
+            .tokens
+            .resolve(chain, &a.dest.asset)
+            .ok_or_else(|| invalid(format!("{} is not on this devnet", a.dest.chain)))?;
+        let recipient: Address = a
+            .dest_address
+            .parse()
+            .map_err(|_| invalid("invalid destination_address"))?;
+        Ok(Destination::Evm {
+            chain,
+            token: token.address,
+            recipient,
+        })
+    }
+
+    fn open_channel(&self, params: &Value) -> RpcResult {
+        let a = read_ask(params)?;
+        if a.src.evm.is_some() {
+            return Err(invalid(
+                "simulator: EVM deposit channels are not simulated; use broker_request_swap_parameter_encoding",
+            ));
+        }
+        let rate = priced(&a.src, &a.dest).ok_or_else(|| invalid("unsupported asset pair"))?;
+        let spec = ChannelSpec {
+            upstream: Upstream::Chainflip,
+            node: Node::Bitcoin,
+            asset: "BTC",
+            dest: self.evm_destination(&a)?,
+            rate,
+            refund_address: a.refund_address.clone(),
+        };
+        let ch = self.ctx.settle.open_channel(spec);
+        let mut swaps = self.swaps.lock().expect("swaps lock");
+        let (issued_block, channel_id) = (1_000 + swaps.len() as u64, swaps.len() as u64 + 1);
+        let id = format!("{issued_block}-{}-{channel_id}", a.src.chain);
+        let swap = Swap {
+            id: id.clone(),
+            src: a.src,
+            dest: a.dest,
+            dest_address: a.dest_address,
+            settle_id: ch.id,
+            deposit_address: Some(ch.address.clone()),
+            issued_block,
+        };
+        swaps.insert(id, swap);
+        Ok(
+            json!({"address": ch.address, "issued_block": issued_block, "channel_id": channel_id,
+                  "source_chain_expiry_block": 1_000_000, "channel_opening_fee": "0x0"}),
+        )
+    }
+
+    fn vault_swap(&self, params: &Value) -> RpcResult {
+        let a = read_ask(params)?;
+        let chain = a
+            .src
+            .evm
+            .ok_or_else(|| invalid("vault swaps are encoded for EVM source chains here"))?;
+        let amount = a
+            .input_amount
+            .filter(|v| !v.is_zero())
+            .ok_or_else(|| invalid("extra_parameters.input_amount is required"))?;
+        let node_asset = (a.dest.chain == "Bitcoin")
+            .then_some("BTC")
+            .ok_or_else(|| invalid("destination must be Bitcoin"))?;
+        let rate = priced(&a.src, &a.dest).ok_or_else(|| invalid("unsupported asset pair"))?;
+        let token = self
+            .ctx
+            .tokens
+            .resolve(chain, &a.src.asset)
+            .ok_or_else(|| invalid("unknown source asset"))?;
+        let spec = QuoteSpec {
+            upstream: Upstream::Chainflip,
+            from_chain: chain,
+            token: token.address,
+            amount_in: amount,
+            dest: Destination::Ledger {
+                node: Node::Bitcoin,
+                address: a.dest_address.clone(),
+                asset: node_asset,
+            },
+            amount_out: rate.price(amount).out,
+        };
+        let call = self
+            .ctx
+            .settle
+            .quote_deposit(spec)
+            .map_err(|e| invalid(e.to_string()))?;
+        let id = format!("{:#x}", call.quote_id);
+        let swap = Swap {
+            id: id.clone(),
+            src: a.src.clone(),
+            dest: a.dest,
+            dest_address: a.dest_address,
+            settle_id: call.quote_id,
+            deposit_address: None,
+            issued_block: 0,
+        };
+        self.swaps.lock().expect("swaps lock").insert(id, swap);
+        Ok(
+            json!({"chain": a.src.chain, "calldata": hex0x(&call.data), "value": format!("{:#x}", call.value),
+                  "to": call.to, "source_token_address": token.address}),
+        )
+    }
+
+    /// The swap `id` names: a channel id, or a vault swap's transaction hash.
+    fn find(&self, id: &str) -> Option<(Swap, Option<Transfer>)> {
+        let swaps = self.swaps.lock().expect("swaps lock");
+        if let Some(sw) = swaps.get(id) {
+            let t = self.ctx.settle.transfers_for(sw.settle_id).pop();
+            return Some((sw.clone(), t));
+        }
+        let t = self.ctx.settle.transfer(id)?;
+        let sw = swaps
+            .values()
+            .find(|sw| Some(sw.settle_id) == t.quote_id)?
+            .clone();
+        Some((sw, Some(t)))
+    }
+}
+
+#[tracing::instrument(skip_all, fields(simulator = "chainflip"))]
+async fn swap_status(State(s): State<Chainflip>, Path(id): Path<String>) -> Answer {
+    s.ctx.faults.gate(&SHAPE).await?;
+    let (sw, t) = s
+        .find(&id)
+        .ok_or_else(|| Early::from(SHAPE.respond(StatusCode::NOT_FOUND)))?;
+    Ok(Json(render_status(&sw, t.as_ref(), s.ctx.settle.delay())).into_response())
+}
+
+fn render_status(sw: &Swap, t: Option<&Transfer>, delay: std::time::Duration) -> Value {
+    let (deposit, swap, egress) = DURATIONS;
+    let mut v = json!({
+        "state": "WAITING", "swapId": sw.id, "srcChain": sw.src.chain, "srcAsset": sw.src.asset,
+        "destChain": sw.dest.chain, "destAsset": sw.dest.asset, "destAddress": sw.dest_address,
+        "fees": [], "brokers": [], "boost": null, "ccmParams": null, "dcaParams": null,
+        "estimatedDurationSeconds": deposit + swap + egress,
+        "estimatedDurationsSeconds": {"deposit": deposit, "swap": swap, "egress": egress},
+        "srcChainRequiredBlockConfirmations": if sw.src.evm.is_some() { 1 } else { 3 },
+    });
+    if let Some(address) = &sw.deposit_address {
+        v["depositChannel"] = json!({
+            "id": sw.id, "createdAt": 0, "depositAddress": address, "srcChainExpiryBlock": "1000000",
+            "estimatedExpiryTime": 86_400, "expectedDepositAmount": null, "isExpired": false,
+            "openedThroughBackend": false, "brokerCommissionBps": 0, "affiliateBrokers": [],
+            "issuedBlock": sw.issued_block,
+        });
+    }
+    let Some(t) = t else {
+        return v;
+    };
+    v["deposit"] =
+        json!({"amount": t.amount_in.to_string(), "txRef": t.src_tx, "txConfirmations": 1});
+    let fee = json!({"type": "NETWORK", "chain": sw.src.chain, "asset": sw.src.asset,
+                     "amount": crate::pricing::fee(t.amount_in).to_string()});
+    v["fees"] = json!([fee]);
+    let swapped = json!({"originalInputAmount": t.amount_in.to_string(), "remainingInputAmount": "0",
+                         "swappedInputAmount": t.amount_in.to_string(), "swappedIntermediateAmount": "0",
+                         "swappedOutputAmount": t.amount_out.to_string()});
+    match t.outcome() {
+        Outcome::Pending => {
+            let p = t.progress(delay);
+            v["state"] = json!(if p < 1.0 / 3.0 {
+                "RECEIVING"
+            } else if p < 2.0 / 3.0 {
+                "SWAPPING"
+            } else {
+                "SENDING"
+            });
+            if p >= 1.0 / 3.0 {
+                v["swap"] = swapped;
+            }
+        }
+        Outcome::Delivered(tx) => {
+            v["state"] = json!("COMPLETED");
+            v["swap"] = swapped;
+            v["swapEgress"] = json!({"amount": t.amount_out.to_string(), "txRef": tx, "scheduledAt": 0, "witnessedAt": 0});
+        }
+        Outcome::Failed { refund_tx, reason } => {
+            v["state"] = json!("FAILED");
+            v["refundEgress"] = json!({"amount": t.amount_in.to_string(), "txRef": refund_tx,
+                                       "failure": {"mode": "SIMULATOR", "reason": {"code": "SIMULATOR", "message": reason}}});
+        }
+    }
+    v
 }

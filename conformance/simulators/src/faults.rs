@@ -1,11 +1,18 @@
-//! Fault injection, per simulator: set at start or at runtime with
-//! `POST /simulator/faults {"mode": "none|error|garbage|hang|accept-then-fail", "latencyMs": 0}`.
+//! Fault injection, per simulator: set at start ([`crate::SimConfig`]) or at
+//! runtime with `POST /simulator/faults {"mode": "none|error|garbage|hang|accept-then-fail", "latencyMs": 0, "status": 429}`
+//! (`GET /simulator/faults` reads it back).
 //!
-//! - `error`: the upstream's own error body and status;
-//! - `garbage`: a truncated, unparsable body with status 200;
-//! - `hang`: never answers (the client's timeout must end the call);
+//! - `error`: the upstream's own documented error body with its status
+//!   (the upstream's server error unless `status` picks another, e.g. 429);
+//! - `garbage`: status 200 with a truncated body in the upstream's shape;
+//! - `hang`: never answers — the client's timeout must end the call;
 //! - `accept-then-fail`: quotes normally, takes the deposit, then reports
-//!   the transfer failed and refunds the depositor instead of paying out.
+//!   the upstream's failed status and refunds the depositor instead of
+//!   paying out;
+//! - `latencyMs`: extra delay before every upstream answer, in any mode.
+//!
+//! Faults apply to the upstream API only, never to the `/simulator/*`
+//! control endpoints.
 
 use std::{
     sync::{Arc, Mutex},
@@ -16,7 +23,7 @@ use axum::{
     extract::State,
     http::StatusCode,
     response::{IntoResponse, Response},
-    routing::post,
+    routing::get,
     Json, Router,
 };
 use serde::{Deserialize, Serialize};
@@ -35,7 +42,7 @@ pub enum FaultMode {
     Garbage,
     /// Never answer.
     Hang,
-    /// Take deposits, then fail and refund.
+    /// Take deposits, then report failure and refund.
     AcceptThenFail,
 }
 
@@ -45,16 +52,51 @@ pub enum FaultMode {
 pub struct FaultConfig {
     /// Mode.
     pub mode: FaultMode,
-    /// Extra latency before every answer, ms.
+    /// Extra latency before every upstream answer, ms (default 0).
     #[serde(default)]
     pub latency_ms: u64,
+    /// The HTTP status `error` answers with (default: the upstream's
+    /// server error, 500).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
 }
 
-/// Shared, runtime-settable faults.
+impl FaultConfig {
+    /// `mode` with no latency and the default error status.
+    pub fn mode(mode: FaultMode) -> Self {
+        FaultConfig {
+            mode,
+            ..Default::default()
+        }
+    }
+}
+
+/// How an upstream says "error", and what its body looks like cut short.
+#[derive(Clone, Copy, Debug)]
+pub struct ErrorShape {
+    /// The upstream's documented error body for a status.
+    pub body: fn(StatusCode) -> Value,
+    /// A truncated success body in the upstream's shape.
+    pub garbage: &'static str,
+}
+
+impl ErrorShape {
+    /// The upstream's error answer with `status`.
+    pub fn respond(&self, status: StatusCode) -> Response {
+        (status, Json((self.body)(status))).into_response()
+    }
+}
+
+/// Shared, runtime-settable faults of one simulator.
 #[derive(Debug, Default)]
 pub struct Faults(Mutex<FaultConfig>);
 
 impl Faults {
+    /// Faults starting as `c`.
+    pub fn new(c: FaultConfig) -> Self {
+        Faults(Mutex::new(c))
+    }
+
     /// Current settings.
     pub fn get(&self) -> FaultConfig {
         *self.0.lock().expect("faults lock")
@@ -62,21 +104,38 @@ impl Faults {
 
     /// Replaces the settings.
     pub fn set(&self, c: FaultConfig) {
+        tracing::info!(?c, "simulator faults set");
         *self.0.lock().expect("faults lock") = c;
+    }
+
+    /// Whether deposits are to be taken and then failed.
+    pub fn accepts_then_fails(&self) -> bool {
+        self.get().mode == FaultMode::AcceptThenFail
     }
 
     /// Applies latency and request-level faults; `Some(response)` means
     /// answer that instead of the real handler's answer.
-    pub async fn intercept(&self, error: (StatusCode, Value)) -> Option<Response> {
+    pub async fn intercept(&self, shape: &ErrorShape) -> Option<Response> {
         let c = self.get();
         if c.latency_ms > 0 {
             tokio::time::sleep(Duration::from_millis(c.latency_ms)).await;
         }
         match c.mode {
-            FaultMode::Error => Some((error.0, Json(error.1)).into_response()),
-            FaultMode::Garbage => {
-                Some((StatusCode::OK, "{\"estimate\": {\"toAmount\": \"12").into_response())
+            FaultMode::Error => {
+                let status = c
+                    .status
+                    .and_then(|s| StatusCode::from_u16(s).ok())
+                    .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+                Some(shape.respond(status))
             }
+            FaultMode::Garbage => Some(
+                (
+                    StatusCode::OK,
+                    [("content-type", "application/json")],
+                    shape.garbage,
+                )
+                    .into_response(),
+            ),
             FaultMode::Hang => std::future::pending().await,
             FaultMode::None | FaultMode::AcceptThenFail => None,
         }
@@ -84,25 +143,42 @@ impl Faults {
 }
 
 impl Faults {
-    /// [`Faults::intercept`] for upstreams whose error body is
-    /// `{"message": …}` with status 500.
-    pub async fn intercept_500(&self, message: &str) -> Option<Response> {
-        self.intercept((
-            StatusCode::INTERNAL_SERVER_ERROR,
-            serde_json::json!({ "message": message }),
-        ))
-        .await
+    /// [`Faults::intercept`] for handlers that answer with `?`.
+    pub async fn gate(&self, shape: &ErrorShape) -> crate::http::Answer<()> {
+        match self.intercept(shape).await {
+            Some(r) => Err(r.into()),
+            None => Ok(()),
+        }
     }
 }
 
-async fn set_faults(State(f): State<Arc<Faults>>, Json(c): Json<FaultConfig>) -> Json<FaultConfig> {
+async fn read(State(f): State<Arc<Faults>>) -> Json<FaultConfig> {
+    Json(f.get())
+}
+
+async fn write(State(f): State<Arc<Faults>>, Json(c): Json<FaultConfig>) -> Json<FaultConfig> {
     f.set(c);
     Json(c)
 }
 
-/// `POST /simulator/faults`.
+/// `GET` and `POST /simulator/faults`.
 pub fn routes(f: Arc<Faults>) -> Router {
     Router::new()
-        .route("/simulator/faults", post(set_faults))
+        .route("/simulator/faults", get(read).post(write))
         .with_state(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fault_config_reads_the_documented_json() {
+        let c: FaultConfig =
+            serde_json::from_str(r#"{"mode":"accept-then-fail","latencyMs":5}"#).unwrap();
+        assert_eq!(c.mode, FaultMode::AcceptThenFail);
+        assert_eq!(c.latency_ms, 5);
+        let c: FaultConfig = serde_json::from_str(r#"{"mode":"error","status":429}"#).unwrap();
+        assert_eq!((c.mode, c.status), (FaultMode::Error, Some(429)));
+    }
 }

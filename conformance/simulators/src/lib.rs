@@ -1,15 +1,27 @@
-//! Upstream simulators for the devnet. Each speaks its real upstream's
-//! public wire format (so pointing a rail at the real URL is configuration,
-//! not code) and settles for real on the devnet's anvil chains. They are
-//! simulators: they stand in only for upstreams that cannot be reached from
-//! here, they bind loopback only, and their names say so.
+//! Upstream **simulators** for the devnet. Each speaks its real upstream's
+//! public wire format — so pointing a rail at the real URL is
+//! configuration, not code — and settles for real on the devnet's anvil
+//! chains. They are simulators, and say so: they stand in only for
+//! upstreams that cannot be reached from here, every answer carries an
+//! `x-simulator` header, and non-EVM chains are simulated ledgers.
 //!
-//! One module per upstream: [`lifi`], [`squid`], [`bungee`] (EVM
-//! aggregators settling through [`settle`]), [`allbridge`] (EVM → stellar,
-//! solana, tron), [`chainflip`] (EVM ↔ bitcoin), [`circle`] (CCTP
-//! attestations). Non-EVM chains are simulated ledgers ([`ledger`]). Each
-//! simulator also serves `POST /simulator/faults` ([`faults`]) and
-//! `GET /simulator/ledger` ([`control`]).
+//! | module | upstream, version followed |
+//! |---|---|
+//! | [`lifi`] | LI.FI API v1 (`li.quest`, OpenAPI 1.0.0) |
+//! | [`squid`] | Squid API v2 (`v2.api.squidrouter.com`) |
+//! | [`bungee`] | Bungee / Socket API v2 (`api.socket.tech/v2`) |
+//! | [`allbridge`] | Allbridge Core REST API (`allbridge-core-rest-api`, SDK 3.x era) |
+//! | [`chainflip`] | Chainflip SDK swap backend v2 + Broker API JSON-RPC |
+//! | [`circle`] | Circle CCTP v2 attestation API (`iris-api`, OpenAPI 1.0) |
+//!
+//! Shared machinery: [`settle`] (quote → deposit → payout/refund),
+//! [`watch`] (chain log polling), [`ledger`] (simulated non-EVM ledgers),
+//! [`faults`] (error, garbage, hang, accept-then-fail), [`control`] (the
+//! `/simulator/*` devnet endpoints), [`aggregator`], [`pricing`], [`tokens`].
+//!
+//! What it must never do: listen anywhere but 127.0.0.1, reach outside the
+//! machine, or hold a key that is not the devnet's publicly known bridge
+//! operator or attester.
 
 pub mod aggregator;
 pub mod allbridge;
@@ -17,54 +29,40 @@ pub mod bungee;
 pub mod chainflip;
 pub mod circle;
 pub mod control;
+pub mod error;
 pub mod faults;
+pub mod http;
 pub mod ledger;
 pub mod lifi;
+pub mod pricing;
 pub mod settle;
 pub mod squid;
 pub mod tokens;
+pub mod watch;
 
-/// Every simulated bridge's fee, basis points of the amount.
-pub const FEE_BPS: u64 = 10;
-
-/// The delivered amount and the fee for `amount`, rescaled between token
-/// decimals: the one pricing rule every simulator uses.
-pub fn price(
-    amount: alloy::primitives::U256,
-    from_decimals: u8,
-    to_decimals: u8,
-) -> (alloy::primitives::U256, alloy::primitives::U256) {
-    use alloy::primitives::U256;
-    let fee = amount * U256::from(FEE_BPS) / U256::from(10_000u64);
-    let ten = U256::from(10u8);
-    let net = amount - fee;
-    let out = if to_decimals >= from_decimals {
-        net * ten.pow(U256::from(to_decimals - from_decimals))
-    } else {
-        net / ten.pow(U256::from(from_decimals - to_decimals))
-    };
-    (out, fee)
-}
-
-use std::{collections::HashMap, sync::Arc};
+use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use axum::Router;
 use relay_devnet::Devnet;
 
+pub use error::{SettleError, SimError};
+pub use faults::{FaultConfig, FaultMode};
+pub use ledger::Node;
+
 use crate::{faults::Faults, settle::Settlement, tokens::TokenBook};
 
 /// The simulated upstreams.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Upstream {
     /// LI.FI API v1.
     Lifi,
-    /// Squid v2.
+    /// Squid API v2.
     Squid,
-    /// Bungee / Socket v2.
+    /// Bungee (Socket) API v2.
     Bungee,
     /// Allbridge Core REST API.
     Allbridge,
-    /// Chainflip swap API v2 (+ the simulated bitcoin ledger).
+    /// Chainflip swap backend + broker (and the simulated bitcoin ledger).
     Chainflip,
     /// Circle CCTP v2 attestation API.
     Circle,
@@ -80,19 +78,92 @@ impl Upstream {
         Upstream::Chainflip,
         Upstream::Circle,
     ];
+
+    /// Short name (`lifi`, …), also the `x-simulator` header value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Upstream::Lifi => "lifi",
+            Upstream::Squid => "squid",
+            Upstream::Bungee => "bungee",
+            Upstream::Allbridge => "allbridge",
+            Upstream::Chainflip => "chainflip",
+            Upstream::Circle => "circle",
+        }
+    }
+
+    /// The public API version whose wire format the simulator follows.
+    pub fn follows(self) -> &'static str {
+        match self {
+            Upstream::Lifi => "LI.FI API v1 (docs.li.fi API reference, OpenAPI 1.0.0; @lifi/types 17.x status enums)",
+            Upstream::Squid => "Squid API v2 (docs.squidrouter.com: Get a route, Get Route Status)",
+            Upstream::Bungee => "Socket/Bungee API v2 (api.socket.tech/v2; socket-v2-sdk models)",
+            Upstream::Allbridge => "Allbridge Core REST API (allbridge-core-rest-api, @allbridge/bridge-core-sdk 3.x types)",
+            Upstream::Chainflip => "Chainflip SDK swap backend v2 (/v2/quote, /v2/swaps/{id}) + Broker API JSON-RPC",
+            Upstream::Circle => "Circle CCTP v2 attestation API (GET /v2/messages/{sourceDomainId}, OpenAPI 1.0)",
+        }
+    }
 }
 
-/// Why the simulators could not start.
-#[derive(Debug, thiserror::Error)]
-#[error("simulator: {0}")]
-pub struct SimError(String);
+/// What the Circle simulator waits for before an attestation is complete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CircleConfig {
+    /// Blocks mined on top of the burn's block (default 0).
+    pub confirmations: u64,
+    /// Polls answered `pending_confirmations` first (default 1).
+    pub pending_polls: u32,
+}
 
-/// Running simulators; dropping stops them.
+impl Default for CircleConfig {
+    fn default() -> Self {
+        CircleConfig {
+            confirmations: 0,
+            pending_polls: 1,
+        }
+    }
+}
+
+/// How the simulators start.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// Initial faults per upstream (default: none anywhere).
+    pub faults: HashMap<Upstream, FaultConfig>,
+    /// How often the watchers poll each chain (default 200 ms).
+    pub poll_interval: Duration,
+    /// How long a seen deposit waits before it settles (default 0), so
+    /// intermediate statuses can be observed.
+    pub settle_delay: Duration,
+    /// The Circle attestation timing.
+    pub circle: CircleConfig,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            faults: HashMap::new(),
+            poll_interval: Duration::from_millis(200),
+            settle_delay: Duration::ZERO,
+            circle: CircleConfig::default(),
+        }
+    }
+}
+
+/// What every upstream simulator's handlers reach.
+#[derive(Clone, Debug)]
+pub struct SimContext {
+    /// The settlement engine.
+    pub settle: Arc<Settlement>,
+    /// The devnet's EVM assets.
+    pub tokens: Arc<TokenBook>,
+    /// This simulator's faults.
+    pub faults: Arc<Faults>,
+}
+
+/// Running simulators, one loopback HTTP server per upstream; dropping
+/// (or [`Simulators::stop`]) stops them.
 pub struct Simulators {
     urls: HashMap<Upstream, String>,
     faults: HashMap<Upstream, Arc<Faults>>,
-    /// The aggregators' settlement engine.
-    pub settlement: Arc<Settlement>,
+    settlement: Arc<Settlement>,
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
 
@@ -104,88 +175,53 @@ impl std::fmt::Debug for Simulators {
     }
 }
 
-async fn serve(router: Router) -> Result<(String, tokio::task::JoinHandle<()>), SimError> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .map_err(|e| SimError(e.to_string()))?;
-    let url = format!(
-        "http://{}",
-        listener.local_addr().map_err(|e| SimError(e.to_string()))?
-    );
-    let task = tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
-    });
-    Ok((url, task))
-}
-
 impl Simulators {
-    /// Starts every simulator over `devnet`.
+    /// Starts every simulator over `devnet` with the default [`SimConfig`].
     pub async fn start(devnet: &Devnet) -> Result<Self, SimError> {
-        let faults: HashMap<Upstream, Arc<Faults>> =
-            Upstream::ALL.iter().map(|u| (*u, Arc::default())).collect();
-        let settlement = Settlement::new(devnet, faults.values().cloned().collect());
-        let mut tasks = settlement.spawn_watchers();
+        Self::start_with(devnet, SimConfig::default()).await
+    }
+
+    /// Starts every simulator over `devnet` with `config`.
+    #[tracing::instrument(skip_all)]
+    pub async fn start_with(devnet: &Devnet, config: SimConfig) -> Result<Self, SimError> {
+        let faults: HashMap<Upstream, Arc<Faults>> = Upstream::ALL
+            .iter()
+            .map(|u| {
+                let c = config.faults.get(u).copied().unwrap_or_default();
+                (*u, Arc::new(Faults::new(c)))
+            })
+            .collect();
+        let settlement = Settlement::new(devnet, faults.clone(), config.settle_delay);
+        let mut tasks = settlement.spawn_watchers(config.poll_interval).await?;
         let tokens = Arc::new(TokenBook::from_devnet(devnet));
-        let f = |u: Upstream| faults[&u].clone();
-        let (settle, t) = (settlement.clone(), tokens.clone());
-        let routers = [
-            (
-                Upstream::Lifi,
-                lifi::routes(lifi::Lifi {
-                    settle: settle.clone(),
-                    tokens: t.clone(),
-                    faults: f(Upstream::Lifi),
-                }),
-            ),
-            (
-                Upstream::Squid,
-                squid::routes(squid::Squid {
-                    settle: settle.clone(),
-                    tokens: t.clone(),
-                    faults: f(Upstream::Squid),
-                }),
-            ),
-            (
-                Upstream::Bungee,
-                bungee::routes(bungee::Bungee {
-                    settle: settle.clone(),
-                    tokens: t.clone(),
-                    faults: f(Upstream::Bungee),
-                    routes: Default::default(),
-                }),
-            ),
-            (
-                Upstream::Allbridge,
-                allbridge::routes(allbridge::Allbridge {
-                    settle: settle.clone(),
-                    tokens: t.clone(),
-                    faults: f(Upstream::Allbridge),
-                }),
-            ),
-            (
-                Upstream::Chainflip,
-                chainflip::routes(chainflip::Chainflip::new(
-                    settle.clone(),
-                    t,
-                    f(Upstream::Chainflip),
-                )),
-            ),
-            (
-                Upstream::Circle,
-                circle::routes(circle::Circle::new(devnet, f(Upstream::Circle))),
-            ),
-        ];
-        let control = control::Control {
-            settle: settle.clone(),
+        let ctx = |u: Upstream| SimContext {
+            settle: settlement.clone(),
             tokens: tokens.clone(),
+            faults: faults[&u].clone(),
         };
+        let (circle, circle_tasks) = circle::CircleSimulator::start(
+            devnet,
+            ctx(Upstream::Circle),
+            config.circle,
+            config.poll_interval,
+        )
+        .await?;
+        tasks.extend(circle_tasks);
         let mut urls = HashMap::new();
-        for (u, router) in routers {
-            let router = router
-                .merge(faults::routes(f(u)))
-                .merge(control::routes(control.clone()));
-            let (url, task) = serve(router).await?;
-            tracing::info!(upstream = ?u, %url, "simulator listening");
+        for u in Upstream::ALL {
+            let api: Router = match u {
+                Upstream::Lifi => lifi::routes(ctx(u)),
+                Upstream::Squid => squid::routes(ctx(u)),
+                Upstream::Bungee => bungee::routes(ctx(u)),
+                Upstream::Allbridge => allbridge::routes(ctx(u)),
+                Upstream::Chainflip => chainflip::routes(ctx(u)),
+                Upstream::Circle => circle::routes(circle.clone()),
+            };
+            let router = api
+                .merge(faults::routes(faults[&u].clone()))
+                .merge(control::routes(ctx(u), u));
+            let (url, task) = http::serve(u.name(), router).await?;
+            tracing::info!(upstream = u.name(), %url, "simulator listening (not the real upstream)");
             urls.insert(u, url);
             tasks.push(task);
         }
@@ -197,15 +233,72 @@ impl Simulators {
         })
     }
 
-    /// Base URL of an upstream's simulator.
+    /// Base URL of an upstream's simulator (`http://127.0.0.1:<port>`).
     pub fn url(&self, u: Upstream) -> &str {
         &self.urls[&u]
     }
 
-    /// The fault switch of an upstream's simulator.
-    pub fn faults(&self, u: Upstream) -> &Arc<Faults> {
-        &self.faults[&u]
+    /// LI.FI simulator base URL (the real one is `https://li.quest`).
+    pub fn lifi_url(&self) -> &str {
+        self.url(Upstream::Lifi)
     }
+
+    /// Squid simulator base URL (the real one is `https://v2.api.squidrouter.com`).
+    pub fn squid_url(&self) -> &str {
+        self.url(Upstream::Squid)
+    }
+
+    /// Bungee simulator base URL (the real one is `https://api.socket.tech`).
+    pub fn bungee_url(&self) -> &str {
+        self.url(Upstream::Bungee)
+    }
+
+    /// Allbridge Core REST API simulator base URL (the real one is self-hosted).
+    pub fn allbridge_url(&self) -> &str {
+        self.url(Upstream::Allbridge)
+    }
+
+    /// Chainflip simulator base URL: swap backend at the root, Broker API
+    /// JSON-RPC at `/broker` (the real ones are `https://chainflip-swap.chainflip.io`
+    /// and a broker's own URL).
+    pub fn chainflip_url(&self) -> &str {
+        self.url(Upstream::Chainflip)
+    }
+
+    /// Circle attestation simulator base URL (the real one is `https://iris-api.circle.com`).
+    pub fn circle_url(&self) -> &str {
+        self.url(Upstream::Circle)
+    }
+
+    /// Current faults of an upstream's simulator.
+    pub fn faults(&self, u: Upstream) -> FaultConfig {
+        self.faults[&u].get()
+    }
+
+    /// Sets the faults of an upstream's simulator.
+    pub fn set_faults(&self, u: Upstream, c: FaultConfig) {
+        self.faults[&u].set(c);
+    }
+
+    /// The settlement engine (quotes, transfers, simulated ledgers).
+    pub fn settlement(&self) -> &Arc<Settlement> {
+        &self.settlement
+    }
+
+    /// A simulated ledger balance.
+    pub fn ledger_balance(&self, node: Node, address: &str, asset: &str) -> u128 {
+        self.settlement.ledger().balance(node, address, asset)
+    }
+
+    /// "Sends BTC" on the simulated bitcoin ledger to `to` (a Chainflip
+    /// deposit address, or any address); returns the simulated tx id.
+    pub fn send_btc(&self, to: &str, sats: u64) -> Result<String, SettleError> {
+        self.settlement
+            .ledger_send(Node::Bitcoin, None, to, "BTC", u128::from(sats))
+    }
+
+    /// Stops every simulator and watcher.
+    pub fn stop(self) {}
 }
 
 impl Drop for Simulators {

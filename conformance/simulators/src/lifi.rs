@@ -1,230 +1,277 @@
-//! LI.FI simulator, following the public LI.FI API v1 (docs.li.fi, API
-//! reference "GET /v1/quote" and "GET /v1/status", 2025–2026 shape):
-//! `estimate{fromAmount,toAmount,toAmountMin,approvalAddress,feeCosts,gasCosts,executionDuration}`,
-//! `transactionRequest{from,to,chainId,data,value,gasLimit,gasPrice}`;
-//! status `NOT_FOUND|PENDING|DONE|FAILED` with `substatus`, `sending`,
-//! `receiving`. Errors are `{message, code}` with LI.FI's codes
-//! (1002 no quote, 1011 invalid input).
+//! LI.FI **simulator**, following the public LI.FI API v1 (docs.li.fi, API
+//! reference "Get a quote for a token transfer" and "Check the status of a
+//! cross-chain transfer", OpenAPI 1.0.0; status enums as in `@lifi/types`
+//! 17.x):
 //!
-//! Settlement is real: the transaction request deposits into the devnet's
-//! `BridgeDeposit`, and the payout happens on the destination anvil.
-
-use std::{collections::HashMap, sync::Arc};
+//! - `GET /v1/quote?fromChain&toChain&fromToken&toToken&fromAmount&fromAddress[&toAddress&slippage]`
+//!   → a `lifi` step: `{id, type, tool, toolDetails, action{…}, estimate{fromAmount,
+//!   toAmount, toAmountMin, approvalAddress, executionDuration, feeCosts[], gasCosts[]},
+//!   transactionRequest{from, to, chainId, data, value, gasLimit, gasPrice}}`;
+//!   `slippage` is a fraction (default 0.005);
+//! - `GET /v1/status?txHash[&fromChain&toChain&bridge]` → `{status:
+//!   NOT_FOUND|PENDING|DONE|FAILED, substatus, substatusMessage, sending{txHash,
+//!   amount, chainId, token}, receiving{txHash, amount, chainId, token}, tool}`;
+//! - errors: `{message, code}` with LI.FI's codes (1002 no quote, 1005 rate
+//!   limit, 1006 server error, 1011 validation).
+//!
+//! Simulator specifics: the tool is `devnet-simulator`, the approval address
+//! and transaction target are the devnet's `BridgeDeposit`, and a transfer
+//! the simulator failed (accept-then-fail, unmatched deposit) reports
+//! `FAILED` / `UNKNOWN_FAILED_ERROR` after refunding the sender.
 
 use alloy::primitives::{Address, B256, U256};
 use axum::{
     extract::{Query, State},
     http::StatusCode,
-    response::{IntoResponse, Response},
+    response::IntoResponse,
     routing::get,
     Json, Router,
 };
 use serde_json::{json, Value};
 
 use crate::{
-    faults::Faults,
-    settle::{Settlement, TransferState},
-    tokens::TokenBook,
+    aggregator::{self, EvmAsk, EvmQuote, NoQuote, DEPOSIT_GAS, DURATION_SECS, GAS_PRICE, TOOL},
+    faults::ErrorShape,
+    http::{hex0x, param, Answer, Early, Params},
+    pricing::{less_bps, FEE_BPS},
+    settle::{Destination, Outcome, Transfer},
+    tokens::TokenInfo,
+    SimContext, Upstream,
 };
 
-use crate::{
-    aggregator::{self, EvmAsk, EvmQuote},
-    FEE_BPS,
-};
-/// Gas the deposit costs.
-pub const DEPOSIT_GAS: u64 = 150_000;
-
-/// Shared state of the LI.FI simulator.
-#[derive(Clone)]
-pub struct Lifi {
-    /// Settlement engine.
-    pub settle: Arc<Settlement>,
-    /// Tokens per chain.
-    pub tokens: Arc<TokenBook>,
-    /// Faults.
-    pub faults: Arc<Faults>,
-}
-
-/// A LI.FI error answer: `{message, code}` with an HTTP status.
-#[derive(Debug)]
-pub struct LifiError {
-    status: StatusCode,
-    code: u32,
-    message: String,
-}
-
-impl IntoResponse for LifiError {
-    fn into_response(self) -> Response {
-        (
-            self.status,
-            Json(json!({ "message": self.message, "code": self.code })),
-        )
-            .into_response()
+/// LI.FI's error code for a status.
+fn code(status: StatusCode) -> u32 {
+    match status.as_u16() {
+        400 => 1011,
+        404 => 1002,
+        429 => 1005,
+        _ => 1006,
     }
 }
 
-fn error(status: StatusCode, code: u32, message: &str) -> LifiError {
-    LifiError {
-        status,
-        code,
-        message: message.to_string(),
-    }
+fn error_body(status: StatusCode) -> Value {
+    let message = match status.as_u16() {
+        400 => "Invalid request",
+        404 => "No available quotes for the requested transfer",
+        429 => "Rate limit exceeded",
+        _ => "Internal server error",
+    };
+    json!({"message": message, "code": code(status)})
 }
 
-fn no_quote() -> (StatusCode, Value) {
+/// LI.FI's error answers and truncated body.
+pub const SHAPE: ErrorShape = ErrorShape {
+    body: error_body,
+    garbage: r#"{"type":"lifi","id":"0x5f","tool":"devnet-simulator","estimate":{"fromAmount":"1000000","toAmount":"99"#,
+};
+
+fn invalid(message: String) -> Early {
+    let status = StatusCode::BAD_REQUEST;
     (
-        StatusCode::NOT_FOUND,
-        json!({"message": "No available quotes for the requested transfer", "code": 1002}),
+        status,
+        Json(json!({"message": message, "code": code(status)})),
     )
+        .into_response()
+        .into()
 }
 
-/// The router: `/v1/quote`, `/v1/status`.
-pub fn routes(s: Lifi) -> Router {
+/// The router: `GET /v1/quote`, `GET /v1/status`.
+pub fn routes(ctx: SimContext) -> Router {
     Router::new()
         .route("/v1/quote", get(quote))
         .route("/v1/status", get(status))
-        .with_state(s)
+        .with_state(ctx)
 }
 
-fn param<'a>(q: &'a HashMap<String, String>, k: &str) -> Result<&'a str, LifiError> {
-    q.get(k).map(String::as_str).ok_or_else(|| {
-        error(
-            StatusCode::BAD_REQUEST,
-            1011,
-            &format!("Invalid request: {k} is required"),
-        )
-    })
+fn token_json(t: &TokenInfo, chain: u64) -> Value {
+    let price = match t.symbol {
+        "ETH" => "3000",
+        "WBTC" => "100000",
+        _ => "1",
+    };
+    json!({"address": t.address, "chainId": chain, "symbol": t.symbol, "decimals": t.decimals,
+           "name": t.name, "coinKey": t.symbol, "priceUSD": price, "logoURI": ""})
 }
 
-async fn quote(State(s): State<Lifi>, Query(q): Query<HashMap<String, String>>) -> Response {
-    if let Some(r) = s.faults.intercept(no_quote()).await {
-        return r;
-    }
-    match build_quote(&s, &q) {
-        Ok(v) => Json(v).into_response(),
-        Err(e) => e.into_response(),
-    }
+fn required<'a, T: std::str::FromStr>(q: &'a Params, k: &str) -> Answer<(T, &'a str)> {
+    let raw = param(q, k).ok_or_else(|| invalid(format!("Invalid request: {k} is required")))?;
+    let v = raw
+        .parse()
+        .map_err(|_| invalid(format!("Invalid request: {k} is invalid")))?;
+    Ok((v, raw))
 }
 
-fn build_quote(s: &Lifi, q: &HashMap<String, String>) -> Result<Value, LifiError> {
-    let bad = |m: &str| error(StatusCode::BAD_REQUEST, 1011, m);
-    let from_chain: u64 = param(q, "fromChain")?
-        .parse()
-        .map_err(|_| bad("Invalid fromChain"))?;
-    let to_chain: u64 = param(q, "toChain")?
-        .parse()
-        .map_err(|_| bad("Invalid toChain"))?;
-    let amount: U256 = param(q, "fromAmount")?
-        .parse()
-        .map_err(|_| bad("Invalid fromAmount"))?;
-    let sender: Address = param(q, "fromAddress")?
-        .parse()
-        .map_err(|_| bad("Invalid fromAddress"))?;
-    let recipient: Address = match q.get("toAddress") {
-        Some(a) => a.parse().map_err(|_| bad("Invalid toAddress"))?,
+#[tracing::instrument(skip_all, fields(simulator = "lifi"))]
+async fn quote(State(s): State<SimContext>, Query(q): Query<Params>) -> Answer {
+    s.faults.gate(&SHAPE).await?;
+    build_quote(&s, &q)
+}
+
+fn build_quote(s: &SimContext, q: &Params) -> Answer {
+    let (from_chain, _) = required::<u64>(q, "fromChain")?;
+    let (to_chain, _) = required::<u64>(q, "toChain")?;
+    let (amount, _) = required::<U256>(q, "fromAmount")?;
+    let (sender, _) = required::<Address>(q, "fromAddress")?;
+    let (_, from_token) = required::<String>(q, "fromToken")?;
+    let (_, to_token) = required::<String>(q, "toToken")?;
+    let recipient = match param(q, "toAddress") {
+        Some(a) => a
+            .parse()
+            .map_err(|_| invalid("Invalid request: toAddress is invalid".into()))?,
         None => sender,
     };
-    let slippage: f64 = q
-        .get("slippage")
+    let slippage: f64 = param(q, "slippage")
         .and_then(|s| s.parse().ok())
         .unwrap_or(0.005);
     let ask = EvmAsk {
+        upstream: Upstream::Lifi,
         from_chain,
         to_chain,
-        from_token: param(q, "fromToken")?,
-        to_token: param(q, "toToken")?,
+        from_token,
+        to_token,
         amount,
         recipient,
     };
-    let no_quote = || {
-        error(
-            StatusCode::NOT_FOUND,
-            1002,
-            "No available quotes for the requested transfer",
-        )
-    };
-    let EvmQuote {
-        id,
-        from,
-        to,
-        to_amount,
-        fee,
-        bridge,
-        data,
-    } = aggregator::quote(&s.tokens, &s.settle, &ask).ok_or_else(no_quote)?;
-    let slip_bps = (slippage.clamp(0.0, 0.5) * 10_000.0) as u64;
-    let to_min = to_amount * U256::from(10_000 - slip_bps) / U256::from(10_000u64);
-    let token_json = |t: &crate::tokens::TokenInfo, chain: u64| json!({"address": t.address, "chainId": chain, "symbol": t.symbol, "decimals": t.decimals, "name": t.symbol, "priceUSD": "1"});
-    Ok(json!({
-        "type": "lifi",
-        "id": format!("{id:#x}"),
-        "tool": "relaydevnet",
-        "toolDetails": {"key": "relaydevnet", "name": "relay devnet bridge (simulator)"},
-        "action": {
-            "fromChainId": from_chain, "toChainId": to_chain,
-            "fromToken": token_json(&from, from_chain), "toToken": token_json(&to, to_chain),
-            "fromAmount": amount.to_string(), "slippage": slippage,
-            "fromAddress": sender, "toAddress": recipient,
-        },
-        "estimate": {
-            "tool": "relaydevnet",
-            "fromAmount": amount.to_string(),
-            "toAmount": to_amount.to_string(),
-            "toAmountMin": to_min.to_string(),
-            "approvalAddress": bridge,
-            "executionDuration": 30,
-            "feeCosts": [{
-                "name": "Bridge fee", "description": "simulated bridge fee",
-                "percentage": format!("{}", FEE_BPS as f64 / 10_000.0),
-                "token": token_json(&from, from_chain), "amount": fee.to_string(), "amountUSD": "0", "included": true,
-            }],
-            "gasCosts": [{
-                "type": "SEND", "price": "1000000000", "estimate": DEPOSIT_GAS.to_string(), "limit": (DEPOSIT_GAS * 4 / 3).to_string(),
-                "amount": (DEPOSIT_GAS as u128 * 1_000_000_000).to_string(), "amountUSD": "0",
-                "token": {"address": Address::ZERO, "chainId": from_chain, "symbol": "ETH", "decimals": 18, "name": "ETH", "priceUSD": "3000"},
-            }],
-        },
-        "transactionRequest": {
-            "from": sender, "to": bridge, "chainId": from_chain,
-            "data": aggregator::hex0x(&data), "value": "0x0",
-            "gasLimit": format!("{:#x}", DEPOSIT_GAS * 4 / 3), "gasPrice": "0x3b9aca00",
-        },
-    }))
+    let quote = aggregator::quote(&s.tokens, &s.settle, &ask).map_err(|e| match e {
+        NoQuote::FromToken(_) | NoQuote::ToToken(_) | NoQuote::ZeroAmount => {
+            invalid(format!("Invalid request: {e}"))
+        }
+        NoQuote::NoRoute => SHAPE.respond(StatusCode::NOT_FOUND).into(),
+    })?;
+    Ok(Json(render_quote(&ask, &quote, sender, slippage)).into_response())
 }
 
-async fn status(State(s): State<Lifi>, Query(q): Query<HashMap<String, String>>) -> Response {
-    let invalid = (
-        StatusCode::BAD_REQUEST,
-        json!({"message": "Invalid request", "code": 1011}),
+fn render_quote(ask: &EvmAsk<'_>, q: &EvmQuote, sender: Address, slippage: f64) -> Value {
+    let EvmQuote {
+        from,
+        to,
+        priced,
+        call,
+        ..
+    } = q;
+    let slip_bps = (slippage.clamp(0.0, 1.0) * 10_000.0).round() as u64;
+    let (from_json, to_json) = (
+        token_json(from, ask.from_chain),
+        token_json(to, ask.to_chain),
     );
-    if let Some(r) = s.faults.intercept(invalid).await {
-        return r;
-    }
-    let Some(tx) = q.get("txHash").filter(|h| h.parse::<B256>().is_ok()) else {
-        return error(
-            StatusCode::BAD_REQUEST,
-            1011,
-            "Invalid request: txHash is required",
-        )
-        .into_response();
+    let gas_token = token_json(
+        &TokenInfo {
+            symbol: "ETH",
+            name: "Ether",
+            address: Address::ZERO,
+            decimals: 18,
+        },
+        ask.from_chain,
+    );
+    json!({
+        "type": "lifi",
+        "id": format!("{:#x}", call.quote_id),
+        "tool": TOOL,
+        "toolDetails": {"key": TOOL, "name": "Relay devnet bridge (simulator)", "logoURI": ""},
+        "action": {
+            "fromChainId": ask.from_chain, "toChainId": ask.to_chain,
+            "fromToken": from_json, "toToken": to_json,
+            "fromAmount": ask.amount.to_string(), "slippage": slippage,
+            "fromAddress": sender, "toAddress": ask.recipient,
+        },
+        "estimate": {
+            "tool": TOOL,
+            "fromAmount": ask.amount.to_string(),
+            "toAmount": priced.out.to_string(),
+            "toAmountMin": less_bps(priced.out, slip_bps).to_string(),
+            "approvalAddress": call.to,
+            "executionDuration": DURATION_SECS,
+            "fromAmountUSD": "0.00", "toAmountUSD": "0.00",
+            "feeCosts": [{
+                "name": "Bridge fee", "description": "Simulated devnet bridge fee",
+                "token": from_json, "amount": priced.fee.to_string(), "amountUSD": "0.00",
+                "percentage": format!("{}", FEE_BPS as f64 / 10_000.0), "included": true,
+            }],
+            "gasCosts": [{
+                "type": "SEND", "price": GAS_PRICE.to_string(), "estimate": DEPOSIT_GAS.to_string(),
+                "limit": DEPOSIT_GAS.to_string(), "amount": (u128::from(DEPOSIT_GAS) * u128::from(GAS_PRICE)).to_string(),
+                "amountUSD": "0.00", "token": gas_token,
+            }],
+        },
+        "includedSteps": [],
+        "transactionRequest": {
+            "from": sender, "to": call.to, "chainId": ask.from_chain,
+            "data": hex0x(&call.data), "value": format!("{:#x}", call.value),
+            "gasLimit": format!("{DEPOSIT_GAS:#x}"), "gasPrice": format!("{GAS_PRICE:#x}"),
+        },
+    })
+}
+
+#[tracing::instrument(skip_all, fields(simulator = "lifi"))]
+async fn status(State(s): State<SimContext>, Query(q): Query<Params>) -> Answer {
+    s.faults.gate(&SHAPE).await?;
+    let tx = param(&q, "txHash")
+        .filter(|h| h.parse::<B256>().is_ok())
+        .ok_or_else(|| invalid("Invalid request: txHash is required".into()))?;
+    Ok(match s.settle.transfer(tx) {
+        None => Json(json!({"status": "NOT_FOUND"})).into_response(),
+        Some(t) => Json(render_status(&s, &t)).into_response(),
+    })
+}
+
+/// A `sending` / `receiving` leg: the transaction (when there is one), the
+/// amount and token on `chain` (a chain id, or a simulated node's name).
+fn leg(s: &SimContext, tx: Option<&str>, amount: U256, chain: &str, token: &str, at: u64) -> Value {
+    let id: Value = chain.parse::<u64>().map_or(json!(chain), |c| json!(c));
+    let token = chain
+        .parse::<u64>()
+        .ok()
+        .and_then(|c| Some((c, s.tokens.resolve(c, token)?)))
+        .map_or(
+            json!({"address": token, "chainId": id, "symbol": token}),
+            |(c, t)| token_json(&t, c),
+        );
+    json!({
+        "txHash": tx, "txLink": "", "amount": amount.to_string(), "token": token, "chainId": id,
+        "gasPrice": GAS_PRICE.to_string(), "gasUsed": DEPOSIT_GAS.to_string(), "gasAmountUSD": "0.00",
+        "amountUSD": "0.00", "timestamp": at,
+    })
+}
+
+fn render_status(s: &SimContext, t: &Transfer) -> Value {
+    let sending = leg(
+        s,
+        Some(&t.src_tx),
+        t.amount_in,
+        &t.from,
+        &t.token,
+        t.seen_unix,
+    );
+    let (dest, dest_token) = match &t.dest {
+        Some(Destination::Evm { chain, token, .. }) => (chain.to_string(), format!("{token:#x}")),
+        Some(d @ Destination::Ledger { asset, .. }) => (d.label(), asset.to_string()),
+        None => (t.from.clone(), t.token.clone()),
     };
-    let Some(t) = s.settle.transfer(tx) else {
-        return Json(json!({"status": "NOT_FOUND", "substatus": "NOT_PROCESSABLE_REFUND_NEEDED"}))
-            .into_response();
+    let (status, substatus, message, receiving) = match t.outcome() {
+        Outcome::Pending => (
+            "PENDING",
+            "WAIT_DESTINATION_TRANSACTION",
+            "The bridge is waiting to send the destination transaction.",
+            leg(s, None, t.amount_out, &dest, &dest_token, t.seen_unix),
+        ),
+        Outcome::Delivered(tx) => (
+            "DONE",
+            "COMPLETED",
+            "The transfer is complete.",
+            leg(s, Some(tx), t.amount_out, &dest, &dest_token, t.seen_unix),
+        ),
+        Outcome::Failed { refund_tx, reason } => (
+            "FAILED",
+            "UNKNOWN_FAILED_ERROR",
+            reason,
+            json!({"refundTxHash": refund_tx, "chainId": t.from.parse::<u64>().ok()}),
+        ),
     };
-    let sending = json!({"txHash": tx, "amount": t.amount_in.to_string(), "chainId": t.from_chain});
-    let body = match t.state {
-        TransferState::Pending => {
-            json!({"status": "PENDING", "substatus": "WAIT_DESTINATION_TRANSACTION", "sending": sending})
-        }
-        TransferState::Done(h) => json!({
-            "status": "DONE", "substatus": "COMPLETED", "sending": sending, "tool": "relaydevnet",
-            "receiving": {"txHash": h, "amount": t.amount_out.to_string(), "chainId": t.to},
-        }),
-        TransferState::Refunded(h) => json!({
-            "status": "DONE", "substatus": "REFUNDED", "sending": sending, "tool": "relaydevnet",
-            "receiving": {"txHash": h, "amount": t.amount_out.to_string(), "chainId": t.from_chain},
-        }),
-    };
-    Json(body).into_response()
+    json!({
+        "transactionId": t.quote_id.map(|q| format!("{q:#x}")),
+        "sending": sending, "receiving": receiving, "lifiExplorerLink": "",
+        "fromAddress": t.sender, "toAddress": t.dest.as_ref().map(Destination::recipient),
+        "tool": TOOL, "status": status, "substatus": substatus, "substatusMessage": message,
+        "metadata": {"integrator": "relay-devnet-simulator"},
+    })
 }

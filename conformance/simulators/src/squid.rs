@@ -1,161 +1,252 @@
-//! Squid simulator, following the public Squid v2 API (docs.squidrouter.com,
-//! "v2" routing API): `POST /v2/route` (header `x-integrator-id`) →
-//! `{route: {estimate{fromAmount,toAmount,toAmountMin,feeCosts,gasCosts,estimatedRouteDuration}, transactionRequest{routeType,target,data,value,gasLimit,gasPrice}, quoteId}}`
-//! with an `x-request-id` response header; `GET /v2/status?transactionId&requestId&fromChainId&toChainId`
-//! → `{id, squidTransactionStatus: success|ongoing|partial_success|needs_gas|not_found, fromChain, toChain{transactionId}}`.
-//! Errors: `{message, type}` with the HTTP status.
-
-use std::{collections::HashMap, sync::Arc};
+//! Squid **simulator**, following the public Squid API v2
+//! (docs.squidrouter.com, "Get a route", "Route Request Parameters", "Get
+//! Route Status"; base `https://v2.api.squidrouter.com`):
+//!
+//! - `POST /v2/route` (header `x-integrator-id`, body `{fromChain, toChain,
+//!   fromToken, toToken, fromAmount, fromAddress, toAddress, slippage,
+//!   quoteOnly}`; chain ids as strings) → `{route: {quoteId, estimate{fromAmount,
+//!   toAmount, toAmountMin, feeCosts[], gasCosts[], estimatedRouteDuration,
+//!   aggregatePriceImpact}, transactionRequest{routeType, target, data, value,
+//!   gasLimit, gasPrice, maxFeePerGas, maxPriorityFeePerGas}, params}}` and an
+//!   `x-request-id` response header; `quoteOnly: true` omits the transaction;
+//! - `GET /v2/status?transactionId&requestId&fromChainId&toChainId[&quoteId]`
+//!   → `{id, status, gasStatus, isGMPTransaction, squidTransactionStatus:
+//!   success|ongoing|needs_gas|partial_success|not_found|refund, fromChain{transactionId,
+//!   chainData}, toChain{transactionId, chainData}, routeStatus[], timeSpent}`;
+//!   an unknown transaction is a 404;
+//! - errors: `{message, type, statusCode}`.
+//!
+//! Simulator specifics: the target is the devnet's `BridgeDeposit` (approve
+//! it for the source token), and a transfer the simulator failed reports
+//! `refund` (Squid's documented refund status) once the sender is refunded.
 
 use alloy::primitives::{Address, U256};
 use axum::{
     extract::{Query, State},
-    http::{HeaderMap, StatusCode},
-    response::{IntoResponse, Response},
+    http::{HeaderMap, HeaderValue, StatusCode},
+    response::IntoResponse,
     routing::{get, post},
     Json, Router,
 };
 use serde_json::{json, Value};
 
 use crate::{
-    aggregator::{self, hex0x, EvmAsk},
-    faults::Faults,
-    settle::{Settlement, TransferState},
-    tokens::TokenBook,
+    aggregator::{self, EvmAsk, EvmQuote, NoQuote, DEPOSIT_GAS, DURATION_SECS, GAS_PRICE},
+    faults::ErrorShape,
+    http::{hex0x, param, Answer, Early, Params},
+    pricing::less_bps,
+    settle::{Outcome, Transfer},
+    tokens::TokenInfo,
+    SimContext, Upstream,
 };
 
-/// Shared state of the Squid simulator.
-#[derive(Clone)]
-pub struct Squid {
-    /// Settlement engine.
-    pub settle: Arc<Settlement>,
-    /// Tokens per chain.
-    pub tokens: Arc<TokenBook>,
-    /// Faults.
-    pub faults: Arc<Faults>,
+fn error_body(status: StatusCode) -> Value {
+    let (kind, message) = match status.as_u16() {
+        400 => ("BAD_REQUEST", "Invalid route request"),
+        401 => ("UNAUTHORIZED", "x-integrator-id header is required"),
+        404 => ("NOT_FOUND", "No route found for the requested parameters"),
+        429 => ("RATE_LIMITED", "Too many requests"),
+        _ => ("INTERNAL_ERROR", "Internal server error"),
+    };
+    json!({"message": message, "type": kind, "statusCode": status.as_u16().to_string()})
 }
 
-fn err(status: StatusCode, kind: &str, message: &str) -> Response {
-    (status, Json(json!({"message": message, "type": kind}))).into_response()
+/// Squid's error answers and truncated body.
+pub const SHAPE: ErrorShape = ErrorShape {
+    body: error_body,
+    garbage: r#"{"route":{"estimate":{"fromAmount":"1000000","toAmount":"99"#,
+};
+
+fn error(status: StatusCode, message: &str) -> Early {
+    let mut body = error_body(status);
+    body["message"] = json!(message);
+    (status, Json(body)).into_response().into()
 }
 
-/// The router: `/v2/route`, `/v2/status`.
-pub fn routes(s: Squid) -> Router {
+/// The router: `POST /v2/route`, `GET /v2/status`.
+pub fn routes(ctx: SimContext) -> Router {
     Router::new()
         .route("/v2/route", post(route))
         .route("/v2/status", get(status))
-        .with_state(s)
+        .with_state(ctx)
 }
 
-fn field<'a>(b: &'a Value, k: &str) -> Option<&'a str> {
-    b.get(k).and_then(Value::as_str)
+/// Faults first, then the `x-integrator-id` check.
+async fn gate(s: &SimContext, headers: &HeaderMap) -> Answer<()> {
+    s.faults.gate(&SHAPE).await?;
+    match headers.get("x-integrator-id") {
+        Some(v) if !v.is_empty() => Ok(()),
+        _ => Err(SHAPE.respond(StatusCode::UNAUTHORIZED).into()),
+    }
 }
 
-async fn route(State(s): State<Squid>, headers: HeaderMap, Json(b): Json<Value>) -> Response {
-    let fault = (
-        StatusCode::INTERNAL_SERVER_ERROR,
-        json!({"message": "Internal server error", "type": "SERVER_ERROR"}),
-    );
-    if let Some(r) = s.faults.intercept(fault).await {
-        return r;
+fn text(b: &Value, k: &str) -> Option<String> {
+    match &b[k] {
+        Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
     }
-    if !headers.contains_key("x-integrator-id") {
-        return err(
-            StatusCode::UNAUTHORIZED,
-            "UNAUTHORIZED",
-            "x-integrator-id header is required",
-        );
-    }
-    let parsed = (|| {
-        let from_chain: u64 = field(&b, "fromChain")?.parse().ok()?;
-        let to_chain: u64 = field(&b, "toChain")?.parse().ok()?;
-        let amount: U256 = field(&b, "fromAmount")?.parse().ok()?;
-        let sender: Address = field(&b, "fromAddress")?.parse().ok()?;
-        let recipient: Address = field(&b, "toAddress")
-            .and_then(|a| a.parse().ok())
-            .unwrap_or(sender);
-        Some((from_chain, to_chain, amount, recipient))
-    })();
-    let Some((from_chain, to_chain, amount, recipient)) = parsed else {
-        return err(
+}
+
+#[tracing::instrument(skip_all, fields(simulator = "squid"))]
+async fn route(State(s): State<SimContext>, headers: HeaderMap, body: axum::body::Bytes) -> Answer {
+    gate(&s, &headers).await?;
+    let b = serde_json::from_slice::<Value>(&body).map_err(|_| {
+        error(
             StatusCode::BAD_REQUEST,
-            "BAD_REQUEST",
-            "fromChain, toChain, fromAmount and fromAddress are required",
-        );
+            "The request body is not valid JSON",
+        )
+    })?;
+    build_route(&s, &b)
+}
+
+fn build_route(s: &SimContext, b: &Value) -> Answer {
+    let bad = |k: &str| {
+        error(
+            StatusCode::BAD_REQUEST,
+            &format!("\"{k}\" is required and must be valid"),
+        )
     };
+    let num = |k: &str| {
+        text(b, k)
+            .and_then(|v| v.parse::<u64>().ok())
+            .ok_or_else(|| bad(k))
+    };
+    let (from_chain, to_chain) = (num("fromChain")?, num("toChain")?);
+    let amount: U256 = text(b, "fromAmount")
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| bad("fromAmount"))?;
+    let sender: Address = text(b, "fromAddress")
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| bad("fromAddress"))?;
+    let recipient: Address = match text(b, "toAddress") {
+        Some(a) => a.parse().map_err(|_| bad("toAddress"))?,
+        None => sender,
+    };
+    let (from_token, to_token) = (
+        text(b, "fromToken").ok_or_else(|| bad("fromToken"))?,
+        text(b, "toToken").ok_or_else(|| bad("toToken"))?,
+    );
+    let slippage_pct = b["slippage"].as_f64().unwrap_or(1.0);
     let ask = EvmAsk {
+        upstream: Upstream::Squid,
         from_chain,
         to_chain,
-        from_token: field(&b, "fromToken").unwrap_or_default(),
-        to_token: field(&b, "toToken").unwrap_or_default(),
+        from_token: &from_token,
+        to_token: &to_token,
         amount,
         recipient,
     };
-    let Some(q) = aggregator::quote(&s.tokens, &s.settle, &ask) else {
-        return err(
-            StatusCode::NOT_FOUND,
-            "NOT_FOUND",
-            "No route found for the requested swap",
-        );
-    };
-    let min = q.to_amount * U256::from(9_950u64) / U256::from(10_000u64);
-    let body = json!({"route": {
-        "quoteId": format!("{:#x}", q.id),
-        "estimate": {
-            "fromAmount": amount.to_string(),
-            "toAmount": q.to_amount.to_string(),
-            "toAmountMin": min.to_string(),
-            "estimatedRouteDuration": 20,
-            "feeCosts": [{"name": "Bridge fee", "description": "simulated bridge fee", "amount": q.fee.to_string(),
-                          "token": {"address": q.from.address, "symbol": q.from.symbol, "decimals": q.from.decimals, "chainId": from_chain.to_string()}}],
-            "gasCosts": [{"type": "executeCall", "amount": "200000000000000", "gasLimit": "200000",
-                          "token": {"symbol": "ETH", "decimals": 18, "chainId": from_chain.to_string()}}],
-        },
-        "transactionRequest": {
-            "routeType": "CALL_BRIDGE", "target": q.bridge, "data": hex0x(&q.data),
-            "value": "0", "gasLimit": "200000", "gasPrice": "1000000000",
-        },
-    }});
+    let q = aggregator::quote(&s.tokens, &s.settle, &ask).map_err(|e| match e {
+        NoQuote::NoRoute => SHAPE.respond(StatusCode::NOT_FOUND).into(),
+        other => error(StatusCode::BAD_REQUEST, &other.to_string()),
+    })?;
+    let quote_only = b["quoteOnly"].as_bool().unwrap_or(false);
+    let body = render_route(&ask, &q, b, slippage_pct, quote_only);
     let mut resp = Json(body).into_response();
-    if let Ok(v) = format!("{:#x}", q.id).parse() {
+    let request_id = hex::encode(&q.call.quote_id[..16]);
+    if let Ok(v) = HeaderValue::from_str(&request_id) {
         resp.headers_mut().insert("x-request-id", v);
     }
-    resp
+    Ok(resp)
 }
 
-async fn status(State(s): State<Squid>, Query(q): Query<HashMap<String, String>>) -> Response {
-    let fault = (
-        StatusCode::INTERNAL_SERVER_ERROR,
-        json!({"message": "Internal server error", "type": "SERVER_ERROR"}),
-    );
-    if let Some(r) = s.faults.intercept(fault).await {
-        return r;
+fn token_json(t: &TokenInfo, chain: u64) -> Value {
+    json!({"type": "evm", "chainId": chain.to_string(), "address": t.address, "name": t.name,
+           "symbol": t.symbol, "decimals": t.decimals, "logoURI": "", "coingeckoId": ""})
+}
+
+fn render_route(
+    ask: &EvmAsk<'_>,
+    q: &EvmQuote,
+    params: &Value,
+    slippage_pct: f64,
+    quote_only: bool,
+) -> Value {
+    let EvmQuote {
+        from,
+        to,
+        priced,
+        call,
+        ..
+    } = q;
+    let slip_bps = (slippage_pct.clamp(0.0, 100.0) * 100.0).round() as u64;
+    let gas_token = TokenInfo {
+        symbol: "ETH",
+        name: "Ether",
+        address: Address::ZERO,
+        decimals: 18,
+    };
+    let tx = json!({
+        "routeType": "CALL_BRIDGE", "target": call.to, "data": hex0x(&call.data),
+        "value": call.value.to_string(), "gasLimit": DEPOSIT_GAS.to_string(),
+        "gasPrice": GAS_PRICE.to_string(), "maxFeePerGas": GAS_PRICE.to_string(),
+        "maxPriorityFeePerGas": "0", "requestId": hex::encode(&call.quote_id[..16]),
+    });
+    json!({"route": {
+        "quoteId": hex::encode(&call.quote_id[..16]),
+        "estimate": {
+            "fromAmount": ask.amount.to_string(),
+            "toAmount": priced.out.to_string(),
+            "toAmountMin": less_bps(priced.out, slip_bps).to_string(),
+            "fromToken": token_json(from, ask.from_chain), "toToken": token_json(to, ask.to_chain),
+            "aggregatePriceImpact": "0.0", "estimatedRouteDuration": DURATION_SECS,
+            "actions": [],
+            "feeCosts": [{"name": "Bridge fee", "description": "Simulated devnet bridge fee",
+                          "amount": priced.fee.to_string(), "amountUsd": "0.00",
+                          "token": token_json(from, ask.from_chain)}],
+            "gasCosts": [{"type": "executeCall", "gasLimit": DEPOSIT_GAS.to_string(),
+                          "amount": (u128::from(DEPOSIT_GAS) * u128::from(GAS_PRICE)).to_string(),
+                          "amountUsd": "0.00", "token": token_json(&gas_token, ask.from_chain)}],
+        },
+        "transactionRequest": if quote_only { Value::Null } else { tx },
+        "params": params,
+    }})
+}
+
+#[tracing::instrument(skip_all, fields(simulator = "squid"))]
+async fn status(
+    State(s): State<SimContext>,
+    headers: HeaderMap,
+    Query(q): Query<Params>,
+) -> Answer {
+    gate(&s, &headers).await?;
+    let tx = param(&q, "transactionId")
+        .ok_or_else(|| error(StatusCode::BAD_REQUEST, "\"transactionId\" is required"))?;
+    let t = s
+        .settle
+        .transfer(tx)
+        .ok_or_else(|| error(StatusCode::NOT_FOUND, "Transaction not found"))?;
+    Ok(Json(render_status(&t)).into_response())
+}
+
+fn chain_leg(tx: Option<&str>, chain: &str) -> Value {
+    json!({"transactionId": tx, "blockNumber": "", "callEventStatus": "", "callEventLog": [],
+           "chainData": {"chainId": chain, "networkName": format!("Devnet {chain}")}, "transactionUrl": ""})
+}
+
+fn render_status(t: &Transfer) -> Value {
+    let dest = t.dest.as_ref().map_or(t.from.clone(), |d| d.label());
+    let (squid, axelar, to_tx, refund) = match t.outcome() {
+        Outcome::Pending => ("ongoing", "source_gateway_called", None, None),
+        Outcome::Delivered(tx) => ("success", "destination_executed", Some(tx), None),
+        Outcome::Failed { refund_tx, .. } => ("refund", "error", None, refund_tx),
+    };
+    let mut route_status = vec![
+        json!({"chainId": t.from, "txHash": t.src_tx, "status": "success", "action": "send"}),
+        json!({"chainId": dest, "txHash": to_tx, "status": squid, "action": "call"}),
+    ];
+    if let Some(r) = refund {
+        route_status
+            .push(json!({"chainId": t.from, "txHash": r, "status": "success", "action": "refund"}));
     }
-    let Some(tx) = q.get("transactionId") else {
-        return err(
-            StatusCode::BAD_REQUEST,
-            "BAD_REQUEST",
-            "transactionId is required",
-        );
-    };
-    let Some(t) = s.settle.transfer(tx) else {
-        return (
-            StatusCode::NOT_FOUND,
-            Json(json!({"id": tx, "squidTransactionStatus": "not_found"})),
-        )
-            .into_response();
-    };
-    let (status, to_tx) = match &t.state {
-        TransferState::Pending => ("ongoing", Value::Null),
-        TransferState::Done(h) => ("success", json!(h)),
-        TransferState::Refunded(h) => ("refunded", json!(format!("{h:#x}"))),
-    };
-    Json(json!({
-        "id": tx,
-        "status": status,
-        "squidTransactionStatus": status,
-        "fromChain": {"transactionId": tx, "chainId": t.from_chain.to_string()},
-        "toChain": {"transactionId": to_tx, "chainId": t.to},
-    }))
-    .into_response()
+    json!({
+        "id": t.src_tx, "status": axelar, "gasStatus": "", "isGMPTransaction": false,
+        "axelarTransactionUrl": "",
+        "fromChain": chain_leg(Some(&t.src_tx), &t.from),
+        "toChain": chain_leg(to_tx, &dest),
+        "routeStatus": route_status,
+        "timeSpent": {"total": t.seen_at.elapsed().as_secs()},
+        "squidTransactionStatus": squid,
+    })
 }
