@@ -4,11 +4,14 @@
 //! transaction of the relayer — by sending a 0-value self-transfer at each
 //! missing nonce.
 //!
-//! Multi-replica correctness (two hosts sharing a key) belongs to the
-//! store: allocations are journaled before broadcast (see
-//! `store::JournalEntry`); this allocator is the in-process half.
+//! Multi-replica correctness (two hosts sharing a key): with a store
+//! ([`NonceManager::shared`]) every allocation is one atomic upsert in the
+//! database (`Store::allocate_nonce`), so replicas never hand out the same
+//! nonce; without one (tests, tools) the allocator is in-process.
 
 use std::collections::BTreeSet;
+
+use std::sync::Arc;
 
 use alloy::{
     network::TransactionBuilder,
@@ -17,6 +20,8 @@ use alloy::{
     rpc::types::TransactionRequest,
 };
 use tokio::sync::Mutex;
+
+use super::rpc::FailoverProvider;
 
 /// Why a nonce operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -42,9 +47,10 @@ pub struct GapRepair {
 /// The allocator for one relayer on one chain. `provider` must sign as the
 /// relayer (a wallet provider built from the host's `RelayerSigner`).
 pub struct NonceManager {
-    provider: DynProvider,
+    rpc: Arc<FailoverProvider>,
     relayer: Address,
     next: Mutex<Option<u64>>,
+    shared: Option<(crate::store::Store, u64)>,
 }
 
 impl std::fmt::Debug for NonceManager {
@@ -58,23 +64,53 @@ impl std::fmt::Debug for NonceManager {
 impl NonceManager {
     /// An allocator that learns the chain's state on first use.
     pub fn new(provider: DynProvider, relayer: Address) -> Self {
+        let rpc = FailoverProvider::single("rpc", provider, std::time::Duration::from_secs(10));
+        NonceManager::over(Arc::new(rpc), relayer)
+    }
+
+    fn over(rpc: Arc<FailoverProvider>, relayer: Address) -> Self {
         NonceManager {
-            provider,
+            rpc,
             relayer,
             next: Mutex::new(None),
+            shared: None,
+        }
+    }
+
+    /// An allocator whose nonces come from `store`, shared with every
+    /// replica serving the same key on `chain`.
+    pub fn shared(
+        rpc: Arc<FailoverProvider>,
+        relayer: Address,
+        store: crate::store::Store,
+        chain: u64,
+    ) -> Self {
+        NonceManager {
+            shared: Some((store, chain)),
+            ..NonceManager::over(rpc, relayer)
         }
     }
 
     async fn pending_count(&self) -> Result<u64, NonceError> {
-        self.provider
-            .get_transaction_count(self.relayer)
-            .pending()
+        let who = self.relayer;
+        self.rpc
+            .run("eth_getTransactionCount", |p| async move {
+                p.get_transaction_count(who).pending().await
+            })
             .await
             .map_err(rpc)
     }
 
     /// The next nonce, never handed out twice by this allocator.
     pub async fn allocate(&self) -> Result<u64, NonceError> {
+        if let Some((store, chain)) = &self.shared {
+            let _hold = self.next.lock().await;
+            let pending = self.pending_count().await?;
+            return store
+                .allocate_nonce(*chain, &self.relayer.to_string(), pending)
+                .await
+                .map_err(|e| NonceError::Rpc(format!("store: {e}")));
+        }
         let mut next = self.next.lock().await;
         let n = match *next {
             Some(n) => n,
@@ -97,8 +133,10 @@ impl NonceManager {
     /// Nonces queued in the node's pool for the relayer (above a gap).
     async fn queued(&self) -> Result<BTreeSet<u64>, NonceError> {
         let pool: serde_json::Value = self
-            .provider
-            .raw_request("txpool_content".into(), ())
+            .rpc
+            .run("txpool_content", |p| async move {
+                p.raw_request("txpool_content".into(), ()).await
+            })
             .await
             .map_err(rpc)?;
         let mut out = BTreeSet::new();
@@ -124,19 +162,24 @@ impl NonceManager {
 
     /// Finds nonces below the highest one the relayer has in flight that no
     /// transaction holds, and fills each with a 0-value self-transfer.
-    pub async fn repair_gaps(&self) -> Result<GapRepair, NonceError> {
+    /// Nonces in `reserved` (journaled, about to be broadcast) are not gaps.
+    pub async fn repair_gaps(&self, reserved: &BTreeSet<u64>) -> Result<GapRepair, NonceError> {
         let _hold = self.next.lock().await;
+        let who = self.relayer;
         let mined = self
-            .provider
-            .get_transaction_count(self.relayer)
-            .latest()
+            .rpc
+            .run("eth_getTransactionCount", |p| async move {
+                p.get_transaction_count(who).latest().await
+            })
             .await
             .map_err(rpc)?;
         let in_pool = self.queued().await?;
         let Some(&top) = in_pool.iter().next_back() else {
             return Ok(GapRepair::default());
         };
-        let missing: Vec<u64> = (mined..top).filter(|n| !in_pool.contains(n)).collect();
+        let missing: Vec<u64> = (mined..top)
+            .filter(|n| !in_pool.contains(n) && !reserved.contains(n))
+            .collect();
         let mut fills = Vec::new();
         for &n in &missing {
             let noop = TransactionRequest::default()
@@ -145,8 +188,15 @@ impl NonceManager {
                 .with_value(U256::ZERO)
                 .with_nonce(n)
                 .with_gas_limit(21_000);
-            let sent = self.provider.send_transaction(noop).await.map_err(rpc)?;
-            fills.push(*sent.tx_hash());
+            let sent = self
+                .rpc
+                .run("eth_sendTransaction", |p| {
+                    let noop = noop.clone();
+                    async move { p.send_transaction(noop).await.map(|s| *s.tx_hash()) }
+                })
+                .await
+                .map_err(rpc)?;
+            fills.push(sent);
         }
         if !missing.is_empty() {
             tracing::warn!(relayer = %self.relayer, ?missing, "nonce gap repaired with no-op transfers");

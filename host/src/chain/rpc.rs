@@ -76,6 +76,18 @@ impl FailoverProvider {
         FailoverProvider { endpoints, timeout }
     }
 
+    /// One endpoint: `provider`, named `name` in logs.
+    pub fn single(name: &str, provider: DynProvider, timeout: Duration) -> Self {
+        FailoverProvider {
+            endpoints: vec![Endpoint {
+                url: name.to_string(),
+                provider,
+                failures: AtomicU32::new(0),
+            }],
+            timeout,
+        }
+    }
+
     /// Runs `call` against the healthiest endpoint, failing over on
     /// transport errors and timeouts.
     pub async fn run<T, F, Fut>(&self, what: &str, call: F) -> Result<T, FailoverError>

@@ -5,7 +5,7 @@
 
 use alloy::{
     network::EthereumWallet,
-    primitives::Address,
+    primitives::{Address, Signature},
     providers::{DynProvider, Provider, ProviderBuilder},
     signers::local::PrivateKeySigner,
 };
@@ -82,6 +82,12 @@ impl RelayerSigner {
     /// The relayer address.
     pub fn address(&self) -> Address {
         self.0.address()
+    }
+
+    /// Signs `message` as an EIP-191 personal message (quote attestations).
+    /// The key stays inside; only the signature leaves.
+    pub fn sign_message(&self, message: &[u8]) -> Result<Signature, alloy::signers::Error> {
+        alloy::signers::SignerSync::sign_message_sync(&self.0, message)
     }
 
     /// The wallet that signs as the relayer (stays inside the host).

@@ -1,33 +1,36 @@
-//! Runs a route's plan step by step. Each step's side effect goes through
-//! the crash-safe sender (journaled before and after), and the route row
-//! advances with its outbox event after each step, so a restart resumes at
-//! the first unfinished step without repeating a finished one.
+//! Runs a route's plan step by step (DESIGN "durable journaled routes").
+//! Each transaction goes through the crash-safe sender (journaled before
+//! and after), and the route row advances with its outbox event after each
+//! step, so a restart resumes at the first unfinished step without
+//! repeating a finished one.
+//!
+//! Steps: the host's own transactions ([`super::steps`]); a deposit the
+//! user makes (the route waits `AWAITING_DEPOSIT`); waiting on the upstream
+//! ([`super::upstream`]), whose follow-up actions (a CCTP mint) are written
+//! into the plan before they run. A failure after the relayer pulled the
+//! sender's funds refunds them ([`Executor::refund`]) unless they may have
+//! left the relayer.
 
 use std::sync::Arc;
 
-use alloy::{
-    primitives::{Address, U256},
-    sol,
-    sol_types::SolCall,
-};
-use relay_plugin_api::{ChainRef, PlanAction};
+use alloy::primitives::Address;
+use relay_plugin_api::{Amount, PlanAction};
 
 use super::{
     model::{Failure, RouteRecord, RouteStatus},
     relayer::Relayer,
+    steps::{call_for, StepPolicy},
+    upstream::Upstream,
 };
 use crate::{
-    chain::{
-        permit2::transfer_calldata,
-        sender::{Call, SendError},
-    },
+    chain::sender::{Call, SendError},
+    config::HostConfig,
+    runtime::rails::RailSet,
     store::{Store, TxState},
 };
 
-sol! {
-    /// ERC-20 `transfer`.
-    function transfer(address to, uint256 amount) returns (bool);
-}
+/// The journal step index of a route's refund (after any plan step).
+const REFUND_STEP: i64 = 1_000_000;
 
 /// Why a step could not run.
 #[derive(Debug, thiserror::Error)]
@@ -38,7 +41,7 @@ pub enum ExecError {
     /// The route does not exist.
     #[error("unknown route {0}")]
     Unknown(String),
-    /// A step this executor cannot perform yet.
+    /// A step this host cannot perform.
     #[error("step {0} is not supported by this host")]
     Unsupported(String),
     /// A send failed.
@@ -47,16 +50,48 @@ pub enum ExecError {
     /// A field of a step is malformed.
     #[error("bad step: {0}")]
     BadStep(String),
+    /// The host's policy refuses the step.
+    #[error("refused: {0}")]
+    Refused(String),
+    /// The upstream failed, refunded, or never finished.
+    #[error("{code}: {message}")]
+    Upstream {
+        /// `UPSTREAM_FAILED`, `REFUNDED_BY_UPSTREAM` or `UPSTREAM_TIMEOUT`.
+        code: &'static str,
+        /// Detail.
+        message: String,
+    },
 }
 
-fn store_err(e: impl std::fmt::Display) -> ExecError {
+impl ExecError {
+    /// The failure's errorCode.
+    fn code(&self) -> &'static str {
+        match self {
+            ExecError::Refused(_) => "STEP_REFUSED",
+            ExecError::Upstream { code, .. } => code,
+            ExecError::Send(SendError::Reverted(_)) => "TX_REVERTED",
+            _ => "EXECUTION_FAILED",
+        }
+    }
+
+    /// Whether the funds may have left the relayer (no automatic refund).
+    fn funds_in_doubt(&self) -> bool {
+        matches!(self, ExecError::Send(SendError::Unknown { .. }))
+    }
+}
+
+pub(super) fn store_err(e: impl std::fmt::Display) -> ExecError {
     ExecError::Store(e.to_string())
 }
 
 /// Runs plans.
 pub struct Executor {
-    store: Store,
+    /// This process's claim owner name (unique per executor).
+    owner: String,
+    pub(super) store: Store,
     relayer: Arc<Relayer>,
+    pub(super) rails: Arc<RailSet>,
+    pub(super) config: Arc<HostConfig>,
     permit2: Address,
 }
 
@@ -66,148 +101,336 @@ impl std::fmt::Debug for Executor {
     }
 }
 
-fn evm(chain: ChainRef) -> Result<u64, ExecError> {
-    chain
-        .evm_id()
-        .ok_or_else(|| ExecError::Unsupported(format!("a step on {chain}")))
+/// A route and the version it was read at.
+pub(super) struct Held {
+    pub r: RouteRecord,
+    pub version: i64,
 }
 
-fn address(s: &str) -> Result<Address, ExecError> {
-    s.parse()
-        .map_err(|_| ExecError::BadStep(format!("{s:?} is not an address")))
+impl Held {
+    /// Writes the route with `event`; the route must not have changed.
+    pub(super) async fn save(&mut self, store: &Store, event: &str) -> Result<(), ExecError> {
+        self.version = store
+            .update_route(&self.r, self.version, event)
+            .await
+            .map_err(store_err)?
+            .ok_or_else(|| store_err("route changed under the executor"))?;
+        Ok(())
+    }
 }
 
 impl Executor {
-    /// An executor signing as `relayer`.
-    pub fn new(store: Store, relayer: Arc<Relayer>, permit2: Address) -> Self {
-        Executor {
+    /// An executor signing as `relayer`, tracking through `rails`.
+    pub fn new(
+        store: Store,
+        relayer: Arc<Relayer>,
+        rails: Arc<RailSet>,
+        config: Arc<HostConfig>,
+    ) -> Result<Self, String> {
+        let permit2 = config
+            .permit2
+            .parse()
+            .map_err(|_| "permit2 is not an address".to_string())?;
+        let owner = format!("relay-{:016x}", rand_id());
+        Ok(Executor {
+            owner,
             store,
             relayer,
+            rails,
+            config,
             permit2,
-        }
+        })
     }
 
-    /// Runs the route from its next unfinished step to the end.
+    /// Runs the route from its next unfinished step to a terminal state,
+    /// holding its lease; `Ok(None)` when another replica holds it.
     #[tracing::instrument(skip_all, fields(route = id))]
-    pub async fn run(&self, id: &str) -> Result<RouteRecord, ExecError> {
-        let (mut r, mut version) = self
+    pub async fn run(&self, id: &str) -> Result<Option<RouteRecord>, ExecError> {
+        if !self.claim(id).await? {
+            tracing::debug!("claimed by another replica");
+            return Ok(None);
+        }
+        let out = self.run_claimed(id).await;
+        let _ = self.store.release_route(id, &self.owner).await;
+        out.map(Some)
+    }
+
+    /// Takes or renews this executor's lease on the route.
+    pub(super) async fn claim(&self, id: &str) -> Result<bool, ExecError> {
+        self.store
+            .claim_route(id, &self.owner, self.config.execution.route_lease_ms)
+            .await
+            .map_err(store_err)
+    }
+
+    async fn run_claimed(&self, id: &str) -> Result<RouteRecord, ExecError> {
+        let (r, version) = self
             .store
             .get_route(id)
             .await
             .map_err(store_err)?
             .ok_or_else(|| ExecError::Unknown(id.into()))?;
-        while r.next_step < r.plan.steps.len() && !r.status.is_terminal() {
-            let step = r.plan.steps[r.next_step].clone();
-            let outcome = self.perform(&r, &step).await;
-            let event = match outcome {
-                Ok(hash) => {
-                    self.advance(&mut r, &step, hash);
-                    if r.next_step == r.plan.steps.len() {
+        let mut h = Held { r, version };
+        while !h.r.status.is_terminal() {
+            if let Some(refund) = h.r.failure.as_ref().filter(|f| f.refund_due()) {
+                tracing::info!(code = %refund.code, "finishing the refund");
+                self.refund(&mut h).await?;
+                break;
+            }
+            if !self.claim(id).await? {
+                return Err(store_err("lost the route's lease to another replica"));
+            }
+            let Some(step) = h.r.plan.steps.get(h.r.next_step).cloned() else {
+                h.r.status = RouteStatus::Done;
+                h.r.stage = Some("COMPLETED".into());
+                h.save(&self.store, "done").await?;
+                break;
+            };
+            match self.step(&mut h, &step).await {
+                Ok(()) => {
+                    h.r.next_step += 1;
+                    let event = if h.r.next_step == h.r.plan.steps.len() {
                         "done"
                     } else {
                         "status"
+                    };
+                    if event == "done" {
+                        h.r.status = RouteStatus::Done;
+                        h.r.stage = Some("COMPLETED".into());
                     }
+                    h.save(&self.store, event).await?;
                 }
-                Err(e) => {
-                    let moved =
-                        r.next_step > 0 || matches!(e, ExecError::Send(SendError::Unknown { .. }));
-                    r.status = RouteStatus::Failed;
-                    r.failure = Some(Failure {
-                        code: "EXECUTION_FAILED".into(),
-                        message: e.to_string(),
-                        funds_moved: moved,
-                        refund_tx: None,
-                    });
-                    "failed"
-                }
-            };
-            version = self
-                .store
-                .update_route(&r, version, event)
-                .await
-                .map_err(store_err)?
-                .ok_or_else(|| store_err("route changed under the executor"))?;
+                Err(e) => self.fail(&mut h, e).await?,
+            }
         }
-        Ok(r)
+        Ok(h.r)
     }
 
-    fn advance(&self, r: &mut RouteRecord, step: &PlanAction, hash: Option<String>) {
+    async fn step(&self, h: &mut Held, step: &PlanAction) -> Result<(), ExecError> {
         match step {
-            PlanAction::Permit2Pull { .. } => {
-                r.src_tx = hash;
-                r.status = RouteStatus::Bridging;
-                r.stage = Some("SENDING".into());
+            PlanAction::AwaitUpstream { reference } => {
+                let follow = Upstream::new(self).wait(h, reference).await?;
+                if !follow.is_empty() {
+                    let at = h.r.next_step + 1;
+                    let mut more = follow;
+                    more.push(PlanAction::AwaitUpstream {
+                        reference: String::new(),
+                    });
+                    h.r.plan.steps.splice(at..at, more);
+                }
+                Ok(())
             }
-            PlanAction::InventoryPayout { .. } => {
-                r.dest_tx = hash;
+            PlanAction::DepositInstruction { .. } => {
+                h.r.status = RouteStatus::AwaitingDeposit;
+                h.r.stage = Some("RECEIVING".into());
+                Ok(())
             }
-            _ => {}
-        }
-        r.next_step += 1;
-        if r.next_step == r.plan.steps.len() {
-            r.status = RouteStatus::Done;
-            r.stage = Some("COMPLETED".into());
+            _ => {
+                let hash = self.transact(&h.r, step).await?;
+                advance(&mut h.r, step, hash);
+                Ok(())
+            }
         }
     }
 
-    async fn perform(
+    /// Sends the step's transaction (or finishes a journaled one).
+    async fn transact(&self, r: &RouteRecord, step: &PlanAction) -> Result<String, ExecError> {
+        let snap = self.rails.snapshot();
+        let policy = StepPolicy {
+            manifest: snap.get(&r.rail).map(|l| l.manifest()),
+            operator: self.config.rails.get(&r.rail),
+            relayer: self.relayer.address(),
+            permit2: self.permit2,
+        };
+        let (chain, call) = call_for(step, r, &policy)?
+            .ok_or_else(|| ExecError::BadStep(format!("{step:?} sends nothing")))?;
+        if let PlanAction::Approve { amount, .. } = step {
+            if let Some(hash) = self.approved_already(r, chain, &call, amount.0).await? {
+                return Ok(hash);
+            }
+        }
+        self.send_journaled(r, r.next_step as i64, chain, &call)
+            .await
+    }
+
+    /// An approval whose allowance already covers `amount` needs no
+    /// transaction (`Some("")`), unless this step was journaled before.
+    async fn approved_already(
         &self,
         r: &RouteRecord,
-        step: &PlanAction,
+        chain: u64,
+        call: &Call,
+        amount: alloy::primitives::U256,
     ) -> Result<Option<String>, ExecError> {
-        let (chain, call) = match step {
-            PlanAction::Permit2Pull { chain, amount, .. } => {
-                let permit = r.permit.as_ref().ok_or_else(|| {
-                    ExecError::BadStep("no permit2 signature on the route".into())
-                })?;
-                let data = transfer_calldata(permit, self.relayer.address(), amount.0);
-                (
-                    evm(*chain)?,
-                    Call {
-                        to: self.permit2,
-                        data: data.into(),
-                        value: U256::ZERO,
-                        gas_limit: 150_000,
-                    },
-                )
-            }
-            PlanAction::InventoryPayout {
-                chain,
-                token,
-                to,
-                amount,
-            } => {
-                let data = transferCall {
-                    to: address(to)?,
-                    amount: amount.0,
-                }
-                .abi_encode();
-                (
-                    evm(*chain)?,
-                    Call {
-                        to: address(token)?,
-                        data: data.into(),
-                        value: U256::ZERO,
-                        gas_limit: 100_000,
-                    },
-                )
-            }
-            other => return Err(ExecError::Unsupported(format!("{other:?}"))),
-        };
+        let journaled = self.store.journal_of(&r.id).await.map_err(store_err)?;
+        if journaled.iter().any(|e| e.step == r.next_step as i64) {
+            return Ok(None);
+        }
+        let sender = self
+            .relayer
+            .sender(chain)
+            .ok_or_else(|| ExecError::Unsupported(format!("no sender for chain {chain}")))?;
+        // approve(address spender, uint256): the spender is the first word.
+        let spender = Address::from_slice(&call.data[16..36]);
+        let allowance = sender.allowance(call.to, spender).await?;
+        Ok((allowance >= amount).then(String::new))
+    }
+
+    async fn send_journaled(
+        &self,
+        r: &RouteRecord,
+        index: i64,
+        chain: u64,
+        call: &Call,
+    ) -> Result<String, ExecError> {
         let sender = self
             .relayer
             .sender(chain)
             .ok_or_else(|| ExecError::Unsupported(format!("no sender for chain {chain}")))?;
         // A step journaled before a crash is finished, never planned again.
-        let journaled = self.store.journal_of(&r.id).await.map_err(store_err)?;
-        let previous = journaled
+        let attempts: Vec<_> = self
+            .store
+            .journal_of(&r.id)
+            .await
+            .map_err(store_err)?
             .into_iter()
-            .rfind(|e| e.step == r.next_step as i64);
-        let receipt = match previous {
-            Some(e) if e.state == TxState::Mined => return Ok(e.tx_hash),
-            Some(e) => sender.complete(e).await?,
-            None => sender.send(&r.id, r.next_step as i64, &call).await?,
+            .filter(|e| e.step == index)
+            .collect();
+        if let Some(e) = attempts.iter().find(|e| e.state == TxState::Mined) {
+            return e
+                .tx_hash
+                .clone()
+                .ok_or_else(|| store_err("mined entry without a hash"));
+        }
+        let receipt = if attempts.is_empty() {
+            sender.send(&r.id, index, call).await?
+        } else {
+            sender.complete(attempts).await?
         };
-        Ok(Some(format!("{:#x}", receipt.transaction_hash)))
+        Ok(format!("{:#x}", receipt.transaction_hash))
     }
+
+    async fn fail(&self, h: &mut Held, e: ExecError) -> Result<(), ExecError> {
+        tracing::warn!(error = %e, step = h.r.next_step, "route failed");
+        let pulled = pulled(&h.r);
+        h.r.failure = Some(Failure {
+            code: e.code().into(),
+            message: e.to_string(),
+            funds_moved: pulled || e.funds_in_doubt(),
+            refund_tx: None,
+        });
+        if pulled && !e.funds_in_doubt() {
+            h.save(&self.store, "status").await?;
+            return self.refund(h).await;
+        }
+        h.r.status = RouteStatus::Failed;
+        h.save(&self.store, "failed").await
+    }
+
+    /// Pays the sender back what the relayer pulled, less the relayer's gas
+    /// fee, then marks the route FAILED with the refund transaction.
+    async fn refund(&self, h: &mut Held) -> Result<(), ExecError> {
+        let outcome = self.refund_call(&h.r).await;
+        let f = h.r.failure.get_or_insert_with(|| Failure {
+            code: "EXECUTION_FAILED".into(),
+            message: String::new(),
+            funds_moved: true,
+            refund_tx: None,
+        });
+        match outcome {
+            Ok(tx) => f.refund_tx = Some(tx),
+            Err(e) => {
+                f.message = format!("{}; refund failed, left to the operator: {e}", f.message)
+            }
+        }
+        h.r.status = RouteStatus::Failed;
+        h.r.stage = None;
+        h.save(&self.store, "failed").await
+    }
+
+    async fn refund_call(&self, r: &RouteRecord) -> Result<String, ExecError> {
+        let Some(PlanAction::Permit2Pull { chain, token, .. }) = r
+            .plan
+            .steps
+            .iter()
+            .find(|s| matches!(s, PlanAction::Permit2Pull { .. }))
+        else {
+            return Err(ExecError::BadStep("no pull to refund".into()));
+        };
+        let amount = refund_amount(r);
+        let payout = PlanAction::InventoryPayout {
+            chain: *chain,
+            token: token.clone(),
+            to: r.sender.clone(),
+            amount,
+        };
+        let mut as_refund = r.clone();
+        as_refund.recipient = r.sender.clone();
+        as_refund.estimated = amount;
+        let policy = StepPolicy {
+            manifest: None,
+            operator: None,
+            relayer: self.relayer.address(),
+            permit2: self.permit2,
+        };
+        let (chain, call) = call_for(&payout, &as_refund, &policy)?
+            .ok_or_else(|| ExecError::BadStep("refund sends nothing".into()))?;
+        self.send_journaled(r, REFUND_STEP, chain, &call).await
+    }
+}
+
+/// Whether the relayer pulled the sender's funds (a Permit2 pull ran).
+fn pulled(r: &RouteRecord) -> bool {
+    r.plan.steps[..r.next_step.min(r.plan.steps.len())]
+        .iter()
+        .any(|s| matches!(s, PlanAction::Permit2Pull { .. }))
+}
+
+/// Records what a finished transaction means for the route.
+fn advance(r: &mut RouteRecord, step: &PlanAction, hash: String) {
+    let awaited = r.plan.steps[..r.next_step]
+        .iter()
+        .any(|s| matches!(s, PlanAction::AwaitUpstream { .. }));
+    match step {
+        PlanAction::Permit2Pull { .. } => {
+            r.src_tx = Some(hash);
+            r.status = RouteStatus::Bridging;
+            r.stage = Some("RECEIVING".into());
+        }
+        PlanAction::ContractCall { .. } if awaited => r.track_ref = Some(hash),
+        PlanAction::ContractCall { .. } => {
+            r.src_tx = Some(hash);
+            r.status = RouteStatus::Bridging;
+            r.stage = Some("SENDING".into());
+        }
+        PlanAction::InventoryPayout { .. } => r.dest_tx = Some(hash),
+        _ => {}
+    }
+}
+
+impl Failure {
+    /// Whether a refund is owed and not yet sent (a crash between deciding
+    /// and sending it).
+    pub fn refund_due(&self) -> bool {
+        self.funds_moved && self.refund_tx.is_none()
+    }
+}
+
+/// The amount a route refunds its sender: all it pulled but the relayer's
+/// gas fee (the route fee is not charged on a failed route).
+pub fn refund_amount(r: &RouteRecord) -> Amount {
+    r.amount.saturating_sub(r.gas_fee)
+}
+
+/// A process-unique number for the claim owner.
+fn rand_id() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.write_u32(std::process::id());
+    h.finish()
 }

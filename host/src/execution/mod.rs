@@ -8,3 +8,5 @@ pub mod model;
 pub mod receipt;
 pub mod relayer;
 pub mod sandbox;
+pub mod steps;
+mod upstream;

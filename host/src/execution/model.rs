@@ -97,8 +97,11 @@ pub struct RouteRecord {
     pub estimated: Amount,
     /// Guaranteed minimum delivery.
     pub min_out: Amount,
-    /// The relay's route fee.
+    /// The relay's route fee, withheld from the token in flight.
     pub relay_fee: Amount,
+    /// Relayer gas with markup, withheld from the token in flight.
+    #[serde(default)]
+    pub gas_fee: Amount,
     /// Who funds it.
     pub sender: String,
     /// Who receives.
@@ -122,4 +125,8 @@ pub struct RouteRecord {
     /// The user's Permit2 signature (mode `permit2`), kept to pull the funds.
     #[serde(default)]
     pub permit: Option<crate::chain::permit2::SignedPermit>,
+    /// Rails ranked above the one executing that were passed over at
+    /// execute (failover), with why.
+    #[serde(default)]
+    pub passed_over: Vec<String>,
 }

@@ -15,7 +15,8 @@ pub fn receipt(r: &RouteRecord, sandbox: bool, elapsed_sec: f64) -> Value {
         "bridge": r.rail,
         "aggregator": r.rail,
         "relayFee": r.relay_fee.to_string(),
-        "bridged": r.amount.saturating_sub(r.relay_fee).to_string(),
+        "gasFee": r.gas_fee.to_string(),
+        "bridged": r.amount.saturating_sub(r.relay_fee).saturating_sub(r.gas_fee).to_string(),
         "from": {"chain": r.from_chain, "token": r.from_token, "amount": r.amount.to_string()},
         "to": {
             "chain": r.to_chain,
@@ -33,8 +34,34 @@ pub fn receipt(r: &RouteRecord, sandbox: bool, elapsed_sec: f64) -> Value {
     if let Some(f) = &r.failure {
         v["failure"] = json!(f);
     }
+    if !r.passed_over.is_empty() {
+        v["failover"] = json!(r.passed_over);
+    }
+    if let Some(d) = deposit(r) {
+        v["deposit"] = d;
+    }
     if sandbox {
         v["note"] = json!("sandbox: nothing is signed or moved; stages advance on a timer");
     }
     v
+}
+
+/// The deposit the user must make (AWAITING_DEPOSIT routes).
+fn deposit(r: &RouteRecord) -> Option<Value> {
+    r.plan.steps.iter().find_map(|s| match s {
+        relay_plugin_api::PlanAction::DepositInstruction {
+            node,
+            address,
+            asset,
+            amount,
+            expires_at_ms,
+        } => Some(json!({
+            "node": node,
+            "address": address,
+            "asset": asset,
+            "amount": amount.to_string(),
+            "expiresAt": expires_at_ms,
+        })),
+        _ => None,
+    })
 }

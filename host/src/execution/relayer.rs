@@ -1,12 +1,16 @@
 //! The relayer: its key (inside the host only) and one crash-safe sender
-//! per configured chain.
+//! per configured chain, over every RPC endpoint configured for it.
 
-use std::{collections::HashMap, sync::Arc};
+use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use alloy::primitives::Address;
 
 use crate::{
-    chain::{sender::Sender, signer::RelayerSigner},
+    chain::{
+        rpc::FailoverProvider,
+        sender::{SendPolicy, Sender},
+        signer::RelayerSigner,
+    },
     config::HostConfig,
     store::Store,
 };
@@ -21,22 +25,20 @@ pub struct Relayer {
 impl Relayer {
     /// One sender per configured chain (its first RPC endpoint).
     pub fn new(signer: RelayerSigner, config: &HostConfig, store: &Store) -> Self {
+        let e = &config.execution;
+        let policy = SendPolicy {
+            bump_after: Duration::from_millis(e.gas_bump_after_ms),
+            receipt_timeout: Duration::from_millis(e.receipt_timeout_ms),
+        };
+        let timeout = Duration::from_millis(e.rpc_timeout_ms);
         let senders = config
             .chain_ids()
             .into_iter()
             .filter_map(|id| {
-                let url = config
-                    .chains
-                    .get(&id.to_string())?
-                    .rpc
-                    .first()?
-                    .parse()
-                    .ok()?;
-                let provider = signer.provider(url);
-                Some((
-                    id,
-                    Arc::new(Sender::new(id, provider, &signer, store.clone())),
-                ))
+                let urls = &config.chains.get(&id.to_string())?.rpc;
+                let rpc = FailoverProvider::new(urls, Some(&signer), timeout);
+                let sender = Sender::new(id, Arc::new(rpc), &signer, store.clone(), policy);
+                Some((id, Arc::new(sender)))
             })
             .collect();
         Relayer { signer, senders }
@@ -45,6 +47,16 @@ impl Relayer {
     /// The relayer address.
     pub fn address(&self) -> Address {
         self.signer.address()
+    }
+
+    /// The relayer's signer (attestations; the key never leaves it).
+    pub fn signer(&self) -> &RelayerSigner {
+        &self.signer
+    }
+
+    /// Every chain's sender.
+    pub fn senders(&self) -> impl Iterator<Item = &Arc<Sender>> {
+        self.senders.values()
     }
 
     /// The sender for a chain.

@@ -35,7 +35,11 @@ impl std::fmt::Debug for Sandbox {
 }
 
 /// The state of a sandbox route `elapsed` after acceptance.
+/// A route accepted in a terminal state (FUNDS_REQUIRED) stays there.
 pub fn at(mut r: RouteRecord, elapsed: Duration) -> RouteRecord {
+    if r.status.is_terminal() {
+        return r;
+    }
     if elapsed >= SANDBOX_DURATION {
         r.status = RouteStatus::Done;
         r.stage = Some("COMPLETED".into());
@@ -97,6 +101,7 @@ mod tests {
             estimated: Amount::from_u128(5_000_000),
             min_out: Amount::from_u128(5_000_000),
             relay_fee: Amount::ZERO,
+            gas_fee: relay_plugin_api::Amount::ZERO,
             sender: String::new(),
             recipient: String::new(),
             mode: SourceMode::Operator,
@@ -108,6 +113,7 @@ mod tests {
             failure: None,
             created_ms: 0,
             permit: None,
+            passed_over: Vec::new(),
         }
     }
 

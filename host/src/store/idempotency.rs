@@ -19,18 +19,27 @@ pub enum IdempotencyBegin {
         /// Body.
         body: String,
     },
-    /// Seen and still executing elsewhere.
-    InFlight,
+    /// Seen and still executing; `route` is the route it created, if it
+    /// got that far. `stale` when the first request is older than the
+    /// stale limit and never answered (its process died).
+    InFlight {
+        /// The route the first request created.
+        route: Option<String>,
+        /// Whether the first request is presumed dead.
+        stale: bool,
+    },
     /// Seen with a different request body.
     Mismatch,
 }
 
 impl Store {
     /// Claims `key` for a request with `fingerprint`, or says what to do.
+    /// A first request unanswered after `stale_ms` is presumed dead.
     pub async fn idempotency_begin(
         &self,
         key: &str,
         fingerprint: &str,
+        stale_ms: u64,
     ) -> Result<IdempotencyBegin, StoreError> {
         let inserted = sqlx::query(
             "INSERT INTO idempotency (key, fingerprint, status_code, response, created_ms) VALUES ($1, $2, NULL, NULL, $3) \
@@ -45,7 +54,7 @@ impl Store {
             return Ok(IdempotencyBegin::Fresh);
         }
         let row = sqlx::query(
-            "SELECT fingerprint, status_code, response FROM idempotency WHERE key = $1",
+            "SELECT fingerprint, status_code, response, route_id, created_ms FROM idempotency WHERE key = $1",
         )
         .bind(key)
         .fetch_one(self.pool())
@@ -56,13 +65,30 @@ impl Store {
         }
         let status: Option<i64> = row.try_get("status_code")?;
         let body: Option<String> = row.try_get("response")?;
-        Ok(match (status, body) {
-            (Some(s), Some(body)) => IdempotencyBegin::Replay {
+        if let (Some(s), Some(body)) = (status, body) {
+            return Ok(IdempotencyBegin::Replay {
                 status: s as u16,
                 body,
-            },
-            _ => IdempotencyBegin::InFlight,
-        })
+            });
+        }
+        let route: Option<String> = row.try_get("route_id")?;
+        let created: i64 = row.try_get("created_ms")?;
+        let stale = now_ms().saturating_sub(created as u64) >= stale_ms;
+        if stale && route.is_none() {
+            // Nothing was persisted under the dead request: take the key over.
+            let took = sqlx::query(
+                "UPDATE idempotency SET created_ms = $1 WHERE key = $2 AND created_ms = $3 AND route_id IS NULL AND response IS NULL",
+            )
+            .bind(now_ms() as i64)
+            .bind(key)
+            .bind(created)
+            .execute(self.pool())
+            .await?;
+            if took.rows_affected() == 1 {
+                return Ok(IdempotencyBegin::Fresh);
+            }
+        }
+        Ok(IdempotencyBegin::InFlight { route, stale })
     }
 
     /// Stores the first response for `key`.

@@ -8,6 +8,11 @@ use super::{Backend, Store, StoreError};
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, include_str!("../../migrations/0001_operator_state.sql")),
     (2, include_str!("../../migrations/0002_routes.sql")),
+    (3, include_str!("../../migrations/0003_nonces.sql")),
+    (
+        4,
+        include_str!("../../migrations/0004_idempotency_route.sql"),
+    ),
 ];
 
 /// Applies every migration not yet recorded.

@@ -7,10 +7,13 @@
 //! `outbox` (webhook-ready events), `idempotency` (keys and first
 //! responses).
 
+mod delivery;
 mod idempotency;
 mod migrate;
+mod nonces;
 mod operator;
 mod outbox;
+mod recent;
 mod routes;
 
 pub use idempotency::IdempotencyBegin;

@@ -75,6 +75,16 @@ fn corrupt(e: serde_json::Error) -> StoreError {
 impl Store {
     /// Inserts a new route with its `created` event.
     pub async fn insert_route(&self, r: &RouteRecord) -> Result<(), StoreError> {
+        self.insert_route_for_key(r, None).await
+    }
+
+    /// Inserts a new route and, in the same transaction, records it as the
+    /// route of idempotency key `key`.
+    pub async fn insert_route_for_key(
+        &self,
+        r: &RouteRecord,
+        key: Option<&str>,
+    ) -> Result<(), StoreError> {
         let body = serde_json::to_string(r).map_err(corrupt)?;
         let now = now_ms() as i64;
         let mut tx = self.pool().begin().await?;
@@ -90,6 +100,13 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         super::outbox::append(&mut tx, r, 1, "created").await?;
+        if let Some(key) = key {
+            sqlx::query("UPDATE idempotency SET route_id = $1 WHERE key = $2")
+                .bind(&r.id)
+                .bind(key)
+                .execute(&mut *tx)
+                .await?;
+        }
         tx.commit().await?;
         Ok(())
     }
