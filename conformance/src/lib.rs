@@ -6,4 +6,5 @@
 //! `relay-conformance rail <artifact>` before handing the artifact to an
 //! operator.
 
+pub mod http;
 pub mod rail;

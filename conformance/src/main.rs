@@ -3,6 +3,7 @@
 //! ```text
 //! relay-conformance rail plugins/dist/floatlane-wasm/floatlane.wasm
 //! relay-conformance rail a.so b.wasm        # also checks the two agree
+//! relay-conformance http http://127.0.0.1:8787 --from-chain 8453 --to-chain 42161
 //! ```
 //! Exit status 0 when every clause holds, 1 when one fails (each failure
 //! names its clause), 2 on usage errors.
@@ -23,32 +24,38 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Check one or two artifacts of a rail (two: also that they agree).
-    Rail {
-        /// Plugin artifacts (`.so`/`.dylib` native, `.wasm` component).
-        #[arg(required = true, num_args = 1..=2)]
-        artifacts: Vec<PathBuf>,
-        /// Print the report as JSON.
-        #[arg(long)]
-        json: bool,
-        /// Rail configuration `key=value` (repeatable).
-        #[arg(long = "config", value_parser = pair)]
-        config: Vec<(String, String)>,
-        /// RPC endpoint `chainId=url` (repeatable).
-        #[arg(long = "rpc", value_parser = pair)]
-        rpc: Vec<(String, String)>,
-        /// Token `chain:SYMBOL=address[:decimals]` (repeatable).
-        #[arg(long = "token", value_parser = token)]
-        tokens: Vec<KnownToken>,
-        /// Extra egress host granted to the rail (repeatable).
-        #[arg(long = "egress")]
-        egress: Vec<String>,
-        /// Allow loopback/private egress (local simulators).
-        #[arg(long)]
-        allow_private: bool,
-        /// Deadline of each call, ms.
-        #[arg(long, default_value_t = 3000)]
-        timeout_ms: u64,
-    },
+    Rail(RailArgs),
+    /// Check a live host against the HTTP API contract (moves no funds).
+    Http(relay_conformance::http::Target),
+}
+
+/// Arguments of `relay-conformance rail`.
+#[derive(Debug, clap::Args)]
+struct RailArgs {
+    /// Plugin artifacts (`.so`/`.dylib` native, `.wasm` component).
+    #[arg(required = true, num_args = 1..=2)]
+    artifacts: Vec<PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Rail configuration `key=value` (repeatable).
+    #[arg(long = "config", value_parser = pair)]
+    config: Vec<(String, String)>,
+    /// RPC endpoint `chainId=url` (repeatable).
+    #[arg(long = "rpc", value_parser = pair)]
+    rpc: Vec<(String, String)>,
+    /// Token `chain:SYMBOL=address[:decimals]` (repeatable).
+    #[arg(long = "token", value_parser = token)]
+    tokens: Vec<KnownToken>,
+    /// Extra egress host granted to the rail (repeatable).
+    #[arg(long = "egress")]
+    egress: Vec<String>,
+    /// Allow loopback/private egress (local simulators).
+    #[arg(long)]
+    allow_private: bool,
+    /// Deadline of each call, ms.
+    #[arg(long, default_value_t = 3000)]
+    timeout_ms: u64,
 }
 
 fn pair(s: &str) -> Result<(String, String), String> {
@@ -117,7 +124,11 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> ExitCode {
-    let Command::Rail {
+    let a = match cli.command {
+        Command::Rail(a) => a,
+        Command::Http(t) => return http(&t).await,
+    };
+    let RailArgs {
         artifacts,
         json,
         config,
@@ -126,7 +137,7 @@ async fn run(cli: Cli) -> ExitCode {
         egress,
         allow_private,
         timeout_ms,
-    } = cli.command;
+    } = a;
     let opts = KitOptions {
         call_timeout: Duration::from_millis(timeout_ms),
         rail_config: config,
@@ -172,6 +183,25 @@ async fn run(cli: Cli) -> ExitCode {
     if passed {
         ExitCode::SUCCESS
     } else {
+        ExitCode::from(1)
+    }
+}
+
+async fn http(t: &relay_conformance::http::Target) -> ExitCode {
+    let report = relay_conformance::http::run(t).await;
+    for r in &report.results {
+        println!(
+            "  {} {:<40} {}",
+            if r.passed { "PASS" } else { "FAIL" },
+            r.rule,
+            r.detail
+        );
+    }
+    if report.passed() {
+        println!("http contract: PASS");
+        ExitCode::SUCCESS
+    } else {
+        println!("http contract: FAIL");
         ExitCode::from(1)
     }
 }

@@ -209,3 +209,63 @@ async fn the_template_an_integrator_copies_passes_in_both_packagings() {
     let agree = packagings_agree(&native, &wasm, &fast()).await;
     assert!(agree.passed, "{agree:#?}");
 }
+
+/// The artifact of a packaged plugin directory (`<rail>-<packaging>/`).
+fn artifact_in(dir: &std::path::Path) -> PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.file_name().is_some_and(|n| n != "plugin.toml"))
+        .unwrap_or_else(|| panic!("no artifact in {}", dir.display()))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_packaged_rail_passes_the_kit_against_its_upstream_simulator() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([8453, 42161]))
+        .await
+        .expect("devnet");
+    let sims = relay_simulators::Simulators::start(&devnet).await.unwrap();
+    let env = relay_host::devnet::DEVNET_UPSTREAM_KEY_ENV;
+    if std::env::var_os(env).is_none() {
+        std::env::set_var(env, "devnet-only");
+    }
+    let config = relay_host::devnet::point_rails_at(
+        &devnet,
+        &sims,
+        relay_host::devnet::host_config(&devnet, Default::default()),
+    );
+    let mut checked = Vec::new();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(relay_fixtures::packaged_plugins())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("plugin.toml").exists())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let rail = name.rsplit_once('-').map_or(name.as_str(), |(r, _)| r);
+        let mut opts = kit_options(&devnet);
+        opts.allow_private = true;
+        opts.extra_egress.push("127.0.0.1".into());
+        if let Some(rc) = config.rails.get(rail) {
+            opts.rail_config.extend(rc.config.clone());
+            opts.contracts = rc.contracts.clone();
+            opts.credentials = rc
+                .credentials
+                .iter()
+                .filter_map(|n| Some((n.clone(), config.capabilities.credentials.get(n)?.clone())))
+                .collect();
+        }
+        let report = check(&artifact_in(&dir), &opts).await;
+        assert!(report.passed(), "{name}: {report:#?}");
+        assert_eq!(report.rail.as_deref(), Some(rail));
+        checked.push(name);
+    }
+    assert!(
+        checked.len() >= 10,
+        "nine rails, the float lane twice: {checked:?}"
+    );
+    devnet.stop();
+}

@@ -8,7 +8,13 @@
 //!   store per call from the pre-instantiated component, epoch deadline,
 //!   WIT lowering);
 //! - `extism`: the same work as an Extism plugin (JSON in, the same rail's
-//!   `quote`, JSON out) through `extism::Plugin::call`.
+//!   `quote`, JSON out) through `extism::Plugin::call`, under the same
+//!   deadline and memory limit, without WASI; its one instance is reused
+//!   across calls.
+//!
+//! All four run the one rail (`relay-rail-echo`), so the differences are
+//! the packagings' overhead. The bench builds its artifacts itself (via
+//! `relay_fixtures`, i.e. `plugins/build-wasm.sh`).
 //!
 //! `cargo bench -p relay-host --bench plugin_call`; under `cargo test
 //! --benches` each function runs once.
@@ -16,15 +22,25 @@
 // criterion's macros generate undocumented public items.
 #![allow(missing_docs)]
 
-use std::{hint::black_box, sync::Arc};
+use std::{
+    hint::black_box,
+    path::{Path, PathBuf},
+    sync::Arc,
+    time::Duration,
+};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use relay_host::{capabilities::CapabilityBroker, config::HostConfig, runtime::rails::RailSet};
+use relay_host::{
+    capabilities::CapabilityBroker,
+    config::{HostConfig, RuntimeConfig},
+    runtime::{rails::RailSet, LoadedRail},
+};
 use relay_plugin_api::{
     Amount, ChainRef, Host, HostError, HostErrorKind, HttpRequest, HttpResponse, LogLevel,
-    QuoteRequest, Rail, Token,
+    QuoteRequest, Rail, RailQuote, Token,
 };
 use relay_registry::PluginKind;
+use tokio::runtime::Runtime;
 
 /// A quote request whose JSON is about 1 KiB.
 fn request() -> QuoteRequest {
@@ -73,39 +89,51 @@ impl Host for NoHost {
     }
 }
 
-fn plugin_call(c: &mut Criterion) {
-    let rt = tokio::runtime::Runtime::new().expect("runtime");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let config = HostConfig {
-        data_dir: dir.path().to_path_buf(),
+/// The host configuration every packaging runs under (defaults: deadline,
+/// memory limit), with its data directory (compiled-module cache) in `dir`.
+fn host_config(dir: &Path) -> HostConfig {
+    HostConfig {
+        data_dir: dir.to_path_buf(),
         ..HostConfig::default()
-    };
-    let set = RailSet::new(
-        &config,
-        Arc::new(CapabilityBroker::new(&config.capabilities)),
-    )
-    .expect("rail set");
-    let load = |kind, path: std::path::PathBuf| {
+    }
+}
+
+/// Builds (if stale) and loads the echo rail's native and wasm packagings
+/// through the real loader.
+fn load_rails(rt: &Runtime, config: &HostConfig) -> (LoadedRail, LoadedRail) {
+    let broker = Arc::new(CapabilityBroker::new(&config.capabilities));
+    let set = RailSet::new(config, broker).expect("rail set");
+    let load = |kind, path: PathBuf| {
         let sha = relay_registry::sha256_file(&path).expect("artifact");
         rt.block_on(set.load_artifact(kind, &path, &sha))
             .expect("loads")
     };
-    let native = load(
-        PluginKind::Native,
-        relay_fixtures::native_plugin("relay-rail-echo-native", &[]),
-    );
-    let wasm = load(
-        PluginKind::Wasm,
-        relay_fixtures::wasm_plugin("relay-rail-echo-wasm", &[]),
-    );
-    let extism_wasm = relay_fixtures::wasm_core_module(
+    let native = relay_fixtures::native_plugin("relay-rail-echo-native", &[]);
+    let wasm = relay_fixtures::wasm_plugin("relay-rail-echo-wasm", &[]);
+    (
+        load(PluginKind::Native, native),
+        load(PluginKind::Wasm, wasm),
+    )
+}
+
+/// Builds (if stale) the Extism guest and instantiates it with the same
+/// deadline and memory limit as a relay wasm call, and no WASI (the relay
+/// components get none either).
+fn extism_plugin(config: &RuntimeConfig) -> extism::Plugin {
+    let module = relay_fixtures::wasm_core_module(
         "plugins/testing/bench-extism/Cargo.toml",
         "relay-bench-extism",
     );
-    let bytes = std::fs::read(extism_wasm).expect("extism module");
-    let manifest = extism::Manifest::new([extism::Wasm::data(bytes)]);
-    let mut extism = extism::Plugin::new(&manifest, [], true).expect("extism plugin");
+    let bytes = std::fs::read(module).expect("extism module");
+    let pages = u32::try_from(config.wasm_memory_mib * 16).expect("memory limit in pages");
+    let manifest = extism::Manifest::new([extism::Wasm::data(bytes)])
+        .with_timeout(Duration::from_millis(config.call_timeout_ms))
+        .with_memory_max(pages);
+    extism::Plugin::new(&manifest, [], false).expect("extism plugin")
+}
 
+/// The request and its JSON, which must be about 1 KiB.
+fn request_and_json() -> (QuoteRequest, String) {
     let req = request();
     let json = serde_json::to_string(&req).expect("serialises");
     assert!(
@@ -113,46 +141,77 @@ fn plugin_call(c: &mut Criterion) {
         "request is {} bytes",
         json.len()
     );
-    // All four do the same work and give the same answer.
-    let expected = relay_rail_echo::EchoRail
-        .quote(&NoHost, &req)
-        .expect("direct")
-        .amount_out;
-    assert_eq!(
-        rt.block_on(native.quote(req.clone()))
-            .expect("native")
-            .amount_out,
-        expected
-    );
-    assert_eq!(
-        rt.block_on(wasm.quote(req.clone()))
-            .expect("wasm")
-            .amount_out,
-        expected
-    );
-    let out: String = extism.call("quote", json.as_str()).expect("extism");
-    assert!(
-        out.contains(&format!("\"amountOut\":\"{expected}\"")),
-        "{out}"
-    );
+    (req, json)
+}
 
+/// Everything measured, loaded and checked to give the same answer.
+struct Subjects {
+    req: QuoteRequest,
+    json: String,
+    native: LoadedRail,
+    wasm: LoadedRail,
+    extism: extism::Plugin,
+    /// Declared last so it is dropped after the rails that run on it.
+    rt: Runtime,
+}
+
+impl Subjects {
+    fn new(dir: &Path) -> Self {
+        let rt = Runtime::new().expect("runtime");
+        let config = host_config(dir);
+        let (native, wasm) = load_rails(&rt, &config);
+        let extism = extism_plugin(&config.runtime);
+        let (req, json) = request_and_json();
+        let mut subjects = Self {
+            req,
+            json,
+            native,
+            wasm,
+            extism,
+            rt,
+        };
+        subjects.assert_same_answers();
+        subjects
+    }
+
+    fn direct(&self) -> RailQuote {
+        relay_rail_echo::EchoRail
+            .quote(&NoHost, black_box(&self.req))
+            .expect("direct")
+    }
+
+    fn loaded(&self, rail: &LoadedRail) -> RailQuote {
+        self.rt
+            .block_on(rail.quote(black_box(self.req.clone())))
+            .expect("plugin quote")
+    }
+
+    fn extism(&mut self) -> String {
+        self.extism
+            .call::<&str, String>("quote", black_box(self.json.as_str()))
+            .expect("extism call")
+    }
+
+    /// All four do the same work: the same rail's answer, whatever the
+    /// packaging.
+    fn assert_same_answers(&mut self) {
+        let expected = self.direct().amount_out;
+        assert_eq!(self.loaded(&self.native).amount_out, expected, "native");
+        assert_eq!(self.loaded(&self.wasm).amount_out, expected, "wasm");
+        let out = self.extism();
+        let quote: RailQuote = serde_json::from_str(&out).expect("extism answers a RailQuote");
+        assert_eq!(quote.amount_out, expected, "extism");
+    }
+}
+
+fn plugin_call(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut s = Subjects::new(dir.path());
     let mut g = c.benchmark_group("plugin_call/quote_1KiB");
-    g.bench_function("direct", |b| {
-        b.iter(|| relay_rail_echo::EchoRail.quote(&NoHost, black_box(&req)))
-    });
-    g.bench_function("native", |b| {
-        b.iter(|| rt.block_on(native.quote(black_box(req.clone()))))
-    });
-    g.bench_function("wasm", |b| {
-        b.iter(|| rt.block_on(wasm.quote(black_box(req.clone()))))
-    });
-    g.bench_function("extism", |b| {
-        b.iter(|| {
-            extism
-                .call::<&str, String>("quote", black_box(json.as_str()))
-                .expect("extism call")
-        })
-    });
+    g.bench_function("direct", |b| b.iter(|| s.direct()));
+    g.bench_function("native", |b| b.iter(|| s.loaded(&s.native)));
+    g.bench_function("wasm", |b| b.iter(|| s.loaded(&s.wasm)));
+    g.bench_function("extism", |b| b.iter(|| s.extism()));
     g.finish();
 }
 

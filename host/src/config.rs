@@ -9,7 +9,7 @@
 
 use std::{
     collections::BTreeMap,
-    net::SocketAddr,
+    net::{IpAddr, SocketAddr},
     path::{Path, PathBuf},
 };
 
@@ -48,6 +48,75 @@ pub struct RailConfig {
     pub credentials: Vec<String>,
     /// Values the rail reads with `host.config(key)`.
     pub config: BTreeMap<String, String>,
+    /// Contracts the rail's plans may call or approve besides those its
+    /// manifest declares: `"0x…"` on any chain, `"<chainId>:0x…"` on one,
+    /// or `"*"` for any (an aggregator whose upstream names its own
+    /// targets). The executor refuses any other target.
+    pub contracts: Vec<String>,
+}
+
+impl RailConfig {
+    /// Whether the operator lets this rail's plans call `address` on `chain`.
+    pub fn allows_contract(&self, chain: u64, address: &str) -> bool {
+        self.contracts.iter().any(|c| {
+            let (on, addr) = match c.split_once(':') {
+                Some((ch, a)) => (ch.parse::<u64>().ok() == Some(chain), a),
+                None => (true, c.as_str()),
+            };
+            on && (addr == "*" || addr.eq_ignore_ascii_case(address))
+        })
+    }
+}
+
+/// Route execution (`[execution]`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ExecutionConfig {
+    /// How often a BRIDGING route asks its rail's `track`, ms (default 2000).
+    pub track_interval_ms: u64,
+    /// How long a route may wait on its upstream (or a deposit) before it
+    /// fails with `UPSTREAM_TIMEOUT`, ms (default 6 hours).
+    pub track_timeout_ms: u64,
+    /// How often each replica picks up open routes nobody holds (a replica
+    /// died, or the host restarted), ms (default 10000).
+    pub resume_interval_ms: u64,
+    /// How often the relayer's nonce gaps are looked for and filled, ms
+    /// (default 15000; 0 disables).
+    pub gap_check_interval_ms: u64,
+    /// A replica's lease on a route it runs, renewed before every step and
+    /// upstream poll; a route whose replica died is picked up by another
+    /// (or the restarted one) once it lapses, ms (default 30000). A step
+    /// taken over mid-send is finished from its journal, never re-signed.
+    pub route_lease_ms: u64,
+    /// An idempotency key whose first request neither answered nor created
+    /// a route for this long is presumed dead and may be retried, ms
+    /// (default 60000; must exceed the slowest execute).
+    pub idempotency_stale_ms: u64,
+    /// Replace a relayer transaction still unmined after this long with the
+    /// same nonce and fees × 1.125, ms (default 30000).
+    pub gas_bump_after_ms: u64,
+    /// Give up waiting for a receipt after this long (the outcome is then
+    /// unknown and the route waits for an operator), ms (default 300000).
+    pub receipt_timeout_ms: u64,
+    /// Timeout of one RPC call before the next endpoint is tried, ms
+    /// (default 10000).
+    pub rpc_timeout_ms: u64,
+}
+
+impl Default for ExecutionConfig {
+    fn default() -> Self {
+        ExecutionConfig {
+            track_interval_ms: 2_000,
+            track_timeout_ms: 6 * 3_600_000,
+            resume_interval_ms: 10_000,
+            gap_check_interval_ms: 15_000,
+            route_lease_ms: 30_000,
+            idempotency_stale_ms: 60_000,
+            gas_bump_after_ms: 30_000,
+            receipt_timeout_ms: 300_000,
+            rpc_timeout_ms: 10_000,
+        }
+    }
 }
 
 /// Plugin runtime settings (`[runtime]`).
@@ -81,6 +150,149 @@ impl Default for RuntimeConfig {
     }
 }
 
+/// Quoting, fees and pricing (`[quote]`, spec §2.6, §4.3, §8.2).
+///
+/// Relayer gas is charged at cost plus a markup and converted to the token
+/// in flight: `gas units × source-chain gas price (RPC) × native USD price
+/// of that chain ÷ the token's USD price`, stablecoins at par. Prices are
+/// integer micro-USD (`usd_e6`); amounts stay integers end to end.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct QuoteConfig {
+    /// One deadline for a quote's whole rail fan-out, ms (default 8000). A
+    /// rail that has not answered by then is reported as not answering.
+    pub deadline_ms: u64,
+    /// Route fee withheld from the token in flight, bps (default 25).
+    pub route_fee_bps: u32,
+    /// Route fee for members, bps (default 15).
+    pub member_route_fee_bps: u32,
+    /// Markup over relayer gas cost, bps (default 2500 = 25 %).
+    pub gas_markup_bps: u32,
+    /// Markup over gas cost for members, bps (default 1000 = 10 %).
+    pub member_gas_markup_bps: u32,
+    /// Gas of the host's own Permit2 pull on an EVM source chain, added to
+    /// every rail's own gas estimate (default 90000: a cold
+    /// `permitTransferFrom` with a fresh nonce word and a cold balance slot).
+    pub permit2_pull_gas: u64,
+    /// Native-asset USD price by chain id, micro-USD. Chains not listed use
+    /// [`default_native_usd_e6`] (ETH chains 3000 USD, BNB 600, POL 0.5 …).
+    pub native_usd_e6: BTreeMap<String, u64>,
+    /// USD price of tokens that are not stablecoins, by symbol, micro-USD
+    /// (default `WBTC` and `BTC` at 60000 USD). A chain's native asset uses
+    /// `native_usd_e6` instead.
+    pub token_usd_e6: BTreeMap<String, u64>,
+    /// Symbols priced at exactly 1 USD (default `USDC`, `USDT`, `DAI`).
+    pub stablecoins: Vec<String>,
+    /// Slippage when the request gives none, bps (default 50).
+    pub default_slippage_bps: u32,
+    /// Lifetime of a quote's attestation, ms (default 60000), never past
+    /// the winning rail's own expiry.
+    pub validity_ms: u64,
+    /// Compare cache lifetime per lane and amount, ms (default 12000).
+    pub compare_cache_ms: u64,
+    /// Compare guard: effective fee above this percentage is flagged (default 3).
+    pub guard_threshold_pct: u32,
+    /// Timeout of the host's own chain reads (gas price, membership), ms
+    /// (default 2000).
+    pub chain_read_timeout_ms: u64,
+}
+
+impl Default for QuoteConfig {
+    fn default() -> Self {
+        QuoteConfig {
+            deadline_ms: 8_000,
+            route_fee_bps: 25,
+            member_route_fee_bps: 15,
+            gas_markup_bps: 2_500,
+            member_gas_markup_bps: 1_000,
+            permit2_pull_gas: 90_000,
+            native_usd_e6: BTreeMap::new(),
+            token_usd_e6: [("WBTC", 60_000_000_000u64), ("BTC", 60_000_000_000)]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            stablecoins: ["USDC", "USDT", "DAI"].map(String::from).to_vec(),
+            default_slippage_bps: 50,
+            validity_ms: 60_000,
+            compare_cache_ms: 12_000,
+            guard_threshold_pct: 3,
+            chain_read_timeout_ms: 2_000,
+        }
+    }
+}
+
+impl QuoteConfig {
+    /// The native-asset USD price of an EVM chain, micro-USD.
+    pub fn native_usd_e6(&self, chain: u64) -> u64 {
+        self.native_usd_e6
+            .get(&chain.to_string())
+            .copied()
+            .unwrap_or_else(|| default_native_usd_e6(chain))
+    }
+}
+
+/// Built-in native-asset prices, micro-USD, by chain id: deliberately round
+/// figures; operators set current ones in `[quote.native_usd_e6]`.
+pub fn default_native_usd_e6(chain: u64) -> u64 {
+    match chain {
+        56 => 600_000_000,
+        100 | 5000 | 33139 => 1_000_000,
+        137 | 146 => 500_000,
+        43114 => 30_000_000,
+        999 => 20_000_000,
+        _ => 3_000_000_000,
+    }
+}
+
+/// One recognised membership collection (an ERC-721 on an EVM chain).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VipCollection {
+    /// Chain id it lives on.
+    pub chain: u64,
+    /// Contract address.
+    pub address: String,
+    /// Display name.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// Membership (`[vip]`): a sender holding any recognised collection
+/// (`balanceOf(fromAddress) > 0`) pays the member fee tier.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct VipConfig {
+    /// Recognised collections (default none: nobody is a member).
+    pub registry: Vec<VipCollection>,
+}
+
+/// Rate limits and client identity (`[limits]`, spec §8.1, §5.2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LimitsConfig {
+    /// Whether limits are enforced (default true).
+    pub enabled: bool,
+    /// Per-minute overrides by bucket name (`status`, `quote`, `execute`,
+    /// `compare`, `solve`, `recent`, `batch`, `schedule`); the defaults are
+    /// the spec's (§8.1: 60, 40, 8, 30, 20, 60, 30, 30).
+    pub per_minute: BTreeMap<String, u32>,
+    /// Per-minute limit of every other endpoint (default none: unlimited).
+    pub default_per_minute: Option<u32>,
+    /// Peers whose `X-Forwarded-For` is believed (default none: the TCP
+    /// peer is the client).
+    pub trusted_proxies: Vec<IpAddr>,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        LimitsConfig {
+            enabled: true,
+            per_minute: BTreeMap::new(),
+            default_per_minute: None,
+            trusted_proxies: Vec::new(),
+        }
+    }
+}
+
 /// The whole configuration.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -106,6 +318,14 @@ pub struct HostConfig {
     pub rails: BTreeMap<String, RailConfig>,
     /// Plugin runtime settings.
     pub runtime: RuntimeConfig,
+    /// Quoting, fees and pricing.
+    pub quote: QuoteConfig,
+    /// Membership collections.
+    pub vip: VipConfig,
+    /// Rate limits.
+    pub limits: LimitsConfig,
+    /// Route execution.
+    pub execution: ExecutionConfig,
 }
 
 /// The canonical Permit2 address.
@@ -124,6 +344,10 @@ impl Default for HostConfig {
             capabilities: CapabilityConfig::default(),
             rails: BTreeMap::new(),
             runtime: RuntimeConfig::default(),
+            quote: QuoteConfig::default(),
+            vip: VipConfig::default(),
+            limits: LimitsConfig::default(),
+            execution: ExecutionConfig::default(),
         }
     }
 }

@@ -7,7 +7,10 @@ use std::{collections::BTreeMap, path::PathBuf};
 use relay_devnet::{Devnet, DevnetConfig, Token};
 use relay_simulators::{Simulators, Upstream};
 
-use crate::config::{ChainConfig, HostConfig, TokenConfig};
+use crate::{
+    capabilities::CredentialConfig,
+    config::{ChainConfig, HostConfig, TokenConfig, VipCollection},
+};
 
 /// Options of `relay up`.
 #[derive(Clone, Debug)]
@@ -21,9 +24,20 @@ pub struct UpOptions {
 }
 
 /// The host configuration that serves `devnet`: its chains and tokens, its
-/// relayer, rails allowed to reach loopback (the simulators live there).
+/// relayer, its membership collection on every chain (`vip.registry`),
+/// rails allowed to reach loopback (the simulators live there).
+///
+/// The relayer's key is not part of it: `relay up` and the tests hand the
+/// devnet relayer's signer to the host in-process
+/// ([`crate::server::Host::build_with_signer`]); it is never written to a
+/// file, and a served host reads it from `RELAY_RELAYER_KEY`.
 pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
     for c in devnet.chains() {
+        base.vip.registry.push(VipCollection {
+            chain: c.chain_id,
+            address: c.deployment.membership.to_string(),
+            name: Some("Relay Devnet Membership".into()),
+        });
         let tokens: BTreeMap<String, TokenConfig> = Token::ALL
             .iter()
             .map(|t| {
@@ -53,26 +67,121 @@ pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
     base.relayer = Some(devnet.relayer.to_string());
     base.permit2 = relay_devnet::PERMIT2_ADDRESS.to_string();
     base.capabilities.allow_private_networks = true;
+    // Devnet upstreams settle in about a second: poll them often.
+    base.execution.track_interval_ms = 250;
+    base.execution.resume_interval_ms = 1_000;
+    base.execution.gap_check_interval_ms = 1_000;
+    base.execution.route_lease_ms = 5_000;
+    base.execution.idempotency_stale_ms = 20_000;
     base
 }
 
-/// Points the rails that speak a simulated upstream at its simulator:
-/// `base_url` (or `attestation_base`) in the rail's config, loopback in its
-/// egress. Configuration only — the rails' code is the code that talks to
-/// the real upstreams.
-pub fn point_rails_at(sims: &Simulators, mut config: HostConfig) -> HostConfig {
-    for (rail, key, upstream) in [
-        ("lifi", "base_url", Upstream::Lifi),
-        ("cctp", "attestation_base", Upstream::Circle),
-    ] {
+/// The environment variable holding the devnet's upstream API keys
+/// (DEVNET ONLY: the simulators check that a key is sent, not its value).
+pub const DEVNET_UPSTREAM_KEY_ENV: &str = "RELAY_DEVNET_UPSTREAM_KEY";
+
+/// Points every rail that speaks an upstream at its simulator, by
+/// configuration only — the rails' code is the code that talks to the real
+/// upstreams: base URLs, loopback egress, API keys by credential reference,
+/// the devnet's CCTP contracts and token names, and the devnet's own
+/// contracts as the only ones their plans may call.
+pub fn point_rails_at(devnet: &Devnet, sims: &Simulators, mut config: HostConfig) -> HostConfig {
+    for (name, header) in [("squid", "x-integrator-id"), ("bungee", "API-KEY")] {
+        config.capabilities.credentials.insert(
+            name.into(),
+            CredentialConfig {
+                header: header.into(),
+                env: DEVNET_UPSTREAM_KEY_ENV.into(),
+            },
+        );
+    }
+    let contracts = devnet_contracts(devnet);
+    for (rail, settings) in rail_settings(devnet, sims) {
         let rc = config.rails.entry(rail.to_string()).or_default();
-        rc.config
-            .insert(key.to_string(), sims.url(upstream).to_string());
+        for (k, v) in settings {
+            rc.config.insert(k, v);
+        }
         if !rc.egress.iter().any(|h| h == "127.0.0.1") {
             rc.egress.push("127.0.0.1".into());
         }
+        if ["squid", "bungee"].contains(&rail) {
+            rc.credentials.push(rail.into());
+            rc.config.insert("credential".into(), rail.into());
+        }
+        rc.contracts.extend(contracts.iter().cloned());
     }
     config
+}
+
+/// The devnet's bridge and CCTP contracts, as `<chain>:<address>`.
+fn devnet_contracts(devnet: &Devnet) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in devnet.chains() {
+        let d = &c.deployment;
+        out.push(format!("{}:{}", c.chain_id, d.bridge_deposit));
+        if let Some(cctp) = &d.cctp {
+            out.push(format!("{}:{}", c.chain_id, cctp.token_messenger));
+            out.push(format!("{}:{}", c.chain_id, cctp.message_transmitter));
+        }
+    }
+    out
+}
+
+/// Each rail's settings on the devnet.
+fn rail_settings(devnet: &Devnet, sims: &Simulators) -> Vec<(&'static str, Vec<(String, String)>)> {
+    let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
+    let base = |u: Upstream| vec![kv("base_url", sims.url(u))];
+    let mut cctp = vec![kv("attestation_base", sims.url(Upstream::Circle))];
+    for c in devnet.chains() {
+        let id = c.chain_id;
+        cctp.push((format!("usdc.{id}"), c.deployment.usdc.to_string()));
+        if let Some(m) = &c.deployment.cctp {
+            cctp.push((
+                format!("token_messenger.{id}"),
+                m.token_messenger.to_string(),
+            ));
+            cctp.push((
+                format!("message_transmitter.{id}"),
+                m.message_transmitter.to_string(),
+            ));
+        }
+    }
+    // The simulated ledgers name their tokens by symbol.
+    let mut stable = base(Upstream::Allbridge);
+    for (node, sym) in [
+        ("solana", "USDC"),
+        ("solana", "USDT"),
+        ("stellar", "USDC"),
+        ("tron", "USDT"),
+    ] {
+        stable.push((format!("token.{node}.{sym}"), sym.into()));
+    }
+    let chainflip = sims.url(Upstream::Chainflip);
+    vec![
+        ("lifi", base(Upstream::Lifi)),
+        ("squid", base(Upstream::Squid)),
+        ("bungee", base(Upstream::Bungee)),
+        ("cctp", cctp),
+        ("stablebridge", stable),
+        (
+            "btc",
+            vec![
+                kv("base_url", chainflip),
+                kv("broker_url", &format!("{chainflip}/broker")),
+                kv("bitcoin_network", "regtest"),
+            ],
+        ),
+        (
+            "tron",
+            vec![
+                kv("allbridge.base_url", sims.url(Upstream::Allbridge)),
+                kv("allbridge.token.tron.USDT", "USDT"),
+            ],
+        ),
+        // No simulator speaks sui: the rail prices with an operator's
+        // indicative rate, as it does wherever Allbridge has no sui pool.
+        ("sui", vec![kv("indicative_fee_bps", "30")]),
+    ]
 }
 
 /// Starts the devnet chains.
@@ -113,4 +222,58 @@ pub fn banner(devnet: &Devnet, sims: &Simulators, config: &HostConfig) -> String
     ));
     s.push_str("\n  anvil test accounts 0-9 hold USDC, USDT and WBTC on every chain. Ctrl-C stops everything.\n");
     s
+}
+
+/// A host serving on an ephemeral loopback port with the devnet relayer's
+/// key, as `relay up` serves it (tests, benches, the contract suite);
+/// dropping it stops the server.
+pub struct ServedHost {
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+    /// The host's state (store, rails, config).
+    pub state: crate::api::AppState,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+/// Sets the devnet's upstream API key variable when it is unset (DEVNET
+/// ONLY: the simulators check that a key is sent, not its value).
+pub fn set_devnet_upstream_key() {
+    if std::env::var_os(DEVNET_UPSTREAM_KEY_ENV).is_none() {
+        std::env::set_var(DEVNET_UPSTREAM_KEY_ENV, "devnet-only");
+    }
+}
+
+/// Builds a host over `config` signing with the devnet relayer and serves
+/// it on an ephemeral loopback port.
+pub async fn serve_on_loopback(
+    config: HostConfig,
+) -> Result<ServedHost, crate::server::StartError> {
+    set_devnet_upstream_key();
+    let signer = crate::chain::signer::RelayerSigner::from_signer(relay_devnet::keys::relayer());
+    let host = crate::server::Host::build_with_signer(config, Some(signer)).await?;
+    let state = host.state.clone();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|source| crate::server::StartError::Listen {
+            addr: ([127, 0, 0, 1], 0).into(),
+            source,
+        })?;
+    let base = format!(
+        "http://{}",
+        listener
+            .local_addr()
+            .map_err(|source| crate::server::StartError::Listen {
+                addr: ([127, 0, 0, 1], 0).into(),
+                source,
+            })?
+    );
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(host.serve_on(listener, async {
+        let _ = stopped.await;
+    }));
+    Ok(ServedHost {
+        base,
+        state,
+        _stop: stop,
+    })
 }

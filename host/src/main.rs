@@ -142,7 +142,11 @@ async fn up(config: HostConfig, chains: Vec<u64>, block_time: Option<u64>) -> an
     let sims = relay_simulators::Simulators::start(&chains)
         .await
         .context("starting the upstream simulators")?;
-    let config = devnet::point_rails_at(&sims, devnet::host_config(&chains, config));
+    if std::env::var_os(devnet::DEVNET_UPSTREAM_KEY_ENV).is_none() {
+        // DEVNET ONLY: the simulators check that an API key is sent.
+        std::env::set_var(devnet::DEVNET_UPSTREAM_KEY_ENV, "devnet-only");
+    }
+    let config = devnet::point_rails_at(&chains, &sims, devnet::host_config(&chains, config));
     let banner = devnet::banner(&chains, &sims, &config);
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await

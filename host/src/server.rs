@@ -72,19 +72,19 @@ impl Host {
             "plugins scanned"
         );
         let relayer = signer.map(|s| Arc::new(Relayer::new(s, &config, &store)));
-        let permit2 = config
-            .permit2
-            .parse()
-            .map_err(|_| StartError::Runtime("permit2 is not an address".into()))?;
+        let config = Arc::new(config);
         let executor = relayer
             .clone()
-            .map(|r| Arc::new(Executor::new(store.clone(), r, permit2)));
-        if let Some(ex) = &executor {
-            resume_open_routes(store.clone(), ex.clone());
+            .map(|r| Executor::new(store.clone(), r, rails.clone(), config.clone()))
+            .transpose()
+            .map_err(StartError::Runtime)?
+            .map(Arc::new);
+        if let (Some(ex), Some(r)) = (&executor, &relayer) {
+            spawn_ticks(store.clone(), ex.clone(), r.clone(), &config);
         }
         Ok(Host {
             state: AppState {
-                config: Arc::new(config),
+                config,
                 rails,
                 store,
                 health: Arc::new(HealthCache::new(Duration::from_secs(30))),
@@ -155,15 +155,43 @@ impl Host {
 
 /// Resumes every route a previous run left unfinished: each side effect
 /// already journaled is finished, never repeated.
-fn resume_open_routes(store: Store, executor: Arc<Executor>) {
+/// Background ticks of a replica: picks up open routes nobody holds (at
+/// start, and whenever a replica's lease lapses), and fills the relayer's
+/// nonce gaps. Coordination is through the database (leases), so any
+/// number of replicas may run these.
+fn spawn_ticks(store: Store, executor: Arc<Executor>, relayer: Arc<Relayer>, config: &HostConfig) {
+    let resume_every = Duration::from_millis(config.execution.resume_interval_ms.max(100));
     tokio::spawn(async move {
-        let Ok(open) = store.open_routes().await else {
-            return;
-        };
-        for id in open {
-            tracing::info!(route = %id, "resuming route");
-            if let Err(e) = executor.run(&id).await {
-                tracing::error!(route = %id, error = %e, "resumed route stopped");
+        loop {
+            if let Ok(open) = store.open_routes().await {
+                for id in open {
+                    let ex = executor.clone();
+                    tokio::spawn(async move {
+                        tracing::info!(route = %id, "resuming route");
+                        if let Err(e) = ex.run(&id).await {
+                            tracing::error!(route = %id, error = %e, "resumed route stopped");
+                        }
+                    });
+                }
+            }
+            tokio::time::sleep(resume_every).await;
+        }
+    });
+    let gap_ms = config.execution.gap_check_interval_ms;
+    if gap_ms == 0 {
+        return;
+    }
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(Duration::from_millis(gap_ms)).await;
+            for sender in relayer.senders() {
+                match sender.repair_gaps().await {
+                    Ok(r) if !r.missing.is_empty() => {
+                        tracing::warn!(missing = ?r.missing, "relayer nonce gap filled")
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::debug!(error = %e, "gap check failed"),
+                }
             }
         }
     });

@@ -7,71 +7,20 @@
 
 mod common;
 
-use alloy::primitives::{Address, U256};
-use common::{get, serve};
-use relay_devnet::{
-    contracts::{eip712, permit2_domain, sign_typed, TestToken, PERMIT2_ADDRESS},
-    keys, Devnet, DevnetConfig,
-};
+use alloy::primitives::U256;
+use common::{approve_permit2, get, serve, until_terminal as until_done, usdc_balance};
+use relay_devnet::{keys, Devnet, DevnetConfig};
 use serde_json::{json, Value};
 
 const SRC: u64 = 8453;
 const DST: u64 = 42161;
 
-async fn usdc_balance(devnet: &Devnet, chain: u64, who: Address) -> U256 {
-    let c = devnet.chain(chain).unwrap();
-    TestToken::new(c.deployment.usdc, c.provider())
-        .balanceOf(who)
-        .call()
-        .await
-        .unwrap()
-}
-
 fn permit_body(devnet: &Devnet, amount: u64, nonce: u64) -> Value {
-    let owner = keys::anvil_signer(1);
-    let usdc = devnet.chain(SRC).unwrap().deployment.usdc;
-    let deadline = relay_host::capabilities::now_ms() / 1000 + 600;
-    let msg = eip712::PermitTransferFrom {
-        permitted: eip712::TokenPermissions {
-            token: usdc,
-            amount: U256::from(amount),
-        },
-        spender: keys::relayer().address(),
-        nonce: U256::from(nonce),
-        deadline: U256::from(deadline),
-    };
-    let sig = sign_typed(&owner, &msg, &permit2_domain(SRC));
-    json!({
-        "fromChain": SRC, "toChain": DST, "fromToken": "USDC", "toToken": "USDC", "amount": amount.to_string(),
-        "mode": "permit2", "toAddress": owner.address(),
-        "permit2": {
-            "owner": owner.address(), "permitted": {"token": usdc, "amount": amount.to_string()},
-            "nonce": nonce.to_string(), "deadline": deadline.to_string(),
-            "signature": format!("0x{}", hex::encode(sig)),
-        },
-    })
+    common::permit_body(devnet, (SRC, DST), amount, nonce)
 }
 
 async fn post(base: &str, body: &Value, headers: &[(&str, &str)]) -> (u16, String) {
-    let mut req = reqwest::Client::new()
-        .post(format!("{base}/api/route/execute"))
-        .json(body);
-    for (k, v) in headers {
-        req = req.header(*k, *v);
-    }
-    let resp = req.send().await.unwrap();
-    (resp.status().as_u16(), resp.text().await.unwrap())
-}
-
-async fn until_done(base: &str, id: &str) -> Value {
-    for _ in 0..200 {
-        let (_, r) = get(&format!("{base}/api/route/status?id={id}")).await;
-        if r["status"] != "BRIDGING" {
-            return r;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("route {id} never finished");
+    common::post(base, "/api/route/execute", body, headers).await
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -82,16 +31,7 @@ async fn a_permit2_execute_moves_real_tokens_once() {
     let dir = tempfile::tempdir().unwrap();
     let h = serve(&devnet, dir.path(), |_| {}).await;
     let user = keys::anvil_address(1);
-    let src = devnet.chain(SRC).unwrap();
-    TestToken::new(src.deployment.usdc, src.provider())
-        .approve(PERMIT2_ADDRESS, U256::MAX)
-        .from(user)
-        .send()
-        .await
-        .unwrap()
-        .get_receipt()
-        .await
-        .unwrap();
+    approve_permit2(&devnet, SRC, 1).await;
     let (src0, dst0) = (
         usdc_balance(&devnet, SRC, user).await,
         usdc_balance(&devnet, DST, user).await,
@@ -168,19 +108,19 @@ async fn bad_requests_are_typed_and_move_nothing_and_sandbox_and_dry_sign_nothin
         (
             json!({"fromChain": SRC, "toChain": DST, "amount": "1.5", "fromToken": "USDC"}),
             400,
-            "INVALID_FIELD",
+            "INVALID_AMOUNT",
             "amount",
         ),
         (
             json!({"fromChain": SRC, "toChain": "dogecoin", "amount": "1", "fromToken": "USDC"}),
             400,
-            "INVALID_FIELD",
+            "UNKNOWN_CHAIN",
             "toChain",
         ),
         (
             json!({"fromChain": SRC, "toChain": DST, "amount": "1", "fromToken": "NOPE"}),
             400,
-            "INVALID_FIELD",
+            "UNKNOWN_TOKEN",
             "fromToken",
         ),
         (
@@ -204,7 +144,7 @@ async fn bad_requests_are_typed_and_move_nothing_and_sandbox_and_dry_sign_nothin
         (
             json!({"fromChain": SRC, "toChain": DST, "amount": "1000000", "fromToken": "USDC", "toAddress": "nope"}),
             400,
-            "INVALID_FIELD",
+            "INVALID_ADDRESS",
             "toAddress",
         ),
         (json!([1, 2]), 400, "MALFORMED_BODY", ""),
@@ -255,6 +195,17 @@ async fn bad_requests_are_typed_and_move_nothing_and_sandbox_and_dry_sign_nothin
         (Some("DRY"), Some(false))
     );
     assert_eq!(v["wouldSend"].as_array().unwrap().len(), 2, "{v}");
+    // Spec §4.2: on the float lane, omitting `live` is a dry run too.
+    let mut unsaid = good.clone();
+    unsaid.as_object_mut().unwrap().remove("live");
+    let (code, text) = post(&h.base, &unsaid, &[]).await;
+    assert_eq!(code, 200, "{text}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        (v["status"].as_str(), v["broadcast"].as_bool()),
+        (Some("DRY"), Some(false)),
+        "{v}"
+    );
     assert_eq!(
         usdc_balance(&devnet, SRC, user).await,
         before,

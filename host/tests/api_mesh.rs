@@ -22,8 +22,35 @@ async fn the_mesh_comes_from_the_plugins_and_live_chains() {
     let (code, mesh) = get(&format!("{}/api/route/chains", h.base)).await;
     assert_eq!(code, 200);
     assert_eq!(mesh["chains"], serde_json::json!([10, 8453, 42161]));
-    assert_eq!(mesh["directedRoutes"], 6);
-    assert_eq!(mesh["nodes"], 3);
+    // Every EVM pair plus the non-EVM legs the rails carry.
+    assert!(mesh["directedRoutes"].as_u64().unwrap() > 6, "{mesh}");
+    assert!(mesh["nodes"].as_u64().unwrap() > 3, "{mesh}");
+    let rails = mesh["rails"].as_object().unwrap();
+    let ids: Vec<&str> = rails.keys().map(String::as_str).collect();
+    assert_eq!(
+        ids,
+        [
+            "btc",
+            "bungee",
+            "cctp",
+            "floatlane",
+            "lifi",
+            "squid",
+            "stablebridge",
+            "sui",
+            "tron"
+        ],
+        "the nine rails, from the loaded plugins"
+    );
+    for quote_only in ["sui", "tron"] {
+        assert_eq!(rails[quote_only]["executeReady"], false, "{quote_only}");
+    }
+    assert_eq!(mesh["nonEvmNodes"]["bitcoin"]["routable"], true, "{mesh}");
+    assert_eq!(
+        mesh["nonEvmNodes"]["stellar"]["executeDirections"]["stellar->evm"],
+        serde_json::Value::Null,
+        "stellar to EVM is not offered: {mesh}"
+    );
     assert_eq!(mesh["relayer"], devnet.relayer.to_string());
     assert_eq!(
         mesh["permit2"],
@@ -38,16 +65,15 @@ async fn the_mesh_comes_from_the_plugins_and_live_chains() {
     let (code, status) = get(&format!("{}/api/status", h.base)).await;
     assert_eq!(code, 200);
     assert_eq!(status["status"], "operational", "{status}");
-    assert_eq!(status["nodes"]["up"], 3);
+    assert_eq!(status["nodes"]["up"], 8, "3 EVM chains and 5 non-EVM nodes");
     assert!(status["nodes"]["evm"]
         .as_array()
         .unwrap()
         .iter()
         .all(|c| c["up"] == true));
-    assert_eq!(
-        status["rails"],
-        serde_json::json!([{"name": "floatlane", "up": true}])
-    );
+    let rails = status["rails"].as_array().unwrap();
+    assert_eq!(rails.len(), 9, "{status}");
+    assert!(rails.iter().all(|r| r["up"] == true), "{status}");
     devnet.stop();
 }
 
@@ -78,7 +104,13 @@ async fn a_dead_chain_rpc_degrades_status() {
         op,
         serde_json::json!({"chainId": 10, "name": "optimism", "up": false})
     );
-    assert_eq!(status["nodes"]["up"], 2);
+    let evm_up = status["nodes"]["evm"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["up"] == true)
+        .count();
+    assert_eq!(evm_up, 2, "{status}");
     devnet.stop();
 }
 
@@ -102,8 +134,8 @@ async fn an_operator_toggle_shows_on_the_next_request() {
         .await
         .unwrap();
     let (_, mesh) = get(&format!("{}/api/route/chains", h.base)).await;
-    assert_eq!(mesh["rails"], serde_json::json!({}));
-    assert_eq!(mesh["directedRoutes"], 0);
+    assert!(mesh["rails"].get("floatlane").is_none(), "{mesh}");
+    assert!(mesh["rails"].get("lifi").is_some(), "others stay: {mesh}");
     devnet.stop();
 }
 
@@ -132,7 +164,7 @@ async fn plugins_hot_reload_while_serving() {
     let old_wasm = before
         .installed
         .iter()
-        .find(|i| i.active)
+        .find(|i| i.active && i.rail.id() == "floatlane")
         .unwrap()
         .rail
         .clone();
@@ -196,8 +228,15 @@ async fn a_changed_artifact_is_swapped_in_for_both_packagings() {
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let h = serve(&devnet, dir.path(), |_| {}).await;
-    let before = h.host_state.rails.snapshot();
-    for i in &before.installed {
+    let floatlane = |s: &relay_host::runtime::rails::RailSnapshot| {
+        s.installed
+            .iter()
+            .filter(|i| i.rail.id() == "floatlane")
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let before = floatlane(&h.host_state.rails.snapshot());
+    for i in &before {
         let artifact = i.plugin.artifact_path.clone();
         rebuild_in_place(&artifact);
         let kind = i.plugin.manifest.plugin.kind;
@@ -206,25 +245,23 @@ async fn a_changed_artifact_is_swapped_in_for_both_packagings() {
             .unwrap();
     }
     wait_for("both packagings to be reloaded", async || {
-        let now = h.host_state.rails.snapshot();
-        now.installed.len() == 2
-            && now.installed.iter().all(|n| {
+        let now = floatlane(&h.host_state.rails.snapshot());
+        now.len() == 2
+            && now.iter().all(|n| {
                 before
-                    .installed
                     .iter()
                     .all(|b| b.plugin.fingerprint.sha256 != n.plugin.fingerprint.sha256)
             })
     })
     .await;
-    let now = h.host_state.rails.snapshot();
-    for n in &now.installed {
+    let now = floatlane(&h.host_state.rails.snapshot());
+    for n in &now {
         // A new instance answers; the old one (held by in-flight callers) still does too.
         assert_eq!(
             n.rail.health().await.status,
             relay_plugin_api::HealthStatus::Operational
         );
         let old = before
-            .installed
             .iter()
             .find(|b| b.rail.packaging() == n.rail.packaging())
             .unwrap();

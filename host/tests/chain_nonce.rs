@@ -103,7 +103,7 @@ async fn an_injected_nonce_gap_is_detected_and_repaired() {
     );
 
     let nonces = NonceManager::new(provider.clone(), relayer);
-    let repair = nonces.repair_gaps().await.unwrap();
+    let repair = nonces.repair_gaps(&Default::default()).await.unwrap();
     assert_eq!(repair.missing, vec![base, base + 1]);
     assert_eq!(repair.fills.len(), 2);
     let receipt = stuck.get_receipt().await.unwrap();
@@ -121,7 +121,11 @@ async fn an_injected_nonce_gap_is_detected_and_repaired() {
     );
     // Nothing is left to repair, and the allocator continues after the gap.
     assert_eq!(
-        nonces.repair_gaps().await.unwrap().missing,
+        nonces
+            .repair_gaps(&Default::default())
+            .await
+            .unwrap()
+            .missing,
         Vec::<u64>::new()
     );
     assert_eq!(nonces.allocate().await.unwrap(), base + 3);

@@ -2,6 +2,8 @@
 //! one (accepts, never answers) are passed over within the timeout, and a
 //! JSON-RPC error answer is returned as is, not retried elsewhere.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use alloy::providers::Provider;
@@ -13,21 +15,7 @@ async fn dead_and_hung_endpoints_fail_over_to_the_live_one() {
     let devnet = Devnet::start(DevnetConfig::with_chains([8453]))
         .await
         .unwrap();
-    let dead = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = l.local_addr().unwrap().port();
-        drop(l);
-        format!("http://127.0.0.1:{port}/")
-    };
-    // Accepts connections and never answers; kept open for the whole test.
-    let hung_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let hung = format!("http://{}/", hung_listener.local_addr().unwrap());
-    let _keep = tokio::spawn(async move {
-        let mut held = Vec::new();
-        while let Ok((sock, _)) = hung_listener.accept().await {
-            held.push(sock);
-        }
-    });
+    let (dead, hung, _hold) = common::dead_and_hung().await;
     let live = devnet.chain(8453).unwrap().rpc_url.clone();
     let p = FailoverProvider::new(
         &[dead.clone(), hung.clone(), live.clone()],

@@ -1,5 +1,6 @@
-//! `relay rails …` as an operator runs it: the real binary against a plugins
-//! directory holding both packagings of the float lane.
+//! `relay rails …` as an operator runs it: the real binary against the
+//! packaged plugins directory (the nine rails; the float lane in both
+//! packagings).
 
 use std::{path::Path, process::Command};
 
@@ -138,6 +139,38 @@ fn a_plugin_toml_that_lies_about_the_artifact_is_refused() {
         reason.contains("plugin.toml says version 0.2.0, the rail reports 0.1.0"),
         "{reason}"
     );
+}
+
+#[test]
+fn lists_all_nine_rails_with_their_packaging_lanes_and_flags() {
+    let dir = setup();
+    let v = list(dir.path());
+    let expect = [
+        ("btc", vec!["native"]),
+        ("bungee", vec!["native"]),
+        ("cctp", vec!["wasm"]),
+        ("floatlane", vec!["native", "wasm"]),
+        ("lifi", vec!["wasm"]),
+        ("squid", vec!["wasm"]),
+        ("stablebridge", vec!["native"]),
+        ("sui", vec!["native"]),
+        ("tron", vec!["native"]),
+    ];
+    for (id, packs) in &expect {
+        assert_eq!(&packagings(&v, id), packs, "{id}");
+    }
+    let rails = v["rails"].as_array().unwrap();
+    assert_eq!(rails.len(), 10, "nine rails, the float lane twice");
+    for r in rails {
+        let lanes = r["manifest"]["coverage"].as_array().unwrap();
+        assert!(!lanes.is_empty(), "{r}");
+        let quote_only = ["sui", "tron"].contains(&r["id"].as_str().unwrap());
+        assert!(
+            lanes.iter().all(|l| l["executable"] == !quote_only),
+            "executable flags of {}",
+            r["id"]
+        );
+    }
 }
 
 #[test]

@@ -3,20 +3,15 @@
 //! everything is, serves the mesh with every chain up, and on Ctrl-C stops
 //! everything it started.
 
+mod common;
+
+use common::free_port;
 use std::{
     io::{BufRead, BufReader},
     process::{Command, Stdio},
     sync::mpsc,
     time::{Duration, Instant},
 };
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 #[test]
 fn relay_up_serves_the_devnet_mesh_and_stops_on_ctrl_c() {
@@ -88,7 +83,13 @@ fn relay_up_serves_the_devnet_mesh_and_stops_on_ctrl_c() {
             .await
             .unwrap()
     });
-    assert_eq!(status["nodes"]["up"], 3, "{status}");
+    assert_eq!(
+        status["nodes"]["up"], 8,
+        "3 EVM chains, 5 non-EVM nodes: {status}"
+    );
+    let rails = status["rails"].as_array().unwrap();
+    assert_eq!(rails.len(), 9, "the nine rails: {status}");
+    assert!(rails.iter().all(|r| r["up"] == true), "{status}");
     assert_eq!(status["status"], "operational", "{status}");
 
     Command::new("kill")

@@ -169,20 +169,31 @@ async fn an_idempotency_key_executes_once_across_replicas() {
         let tasks: Vec<_> = (0..16)
             .map(|i| {
                 let s = replicas[i % 2].clone();
-                tokio::spawn(async move { s.idempotency_begin("key-1", "fp-1").await.unwrap() })
+                tokio::spawn(
+                    async move { s.idempotency_begin("key-1", "fp-1", 60_000).await.unwrap() },
+                )
             })
             .collect();
         let mut fresh = 0;
         for t in tasks {
             match t.await.unwrap() {
                 IdempotencyBegin::Fresh => fresh += 1,
-                other => assert_eq!(other, IdempotencyBegin::InFlight, "{name}"),
+                other => assert_eq!(
+                    other,
+                    IdempotencyBegin::InFlight {
+                        route: None,
+                        stale: false
+                    },
+                    "{name}"
+                ),
             }
         }
         assert_eq!(fresh, 1, "{name}: exactly one request executes");
         let s = &replicas[1];
         assert_eq!(
-            s.idempotency_begin("key-1", "other body").await.unwrap(),
+            s.idempotency_begin("key-1", "other body", 60_000)
+                .await
+                .unwrap(),
             IdempotencyBegin::Mismatch
         );
         replicas[0]
@@ -190,17 +201,39 @@ async fn an_idempotency_key_executes_once_across_replicas() {
             .await
             .unwrap();
         assert_eq!(
-            s.idempotency_begin("key-1", "fp-1").await.unwrap(),
+            s.idempotency_begin("key-1", "fp-1", 60_000).await.unwrap(),
             IdempotencyBegin::Replay {
                 status: 200,
                 body: "{\"id\":\"rt_1\"}".into()
             }
         );
-        s.idempotency_begin("key-2", "fp").await.unwrap();
+        s.idempotency_begin("key-2", "fp", 60_000).await.unwrap();
         s.idempotency_abandon("key-2").await.unwrap();
         assert_eq!(
-            s.idempotency_begin("key-2", "fp").await.unwrap(),
+            s.idempotency_begin("key-2", "fp", 60_000).await.unwrap(),
             IdempotencyBegin::Fresh,
+            "{name}"
+        );
+        // A first request that died before creating a route: once stale,
+        // the key is taken over.
+        s.idempotency_begin("key-3", "fp", 60_000).await.unwrap();
+        assert_eq!(
+            s.idempotency_begin("key-3", "fp", 0).await.unwrap(),
+            IdempotencyBegin::Fresh,
+            "{name}"
+        );
+        // One that created its route: a retry finds the route, never a second.
+        s.idempotency_begin("key-4", "fp", 60_000).await.unwrap();
+        replicas[0]
+            .insert_route_for_key(&route("rt_key4"), Some("key-4"))
+            .await
+            .unwrap();
+        assert_eq!(
+            s.idempotency_begin("key-4", "fp", 0).await.unwrap(),
+            IdempotencyBegin::InFlight {
+                route: Some("rt_key4".into()),
+                stale: true
+            },
             "{name}"
         );
     }

@@ -148,7 +148,7 @@ pub async fn run_all(
 
     out.push(result(
         Clause::PlanDeclarative,
-        plan_declarative(rail, &m, first_ok, &mut obs).await,
+        plan_declarative(rail, (&m, opts), first_ok, &mut obs).await,
     ));
 
     let denied: Vec<String> = broker
@@ -198,9 +198,18 @@ pub async fn run_all(
     out
 }
 
+/// Two answers agree when their terms agree: lane, amounts, fees, gas,
+/// duration, expiry and quote-only reason. The upstream's own reference
+/// and the opaque `detail` may differ between calls (an aggregator issues a
+/// fresh route id per quote).
 fn same_answer(a: &Result<RailQuote, CallError>, b: &Result<RailQuote, CallError>) -> bool {
+    let terms = |q: &RailQuote| RailQuote {
+        upstream_ref: None,
+        detail: serde_json::Value::Null,
+        ..q.clone()
+    };
     match (a, b) {
-        (Ok(x), Ok(y)) => x == y,
+        (Ok(x), Ok(y)) => terms(x) == terms(y),
         (Err(CallError::Rail(x)), Err(CallError::Rail(y))) => x.kind == y.kind,
         _ => false,
     }
@@ -301,7 +310,7 @@ fn health_consistent(m: &RailManifest, h: &relay_plugin_api::RailHealth) -> Resu
 
 async fn plan_declarative(
     rail: &LoadedRail,
-    m: &RailManifest,
+    (m, opts): (&RailManifest, &KitOptions),
     accepted: Option<(QuoteRequest, RailQuote)>,
     obs: &mut Observed,
 ) -> Result<String, String> {
@@ -317,7 +326,14 @@ async fn plan_declarative(
         to_token_address: req.to_token.address.clone(),
         sender: req.from_address.clone().unwrap_or_default(),
         recipient: req.to_address.clone().unwrap_or_default(),
-        relayer: "0x000000000000000000000000000000000000dEaD".into(),
+        relayer: opts
+            .rail_config
+            .iter()
+            .find(|(k, _)| k == "relayer")
+            .map_or(
+                "0x000000000000000000000000000000000000dEaD".into(),
+                |(_, v)| v.clone(),
+            ),
         mode: SourceMode::Permit2,
     };
     let plan: ExecutionPlan = match rail.prepare(prep).await {
@@ -346,10 +362,17 @@ async fn plan_declarative(
             spender: to, chain, ..
         } = step
         {
+            let operator = relay_host::config::RailConfig {
+                contracts: opts.contracts.clone(),
+                ..Default::default()
+            };
             let declared = m
                 .contracts
                 .iter()
-                .any(|d| d.chain == *chain && d.address.eq_ignore_ascii_case(to));
+                .any(|d| d.chain == *chain && d.address.eq_ignore_ascii_case(to))
+                || chain
+                    .evm_id()
+                    .is_some_and(|c| operator.allows_contract(c, to));
             if !declared && m.contracts.iter().any(|d| d.chain == *chain) {
                 return Err(format!(
                     "step targets {to} on {chain}, not a declared contract"

@@ -41,6 +41,12 @@ pub struct KitOptions {
     pub tokens: Vec<KnownToken>,
     /// Where the compiled-module cache goes.
     pub work_dir: std::path::PathBuf,
+    /// Credentials the rail may use, by name (the secret stays in the
+    /// environment variable the entry names).
+    pub credentials: Vec<(String, relay_host::capabilities::CredentialConfig)>,
+    /// Contracts the operator lets the rail's plans call besides those its
+    /// manifest declares (`rails.<id>.contracts` syntax).
+    pub contracts: Vec<String>,
 }
 
 impl Default for KitOptions {
@@ -53,6 +59,8 @@ impl Default for KitOptions {
             extra_egress: vec![],
             tokens: vec![],
             work_dir: std::env::temp_dir().join("relay-conformance"),
+            credentials: vec![],
+            contracts: vec![],
         }
     }
 }
@@ -117,6 +125,7 @@ pub async fn load(
     config.runtime.call_timeout_ms = opts.call_timeout.as_millis() as u64;
     config.runtime.quarantine_base_ms = 0;
     config.capabilities.allow_private_networks = opts.allow_private;
+    config.capabilities.credentials = opts.credentials.iter().cloned().collect();
     for (chain, url) in &opts.rpc {
         config
             .capabilities
@@ -141,7 +150,7 @@ pub async fn load(
         egress: m.egress.iter().chain(&opts.extra_egress).cloned().collect(),
         rpc_chains: m.rpc_chains.clone(),
         config: opts.rail_config.iter().cloned().collect(),
-        credentials: vec![],
+        credentials: opts.credentials.iter().map(|(n, _)| n.clone()).collect(),
     });
     Ok((rail, broker))
 }

@@ -1,4 +1,7 @@
-//! API errors: one enum, one `errorCode` per variant, one status code.
+//! API errors (spec §7): one enum, one `errorCode` per variant, one status
+//! code. Every failure answers `{error, errorCode, retryable}` plus, when
+//! known, `field` (the request field at fault), `retryAfterMs` and
+//! `suggestedAction`. Clients branch on `errorCode`, never on wording.
 
 use axum::{
     http::StatusCode,
@@ -72,6 +75,26 @@ error_codes! {
     IdempotencyMismatch => ("IDEMPOTENCY_KEY_REUSED", UNPROCESSABLE_ENTITY, false, "x-idempotency-key was already used with a different body"),
     /// The idempotency key's first request is still executing.
     IdempotencyInFlight => ("IDEMPOTENCY_IN_FLIGHT", CONFLICT, true, "the first request with this x-idempotency-key is still executing; retry to get its response"),
+    /// A chain or node is not one this host serves (the message names the field).
+    UnknownChain => ("UNKNOWN_CHAIN", BAD_REQUEST, false, "fromChain/toChain is not an EVM chain id, numeric string or node name this host serves"),
+    /// A token is neither a symbol nor an address this host knows on that chain.
+    UnknownToken => ("UNKNOWN_TOKEN", BAD_REQUEST, false, "fromToken/toToken is not a symbol or contract address known on that chain; omit it for the native asset"),
+    /// An amount is not a positive decimal string of smallest units.
+    InvalidAmount => ("INVALID_AMOUNT", BAD_REQUEST, false, "amount must be a positive decimal string of the token's smallest units (\"5000000\" is 5 USDC)"),
+    /// An address is not valid for its chain.
+    InvalidAddress => ("INVALID_ADDRESS", BAD_REQUEST, false, "fromAddress/toAddress (or a token address) is not a valid address on its chain"),
+    /// The body is larger than the endpoint accepts.
+    BodyTooLarge => ("BODY_TOO_LARGE", PAYLOAD_TOO_LARGE, false, "the request body is larger than this endpoint accepts"),
+    /// Every applicable rail refused the amount.
+    AmountOutOfRange => ("AMOUNT_OUT_OF_RANGE", UNPROCESSABLE_ENTITY, false, "every applicable rail refused this amount (too small to cover fees, or above what it can carry now); the message lists why"),
+    /// Too many requests from this client to this endpoint this minute.
+    RateLimited => ("RATE_LIMITED", TOO_MANY_REQUESTS, true, "the per-minute limit of this endpoint was reached for this IP (or x-relay-key); retry after retryAfterMs"),
+    /// The quote attestation given as a price lock does not hold.
+    AttestationInvalid => ("ATTESTATION_INVALID", BAD_REQUEST, false, "attestation: not signed by this relayer, expired, or for another route; quote again"),
+    /// The price moved below the lock (`minOut` or the attestation's minimum).
+    PriceMoved => ("PRICE_MOVED", CONFLICT, true, "no route delivers the locked minimum any more; quote again"),
+    /// Every rail for the lane only quotes it.
+    QuoteOnly => ("QUOTE_ONLY", UNPROCESSABLE_ENTITY, false, "this lane is priced for comparison but never executed here; the message gives quoteOnlyReason"),
 }
 
 /// The catalogue served at `GET /api/errors`.
@@ -90,6 +113,12 @@ pub struct ApiError {
     pub code: ErrorCode,
     /// Message.
     pub message: String,
+    /// The request field at fault, when one is.
+    pub field: Option<String>,
+    /// What the client should do about it.
+    pub suggested_action: Option<String>,
+    /// When a retry can succeed, ms from now.
+    pub retry_after_ms: Option<u64>,
 }
 
 impl ApiError {
@@ -98,18 +127,61 @@ impl ApiError {
         ApiError {
             code,
             message: message.into(),
+            field: None,
+            suggested_action: None,
+            retry_after_ms: None,
         }
+    }
+
+    /// Names the request field at fault.
+    pub fn field(mut self, field: impl Into<String>) -> Self {
+        self.field = Some(field.into());
+        self
+    }
+
+    /// Adds a suggested action.
+    pub fn suggest(mut self, action: impl Into<String>) -> Self {
+        self.suggested_action = Some(action.into());
+        self
+    }
+
+    /// Says when a retry can succeed.
+    pub fn retry_after_ms(mut self, ms: u64) -> Self {
+        self.retry_after_ms = Some(ms);
+        self
+    }
+
+    /// The JSON body.
+    pub fn body(&self) -> serde_json::Value {
+        let mut body = json!({
+            "error": self.message,
+            "errorCode": self.code.as_str(),
+            "retryable": self.code.retryable(),
+        });
+        if let Some(f) = &self.field {
+            body["field"] = json!(f);
+        }
+        if let Some(a) = &self.suggested_action {
+            body["suggestedAction"] = json!(a);
+        }
+        if let Some(ms) = self.retry_after_ms {
+            body["retryAfterMs"] = json!(ms);
+        }
+        body
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = json!({
-            "error": self.message,
-            "errorCode": self.code.as_str(),
-            "retryable": self.code.retryable(),
-        });
-        (self.code.status(), Json(body)).into_response()
+        let mut resp = (self.code.status(), Json(self.body())).into_response();
+        if let Some(ms) = self.retry_after_ms {
+            let secs = ms.div_ceil(1000).to_string();
+            if let Ok(v) = axum::http::HeaderValue::from_str(&secs) {
+                resp.headers_mut()
+                    .insert(axum::http::header::RETRY_AFTER, v);
+            }
+        }
+        resp
     }
 }
 

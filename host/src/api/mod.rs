@@ -1,12 +1,32 @@
 //! The HTTP API (spec §4). One module per endpoint group; handlers parse,
 //! call the engine, and shape the response. Every request gets a tracing
-//! span; every failure is `{error, errorCode, retryable, …}`.
+//! span; every failure is `{error, errorCode, retryable, …}` — unknown
+//! paths and wrong methods included (404 `NOT_FOUND`). Rate limits (§8.1)
+//! and CORS (§5.10) wrap every route ([`limits`]).
 
+mod agent;
+mod changelog;
+mod compare;
+mod delivery;
+mod edge;
 mod error;
 mod execute;
+mod floatlane;
+mod gasless;
+pub mod limits;
+mod membership;
+pub mod openapi;
+mod plan;
+mod preflight;
+mod pricefeeds;
+mod quote;
+mod recent;
 mod routes;
+mod snapshot;
+mod solve;
 mod status;
 mod track;
+mod uptime;
 
 use std::sync::Arc;
 
@@ -45,12 +65,34 @@ pub struct AppState {
 
 /// The whole API router.
 pub fn router(state: AppState) -> Router {
+    let quoting = quote::Quoting::new(state.clone());
+    let limiter = Arc::new(limits::RateLimiter::new(&state.config.limits));
+    let reader = Arc::new(crate::engine::onchain::ChainReader::new(&state.config));
     Router::new()
         .merge(status::routes())
         .merge(routes::routes())
         .merge(track::routes())
-        .merge(execute::routes())
+        .merge(gasless::routes())
+        .merge(uptime::routes(&state))
+        .merge(delivery::routes())
+        .merge(snapshot::routes())
+        .merge(changelog::routes())
+        .merge(pricefeeds::routes())
+        .merge(floatlane::routes(reader.clone()))
+        .merge(membership::routes(reader))
+        .merge(preflight::routes(quoting.clone()))
+        .merge(plan::routes(quoting.clone()))
+        .merge(solve::routes(quoting.clone()))
+        .merge(agent::routes(quoting.clone()))
+        .merge(recent::routes())
+        .merge(execute::routes(quoting.clone()))
+        .merge(quote::routes(quoting.clone()))
+        .merge(compare::routes(quoting))
+        .merge(openapi::routes())
         .fallback(error::not_found)
+        .method_not_allowed_fallback(error::not_found)
+        .layer(axum::middleware::from_fn_with_state(limiter, limits::enforce))
+        .layer(limits::cors())
         .layer(
             tower_http::trace::TraceLayer::new_for_http().make_span_with(|req: &axum::http::Request<_>| {
                 tracing::info_span!("http", method = %req.method(), path = %req.uri().path())

@@ -1,15 +1,25 @@
-//! Live health of rails and chains, cached (spec §8.2: status about 30 s).
+//! Live health of rails and chains, cached (spec §8.2: status about 30 s),
+//! and the host's own probe loop, which takes readings of its own (outside
+//! the cache) as the uptime samples of `/api/uptime` ([`super::uptime`]).
 
 use std::{
     collections::BTreeMap,
-    sync::Arc,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc,
+    },
     time::{Duration, Instant},
 };
 
 use relay_plugin_api::{HealthStatus, RailHealth};
 use tokio::sync::Mutex;
 
-use crate::{capabilities::now_ms, config::HostConfig, runtime::rails::RailSnapshot};
+use super::uptime::{UptimeTally, Verdict};
+use crate::{
+    capabilities::now_ms,
+    config::HostConfig,
+    runtime::rails::{RailSet, RailSnapshot},
+};
 
 /// One health reading of everything.
 #[derive(Clone, Debug)]
@@ -37,6 +47,8 @@ pub struct HealthCache {
     ttl: Duration,
     client: reqwest::Client,
     slot: Mutex<Option<(Instant, Arc<HealthReport>)>>,
+    uptime: std::sync::Mutex<UptimeTally>,
+    probing: AtomicBool,
 }
 
 impl HealthCache {
@@ -46,6 +58,8 @@ impl HealthCache {
             ttl,
             client: reqwest::Client::new(),
             slot: Mutex::new(None),
+            uptime: Default::default(),
+            probing: AtomicBool::new(false),
         }
     }
 
@@ -60,6 +74,54 @@ impl HealthCache {
         let report = Arc::new(self.measure(snap, config).await);
         *slot = Some((Instant::now(), report.clone()));
         report
+    }
+
+    /// Takes a fresh reading now and records its verdict as one uptime
+    /// sample. Only the probe loop calls this, so samples come at a steady
+    /// rate whatever the client traffic; the reading is not put in the
+    /// cache, so what status and quoting see is exactly as without the loop.
+    pub async fn probe(&self, snap: &RailSnapshot, config: &HostConfig) -> HealthReport {
+        let report = self.measure(snap, config).await;
+        if let Some(v) = Verdict::of(&report) {
+            let mut tally = self.uptime.lock().unwrap_or_else(|e| e.into_inner());
+            tally.record(report.ts_ms, v);
+        }
+        report
+    }
+
+    /// The uptime samples recorded so far.
+    pub fn uptime(&self) -> UptimeTally {
+        self.uptime
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Starts the probe loop (once per cache; later calls return `None`):
+    /// a [`HealthCache::probe`] at once, then every `every`. The task holds
+    /// only weak references to the cache and the rails, so it ends by
+    /// itself once the host's state is dropped.
+    pub fn spawn_prober(
+        self: &Arc<Self>,
+        rails: &Arc<RailSet>,
+        config: Arc<HostConfig>,
+        every: Duration,
+    ) -> Option<tokio::task::JoinHandle<()>> {
+        if self.probing.swap(true, Ordering::SeqCst) {
+            return None;
+        }
+        let (cache, rails) = (Arc::downgrade(self), Arc::downgrade(rails));
+        Some(tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                let (Some(cache), Some(rails)) = (cache.upgrade(), rails.upgrade()) else {
+                    return;
+                };
+                cache.probe(&rails.snapshot(), &config).await;
+            }
+        }))
     }
 
     /// Forgets the cached reading.

@@ -1,10 +1,16 @@
-//! Parsing an execute request at the edge (spec §2.5, §2.7): every field is
-//! turned into a typed value once, and every problem is a typed 4xx that
-//! names the field.
+//! Parsing an execute request at the edge (spec §2.5, §2.7): the route part
+//! is a RouteRequest ([`parse_route`], shared with quote and compare); the
+//! execute part (mode, Permit2 signature, rail, price lock, dry run) is
+//! parsed here. Every problem is a typed 4xx that names the field; nothing
+//! moves on a request that failed validation.
 
 use relay_plugin_api::{Amount, ChainRef, SourceMode, Token};
 use serde_json::Value;
 
+use super::{
+    attest::QuoteTerms,
+    route::{parse_route, RouteAsk},
+};
 use crate::{
     api::{ApiError, AppState, ErrorCode},
     chain::permit2::{self, Expected, SignedPermit},
@@ -14,6 +20,8 @@ use crate::{
 /// A checked execute request.
 #[derive(Clone, Debug)]
 pub struct ExecuteAsk {
+    /// The route part, as quote and compare read it.
+    pub route: RouteAsk,
     /// Source node.
     pub from_chain: ChainRef,
     /// Destination node.
@@ -34,10 +42,25 @@ pub struct ExecuteAsk {
     pub permit: Option<SignedPermit>,
     /// A rail the caller asks for.
     pub rail: Option<String>,
-    /// Price lock.
+    /// Price lock: the least the recipient must receive.
     pub min_out: Option<Amount>,
-    /// Dry run (`dryRun: true` or `live: false`).
-    pub dry: bool,
+    /// Price lock: a quote's signed terms and signature.
+    pub attestation: Option<(QuoteTerms, String)>,
+    /// `dryRun: true`: a dry run whatever the rail.
+    pub dry_run: bool,
+    /// `live`, when given. Spec §4.2: `live:false` is a dry run; omitting
+    /// it means a dry run on the float lane and non-EVM legs, while an
+    /// EVM-to-EVM bridge route broadcasts ([`ExecuteAsk::is_dry`]).
+    pub live: Option<bool>,
+}
+
+impl ExecuteAsk {
+    /// Whether this execute is a dry run on a rail of `role`.
+    pub fn is_dry(&self, role: relay_plugin_api::RailRole) -> bool {
+        let non_evm = self.from_chain.evm_id().is_none() || self.to_chain.evm_id().is_none();
+        let dry_by_default = non_evm || role == relay_plugin_api::RailRole::FloatLane;
+        self.dry_run || self.live == Some(false) || (self.live.is_none() && dry_by_default)
+    }
 }
 
 fn invalid(field: &str, why: impl std::fmt::Display) -> ApiError {
@@ -46,11 +69,6 @@ fn invalid(field: &str, why: impl std::fmt::Display) -> ApiError {
 
 fn missing(field: &str) -> ApiError {
     ApiError::new(ErrorCode::MissingField, format!("{field}: required"))
-}
-
-fn chain(v: &Value, field: &str) -> Result<ChainRef, ApiError> {
-    let raw = v.get(field).ok_or_else(|| missing(field))?;
-    serde_json::from_value(raw.clone()).map_err(|e| invalid(field, e))
 }
 
 fn amount(v: &Value, field: &str) -> Result<Option<Amount>, ApiError> {
@@ -73,31 +91,6 @@ fn evm_address(s: &str, field: &str) -> Result<alloy::primitives::Address, ApiEr
     s.parse()
         .map_err(|_| invalid(field, format!("{s:?} is not a 0x address")))
 }
-
-/// A token by symbol or address on `chain`, from the host's configuration.
-pub fn resolve_token(
-    config: &HostConfig,
-    chain: ChainRef,
-    token: &str,
-    field: &str,
-) -> Result<Token, ApiError> {
-    let id = chain
-        .evm_id()
-        .ok_or_else(|| invalid(field, format!("no {token} on {chain} in this host")))?;
-    let tokens = config.chains.get(&id.to_string()).map(|c| &c.tokens);
-    let found = tokens
-        .into_iter()
-        .flatten()
-        .find(|(sym, t)| sym.eq_ignore_ascii_case(token) || t.address.eq_ignore_ascii_case(token));
-    let (sym, t) =
-        found.ok_or_else(|| invalid(field, format!("unknown token {token:?} on chain {chain}")))?;
-    Ok(Token {
-        symbol: sym.to_ascii_uppercase(),
-        address: Some(t.address.clone()),
-        decimals: t.decimals,
-    })
-}
-
 fn permit(v: &Value) -> Result<SignedPermit, ApiError> {
     let p = v.get("permit2").ok_or_else(|| missing("permit2"))?;
     let s = |path: &[&str]| -> Result<&str, ApiError> {
@@ -128,35 +121,29 @@ fn permit(v: &Value) -> Result<SignedPermit, ApiError> {
     })
 }
 
+/// The attestation of an earlier quote: `{terms, signature}` as the quote
+/// returned it.
+fn attestation(v: &Value) -> Result<Option<(QuoteTerms, String)>, ApiError> {
+    let Some(a) = v.get("attestation").filter(|a| !a.is_null()) else {
+        return Ok(None);
+    };
+    let terms = a
+        .get("terms")
+        .ok_or_else(|| missing("attestation.terms"))
+        .and_then(|t| {
+            serde_json::from_value::<QuoteTerms>(t.clone())
+                .map_err(|e| invalid("attestation.terms", e))
+        })?;
+    let sig = a
+        .get("signature")
+        .and_then(Value::as_str)
+        .ok_or_else(|| missing("attestation.signature"))?;
+    Ok(Some((terms, sig.to_string())))
+}
+
 /// Parses an ExecuteRequest body.
 pub fn parse_execute(v: &Value, config: &HostConfig) -> Result<ExecuteAsk, ApiError> {
-    if !v.is_object() {
-        return Err(ApiError::new(
-            ErrorCode::MalformedBody,
-            "body must be a JSON object",
-        ));
-    }
-    let (from_chain, to_chain) = (chain(v, "fromChain")?, chain(v, "toChain")?);
-    let amount = amount(v, "amount")?.ok_or_else(|| missing("amount"))?;
-    if amount.is_zero() {
-        return Err(invalid("amount", "must be greater than zero"));
-    }
-    let from_sym = string(v, "fromToken")?
-        .or(string(v, "token")?)
-        .ok_or_else(|| missing("fromToken"))?;
-    let from_token = resolve_token(config, from_chain, from_sym, "fromToken")?;
-    let to_token = resolve_token(
-        config,
-        to_chain,
-        string(v, "toToken")?.unwrap_or(&from_token.symbol),
-        "toToken",
-    )?;
-    if from_chain == to_chain && from_token.address == to_token.address {
-        return Err(ApiError::new(
-            ErrorCode::SameChainSameToken,
-            "fromChain equals toChain and fromToken equals toToken: nothing to move",
-        ));
-    }
+    let route = parse_route(v, config)?;
     let mode = match string(v, "mode")?.unwrap_or("self") {
         "self" => SourceMode::Operator,
         "permit2" => SourceMode::Permit2,
@@ -165,36 +152,35 @@ pub fn parse_execute(v: &Value, config: &HostConfig) -> Result<ExecuteAsk, ApiEr
     let permit = (mode == SourceMode::Permit2)
         .then(|| permit(v))
         .transpose()?;
-    let sender = match (&permit, string(v, "fromAddress")?) {
+    let sender = match (&permit, &route.from_address) {
         (Some(p), _) => p.owner.to_string(),
-        (None, Some(a)) => evm_address(a, "fromAddress")?.to_string(),
+        (None, Some(a)) => a.clone(),
         (None, None) => config.relayer.clone().unwrap_or_default(),
     };
-    let recipient = match string(v, "toAddress")? {
-        Some(a) => evm_address(a, "toAddress")?.to_string(),
-        None => sender.clone(),
+    let recipient = match &route.recipient {
+        Some(r) => r.clone(),
+        None if super::address::same_family(route.from_chain, route.to_chain) => sender.clone(),
+        None => return Err(missing("toAddress")),
     };
     let flag = |k: &str| v.get(k).and_then(Value::as_bool);
     Ok(ExecuteAsk {
-        from_chain,
-        to_chain,
-        from_token,
-        to_token,
-        amount,
+        from_chain: route.from_chain,
+        to_chain: route.to_chain,
+        from_token: route.from_token.clone(),
+        to_token: route.to_token.clone(),
+        amount: route.amount,
         sender,
         recipient,
         mode,
         permit,
         rail: string(v, "rail")?.map(str::to_string),
-        min_out: amount_field(v)?,
-        dry: flag("dryRun") == Some(true) || flag("live") == Some(false),
+        min_out: amount(v, "minOut")?,
+        attestation: attestation(v)?,
+        dry_run: flag("dryRun") == Some(true),
+        live: flag("live"),
+        route,
     })
 }
-
-fn amount_field(v: &Value) -> Result<Option<Amount>, ApiError> {
-    amount(v, "minOut")
-}
-
 /// Verifies the request's Permit2 signature off-chain and its nonce on
 /// chain, before anything is broadcast.
 pub async fn verify_permit(s: &AppState, ask: &ExecuteAsk) -> Result<(), ApiError> {
@@ -223,22 +209,29 @@ pub async fn verify_permit(s: &AppState, ask: &ExecuteAsk) -> Result<(), ApiErro
         amount: ask.amount.0,
         now_secs: now_secs(),
     };
-    let url = s
+    let urls = s
         .config
         .chains
         .get(&chain_id.to_string())
-        .and_then(|c| c.rpc.first())
-        .and_then(|u| u.parse().ok());
-    let url = url.ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::RelayerUnavailable,
-            format!("no RPC for chain {chain_id}"),
-        )
-    })?;
-    let provider = alloy::providers::ProviderBuilder::new().connect_http(url);
-    permit2::verify(&provider, p, &expected)
-        .await
-        .map_err(|e| ApiError::new(ErrorCode::Permit2Invalid, e.to_string()))
+        .map(|c| c.rpc.clone())
+        .unwrap_or_default();
+    let mut last = format!("no RPC for chain {chain_id}");
+    // Every endpoint in turn: a dead or hung one must not refuse a good permit.
+    for url in urls.iter().filter_map(|u| u.parse().ok()) {
+        let provider = alloy::providers::ProviderBuilder::new().connect_http(url);
+        let timeout = std::time::Duration::from_millis(s.config.execution.rpc_timeout_ms);
+        match tokio::time::timeout(timeout, permit2::verify(&provider, p, &expected)).await {
+            Ok(Err(permit2::Permit2Error::Rpc(e))) => last = e,
+            Ok(outcome) => {
+                return outcome.map_err(|e| ApiError::new(ErrorCode::Permit2Invalid, e.to_string()))
+            }
+            Err(_) => last = "timed out".into(),
+        }
+    }
+    Err(ApiError::new(
+        ErrorCode::RelayerUnavailable,
+        format!("cannot read Permit2 nonces on chain {chain_id}: {last}"),
+    ))
 }
 
 fn now_secs() -> u64 {
