@@ -107,6 +107,39 @@ impl Mesh {
         c
     }
 
+    /// Quotes `req` on `rail`, plans it from the relayer to `recipient`,
+    /// sends the plan on `chain` and tracks the route to DONE (stage
+    /// COMPLETED); returns the quote.
+    async fn settle(
+        &self,
+        rail: &LoadedRail,
+        chain: u64,
+        req: &QuoteRequest,
+        recipient: &str,
+    ) -> RailQuote {
+        let quote = rail.quote(req.clone()).await.expect("quote");
+        let sender = self.relayer.to_string();
+        let plan = rail
+            .prepare(prepare_request(
+                req,
+                &quote,
+                &sender,
+                recipient,
+                self.relayer,
+            ))
+            .await
+            .expect("plan");
+        let src_tx = self.send(chain, &plan.steps).await;
+        let done = track_until(
+            rail,
+            &track_request(req, plan.track_ref.clone(), Some(src_tx)),
+            |s| s.state == TrackState::Done,
+        )
+        .await;
+        assert_eq!(done.stage.as_deref(), Some("COMPLETED"));
+        quote
+    }
+
     /// Sends the plan's steps on `chain` from the relayer until it awaits
     /// the upstream; returns the last transaction's hash.
     async fn send(&self, chain: u64, steps: &[PlanAction]) -> String {
@@ -334,28 +367,10 @@ async fn stablebridge_sends_evm_to_solana_and_refuses_unfunded_solana_to_evm() {
         (mesh.usdc(BASE), sol_usdc.clone()),
         9_000_000,
     );
-    let quote = rail.quote(req.clone()).await.expect("quote");
+    let quote = mesh.settle(&rail, BASE, &req, SOLANA_RECIPIENT).await;
     assert_eq!(quote.lane, "evm->solana");
     assert!(!quote.amount_out.is_zero() && quote.amount_out < req.amount);
     assert_eq!(quote.detail["feePaymentMethod"], "WITH_STABLECOIN");
-    let plan = rail
-        .prepare(prepare_request(
-            &req,
-            &quote,
-            &mesh.relayer.to_string(),
-            SOLANA_RECIPIENT,
-            mesh.relayer,
-        ))
-        .await
-        .expect("plan");
-    let src_tx = mesh.send(BASE, &plan.steps).await;
-    let done = track_until(
-        &rail,
-        &track_request(&req, plan.track_ref.clone(), Some(src_tx)),
-        |s| s.state == TrackState::Done,
-    )
-    .await;
-    assert_eq!(done.stage.as_deref(), Some("COMPLETED"));
     let credited = mesh
         .sims
         .ledger_balance(Node::Solana, SOLANA_RECIPIENT, "USDC");
@@ -473,26 +488,9 @@ async fn btc_usdc_to_bitcoin_is_a_vault_swap_that_lands_on_the_simulated_ledger(
         (mesh.usdc(ETHEREUM), btc),
         250_000_000,
     );
-    let quote = rail.quote(req.clone()).await.expect("quote");
+    // The relayer holds the USDC: the funds gate passes and the plan is made.
+    let quote = mesh.settle(&rail, ETHEREUM, &req, BTC_RECIPIENT).await;
     assert_eq!(quote.lane, "evm->bitcoin");
-    let plan = rail
-        .prepare(prepare_request(
-            &req,
-            &quote,
-            &mesh.relayer.to_string(),
-            BTC_RECIPIENT,
-            mesh.relayer,
-        ))
-        .await
-        .expect("plan (the relayer holds the USDC: the funds gate passes)");
-    let src_tx = mesh.send(ETHEREUM, &plan.steps).await;
-    let done = track_until(
-        &rail,
-        &track_request(&req, plan.track_ref.clone(), Some(src_tx)),
-        |s| s.state == TrackState::Done,
-    )
-    .await;
-    assert_eq!(done.stage.as_deref(), Some("COMPLETED"));
     let sats = mesh
         .sims
         .ledger_balance(Node::Bitcoin, BTC_RECIPIENT, "BTC");

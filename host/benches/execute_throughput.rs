@@ -29,9 +29,10 @@
 // criterion's macros generate undocumented public items.
 #![allow(missing_docs)]
 
+mod support;
+
 use std::{
     cell::{Cell, RefCell},
-    path::{Path, PathBuf},
     time::{Duration, Instant},
 };
 
@@ -48,12 +49,8 @@ use relay_devnet::{
     contracts::{eip712, permit2_domain, sign_typed, TestToken},
     keys, Devnet, DevnetConfig,
 };
-use relay_host::{
-    config::HostConfig,
-    devnet::{host_config, point_rails_at, serve_on_loopback, ServedHost},
-};
-use relay_simulators::Simulators;
 use serde_json::{json, Value};
+use support::{serve, Served};
 use tokio::runtime::Runtime;
 
 const SRC: u64 = 8453;
@@ -70,44 +67,6 @@ const RAW_SENDER: usize = 2;
 const POLL: Duration = Duration::from_millis(10);
 /// How long one batch may take before the bench fails.
 const BATCH_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// A host serving on an ephemeral port over the devnet's simulators, as
-/// `relay up` serves it; dropping it stops the server and the simulators.
-struct Served {
-    base: String,
-    _sims: Simulators,
-    _host: ServedHost,
-}
-
-/// The host's data directory, kept in the target directory across runs so
-/// its compiled-module cache is too (as an operator's `data_dir` is); the
-/// database is the run's own, in its temporary directory.
-fn bench_data_dir() -> PathBuf {
-    relay_fixtures::target_dir().join("relay-bench-data")
-}
-
-/// Serves a host over `devnet` with the packaged plugins copied under
-/// `dir`, rate limits off (a bench sends more than a minute's worth).
-async fn serve(devnet: &Devnet, dir: &Path) -> Served {
-    let mut base = HostConfig {
-        data_dir: bench_data_dir(),
-        database_url: Some(format!(
-            "sqlite://{}?mode=rwc",
-            dir.join("relay.db").display()
-        )),
-        plugins_dir: relay_fixtures::plugins_copy(&dir.join("plugins")),
-        ..HostConfig::default()
-    };
-    base.limits.enabled = false;
-    let sims = Simulators::start(devnet).await.expect("simulators");
-    let config = point_rails_at(devnet, &sims, host_config(devnet, base));
-    let served = serve_on_loopback(config).await.expect("host serves");
-    Served {
-        base: served.base.clone(),
-        _sims: sims,
-        _host: served,
-    }
-}
 
 /// A live permit2 execute of [`AMOUNT`] USDC 8453 → 42161 signed by
 /// [`USER`] for the relayer with Permit2 nonce `nonce`, paying itself on 42161.

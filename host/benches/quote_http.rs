@@ -24,8 +24,9 @@
 // criterion's macros generate undocumented public items.
 #![allow(missing_docs)]
 
+mod support;
+
 use std::{
-    path::{Path, PathBuf},
     sync::atomic::{AtomicU64, Ordering},
     time::{Duration, Instant},
 };
@@ -33,12 +34,9 @@ use std::{
 use axum::{routing::post, Json, Router};
 use criterion::{criterion_group, criterion_main, Criterion};
 use relay_devnet::{Devnet, DevnetConfig};
-use relay_host::{
-    config::HostConfig,
-    devnet::{host_config, point_rails_at, serve_on_loopback, ServedHost},
-};
-use relay_simulators::{faults::FaultConfig, Simulators, Upstream};
+use relay_simulators::{faults::FaultConfig, Upstream};
 use serde_json::{json, Value};
+use support::{serve, Served};
 use tokio::runtime::Runtime;
 
 const SRC: u64 = 8453;
@@ -58,44 +56,6 @@ const IN_FLIGHT: usize = 16;
 /// The slowest injected latency: the floor of every fan-out.
 fn slowest_ms() -> u64 {
     LATENCIES.iter().map(|(_, _, ms)| *ms).max().unwrap_or(0)
-}
-
-/// A host serving on an ephemeral port over the devnet's simulators, as
-/// `relay up` serves it; dropping it stops the server and the simulators.
-struct Served {
-    base: String,
-    sims: Simulators,
-    _host: ServedHost,
-}
-
-/// The host's data directory, kept in the target directory across runs so
-/// its compiled-module cache is too (as an operator's `data_dir` is); the
-/// database is the run's own, in its temporary directory.
-fn bench_data_dir() -> PathBuf {
-    relay_fixtures::target_dir().join("relay-bench-data")
-}
-
-/// Serves a host over `devnet` with the packaged plugins copied under
-/// `dir`, rate limits off (a bench sends more than a minute's worth).
-async fn serve(devnet: &Devnet, dir: &Path) -> Served {
-    let mut base = HostConfig {
-        data_dir: bench_data_dir(),
-        database_url: Some(format!(
-            "sqlite://{}?mode=rwc",
-            dir.join("relay.db").display()
-        )),
-        plugins_dir: relay_fixtures::plugins_copy(&dir.join("plugins")),
-        ..HostConfig::default()
-    };
-    base.limits.enabled = false;
-    let sims = Simulators::start(devnet).await.expect("simulators");
-    let config = point_rails_at(devnet, &sims, host_config(devnet, base));
-    let served = serve_on_loopback(config).await.expect("host serves");
-    Served {
-        base: served.base.clone(),
-        sims,
-        _host: served,
-    }
 }
 
 /// A bare axum server with one POST route answering its JSON body; the

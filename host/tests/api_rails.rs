@@ -204,41 +204,63 @@ async fn execute_fails_over_when_the_winning_upstream_is_down() {
     devnet.stop();
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_lane_switched_off_leaves_quotes_and_execute_at_once() {
-    let (devnet, _dir, h) = mesh().await;
+/// `relay rails …` as the operator runs it, against the serving host's
+/// data and plugins directories.
+fn relay_cli(dir: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_relay"))
+        .args(args)
+        .env("RELAY_PLUGINS_DIR", dir.join("plugins"))
+        .env("RELAY_DATA_DIR", dir.join("data"))
+        .env("RELAY_RUNTIME__RELOAD_INTERVAL_MS", "0")
+        .output()
+        .expect("relay runs");
+    assert!(
+        out.status.success(),
+        "relay {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The rails a quote compared.
+async fn rails_quoted(h: &Running) -> Vec<String> {
     let quote =
         json!({"fromChain": BASE, "toChain": ARB, "fromToken": "USDC", "amount": "6000000"});
-    let rails_quoted = |q: &Value| -> Vec<String> {
-        q["compared"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c["rail"].as_str().unwrap().to_string())
-            .collect()
-    };
-    let (_, text) = post(&h.base, "/api/route/quote", &quote, &[]).await;
-    let before: Value = serde_json::from_str(&text).unwrap();
-    assert!(
-        rails_quoted(&before).contains(&"lifi".to_string()),
-        "{before}"
+    let (code, text) = post(&h.base, "/api/route/quote", &quote, &[]).await;
+    assert_eq!(code, 200, "{text}");
+    let q: Value = serde_json::from_str(&text).unwrap();
+    q["compared"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["rail"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_lane_switched_off_with_the_cli_leaves_quotes_and_execute_at_once_and_stays_off() {
+    let (devnet, dir, h) = mesh().await;
+    let lifi = "lifi".to_string();
+    assert!(rails_quoted(&h).await.contains(&lifi));
+    relay_cli(
+        dir.path(),
+        &["rails", "execute-ready", "lifi", "evm->evm", "off"],
     );
-    h.host_state
-        .store
-        .set_lane_execute_ready("lifi", "evm->evm", false)
-        .await
-        .unwrap();
-    let (_, text) = post(&h.base, "/api/route/quote", &quote, &[]).await;
-    let after: Value = serde_json::from_str(&text).unwrap();
-    assert!(
-        !rails_quoted(&after).contains(&"lifi".to_string()),
-        "{after}"
-    );
+    assert!(!rails_quoted(&h).await.contains(&lifi), "off at once");
     let mut forced = permit_body(&devnet, (BASE, ARB), 6_000_000, 500);
     forced["rail"] = json!("lifi");
     let (code, text) = post(&h.base, "/api/route/execute", &forced, &[]).await;
     assert_eq!(code, 404, "nothing executes on a switched-off lane: {text}");
     assert!(text.contains("UNROUTABLE_LANE"), "{text}");
+
+    // A restarted host on the same data directory keeps the lane off.
+    drop(h);
+    let h = serve(&devnet, dir.path(), |_| {}).await;
+    assert!(!rails_quoted(&h).await.contains(&lifi), "off after restart");
+    relay_cli(
+        dir.path(),
+        &["rails", "execute-ready", "lifi", "evm->evm", "on"],
+    );
+    assert!(rails_quoted(&h).await.contains(&lifi), "back on at once");
     devnet.stop();
 }
 

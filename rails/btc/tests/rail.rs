@@ -115,22 +115,30 @@ fn chainflip_refusals_and_broken_bodies_are_typed() {
         let h = RecordingHost::new().answer("/v2/quote", status, body);
         Btc.quote(&h, &usdc_to_btc(1_000_000_000)).unwrap_err()
     };
-    assert_eq!(
-        quote(400, fixture!("quote_below_minimum.json")).kind,
-        RailErrorKind::AmountOutOfRange
-    );
-    assert_eq!(
-        quote(500, fixture!("quote_no_liquidity.json")).kind,
-        RailErrorKind::AmountOutOfRange
-    );
-    assert_eq!(
-        quote(200, fixture!("quote_dca_only.json")).kind,
-        RailErrorKind::UpstreamMalformed
-    );
-    assert_eq!(
-        quote(200, fixture!("quote_truncated.json")).kind,
-        RailErrorKind::UpstreamMalformed
-    );
+    for (status, body, kind) in [
+        (
+            400,
+            fixture!("quote_below_minimum.json"),
+            RailErrorKind::AmountOutOfRange,
+        ),
+        (
+            500,
+            fixture!("quote_no_liquidity.json"),
+            RailErrorKind::AmountOutOfRange,
+        ),
+        (
+            200,
+            fixture!("quote_dca_only.json"),
+            RailErrorKind::UpstreamMalformed,
+        ),
+        (
+            200,
+            fixture!("quote_truncated.json"),
+            RailErrorKind::UpstreamMalformed,
+        ),
+    ] {
+        assert_eq!(quote(status, body).kind, kind, "{status} {body}");
+    }
     assert_eq!(
         quote(200, fixture!("quote_btc_to_usdc.json")).kind,
         RailErrorKind::UpstreamMalformed,

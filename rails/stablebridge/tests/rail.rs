@@ -162,26 +162,35 @@ fn quote_errors_and_broken_bodies_are_typed() {
         let h = host().answer("/bridge/quote", status, body);
         StableBridge.quote(&h, &to_solana(10_000_000)).unwrap_err()
     };
-    assert_eq!(
-        quote(200, fixture!("bridge_quote_native_fee_only.json")).kind,
-        RailErrorKind::UnsupportedLane
-    );
-    assert_eq!(
-        quote(200, fixture!("bridge_quote_other_amount.json")).kind,
-        RailErrorKind::UpstreamMalformed
-    );
-    assert_eq!(
-        quote(200, fixture!("bridge_quote_truncated.json")).kind,
-        RailErrorKind::UpstreamMalformed
-    );
-    assert_eq!(
-        quote(400, fixture!("error_token_not_found.json")).kind,
-        RailErrorKind::UnsupportedLane
-    );
-    assert_eq!(
-        quote(400, fixture!("error_liquidity.json")).kind,
-        RailErrorKind::AmountOutOfRange
-    );
+    for (status, body, kind) in [
+        (
+            200,
+            fixture!("bridge_quote_native_fee_only.json"),
+            RailErrorKind::UnsupportedLane,
+        ),
+        (
+            200,
+            fixture!("bridge_quote_other_amount.json"),
+            RailErrorKind::UpstreamMalformed,
+        ),
+        (
+            200,
+            fixture!("bridge_quote_truncated.json"),
+            RailErrorKind::UpstreamMalformed,
+        ),
+        (
+            400,
+            fixture!("error_token_not_found.json"),
+            RailErrorKind::UnsupportedLane,
+        ),
+        (
+            400,
+            fixture!("error_liquidity.json"),
+            RailErrorKind::AmountOutOfRange,
+        ),
+    ] {
+        assert_eq!(quote(status, body).kind, kind, "{status} {body}");
+    }
     let e = quote(502, fixture!("error_bad_gateway.html"));
     assert!(e.kind == RailErrorKind::Upstream && e.retryable);
 }

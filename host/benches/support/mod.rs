@@ -1,0 +1,51 @@
+//! What the HTTP benches share: a real host over the devnet's simulators,
+//! served on an ephemeral port as `relay up` serves it, rate limits off (a
+//! bench sends more than a minute's worth).
+
+use std::path::{Path, PathBuf};
+
+use relay_devnet::Devnet;
+use relay_host::{
+    config::HostConfig,
+    devnet::{host_config, point_rails_at, serve_on_loopback, ServedHost},
+};
+use relay_simulators::Simulators;
+
+/// A served host; dropping it stops the server and the simulators.
+pub struct Served {
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+    /// The upstream simulators the rails point at (faults, latency).
+    #[allow(dead_code)] // each bench is its own crate; not every one injects faults
+    pub sims: Simulators,
+    _host: ServedHost,
+}
+
+/// The host's data directory, kept in the target directory across runs so
+/// its compiled-module cache is too (as an operator's `data_dir` is); the
+/// database is the run's own, in its temporary directory.
+fn bench_data_dir() -> PathBuf {
+    relay_fixtures::target_dir().join("relay-bench-data")
+}
+
+/// Serves a host over `devnet` with the packaged plugins copied under `dir`.
+pub async fn serve(devnet: &Devnet, dir: &Path) -> Served {
+    let mut base = HostConfig {
+        data_dir: bench_data_dir(),
+        database_url: Some(format!(
+            "sqlite://{}?mode=rwc",
+            dir.join("relay.db").display()
+        )),
+        plugins_dir: relay_fixtures::plugins_copy(&dir.join("plugins")),
+        ..HostConfig::default()
+    };
+    base.limits.enabled = false;
+    let sims = Simulators::start(devnet).await.expect("simulators");
+    let config = point_rails_at(devnet, &sims, host_config(devnet, base));
+    let host = serve_on_loopback(config).await.expect("host serves");
+    Served {
+        base: host.base.clone(),
+        sims,
+        _host: host,
+    }
+}
