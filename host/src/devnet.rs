@@ -176,6 +176,7 @@ fn rail_settings(devnet: &Devnet, sims: &Simulators) -> Vec<(&'static str, Vec<(
             vec![
                 kv("allbridge.base_url", sims.url(Upstream::Allbridge)),
                 kv("allbridge.token.tron.USDT", "USDT"),
+                kv("chainflip.base_url", chainflip),
             ],
         ),
         // No simulator speaks sui: the rail prices with an operator's

@@ -45,12 +45,64 @@ async fn the_mesh_comes_from_the_plugins_and_live_chains() {
     for quote_only in ["sui", "tron"] {
         assert_eq!(rails[quote_only]["executeReady"], false, "{quote_only}");
     }
-    assert_eq!(mesh["nonEvmNodes"]["bitcoin"]["routable"], true, "{mesh}");
+    let bitcoin = &mesh["nonEvmNodes"]["bitcoin"];
+    assert_eq!(bitcoin["routable"], true, "{mesh}");
+    assert_eq!(bitcoin["asset"], "BTC", "{bitcoin}");
     assert_eq!(
-        mesh["nonEvmNodes"]["stellar"]["executeDirections"]["stellar->evm"],
-        serde_json::Value::Null,
-        "stellar to EVM is not offered: {mesh}"
+        bitcoin["executeDirections"],
+        serde_json::json!({"evm->bitcoin": true, "bitcoin->evm": true}),
+        "{bitcoin}"
     );
+    assert!(
+        bitcoin["quoteError"].is_null(),
+        "every rail touching bitcoin quotes: {bitcoin}"
+    );
+    assert_eq!(
+        mesh["nonEvmNodes"]["stellar"]["executeDirections"],
+        serde_json::json!({"evm->stellar": true, "stellar->evm": false}),
+        "stellar to EVM is unavailable: {mesh}"
+    );
+    let sui = &mesh["nonEvmNodes"]["sui"];
+    assert_eq!(
+        (&sui["quoteOnly"], &sui["executeReady"]),
+        (&serde_json::json!(true), &serde_json::json!(false)),
+        "{sui}"
+    );
+    let q = &mesh["comparatorQuoteOnly"];
+    let lanes_of = |v: &serde_json::Value| -> Vec<String> {
+        let mut l: Vec<String> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                format!(
+                    "{} {}",
+                    l["rail"].as_str().unwrap(),
+                    l["lane"].as_str().unwrap()
+                )
+            })
+            .collect();
+        l.sort();
+        l
+    };
+    assert_eq!(q["sui"]["quoteOnly"], true, "{q}");
+    assert!(!lanes_of(&q["sui"]["lanes"]).is_empty(), "{q}");
+    assert!(
+        lanes_of(&q["tronReverseAndChainflip"]).contains(&"tron tron->evm".to_string()),
+        "{q}"
+    );
+    let chainflip = &q["chainflipAssetLanes"];
+    assert!(
+        chainflip
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["rail"] == "btc"
+                && l["lane"] == "evm->bitcoin"
+                && l["executeReady"] == true),
+        "the funds-gated USDC to bitcoin lane executes: {q}"
+    );
+    assert!(q["extraEvmChains"].is_array(), "{q}");
     assert_eq!(mesh["relayer"], devnet.relayer.to_string());
     assert_eq!(
         mesh["permit2"],

@@ -39,6 +39,10 @@ pub struct MeshLane {
     pub execute_ready: bool,
     /// Whether it is priced but never executed.
     pub quote_only: bool,
+    /// Whether its quotes answer (the rail's health probe).
+    pub quote_ok: bool,
+    /// Why not, when not.
+    pub quote_error: Option<String>,
 }
 
 impl<'a> MeshInputs<'a> {
@@ -59,13 +63,12 @@ impl<'a> MeshInputs<'a> {
             }
             let up = self.health.rail_up(id);
             for l in &rail.manifest().coverage {
-                let health_ready = self
+                let lane_health = self
                     .health
                     .rails
                     .get(id)
-                    .and_then(|h| h.lanes.iter().find(|x| x.lane == l.lane))
-                    .map(|x| x.execute_ready)
-                    .unwrap_or(up);
+                    .and_then(|h| h.lanes.iter().find(|x| x.lane == l.lane));
+                let health_ready = lane_health.map(|x| x.execute_ready).unwrap_or(up);
                 out.push(MeshLane {
                     rail: id.to_string(),
                     lane: l.lane.clone(),
@@ -86,6 +89,8 @@ impl<'a> MeshInputs<'a> {
                         && health_ready
                         && self.state.lane_execute_ready(id, &l.lane, l.executable),
                     quote_only: !l.executable,
+                    quote_ok: up && lane_health.is_none_or(|x| x.quote_ok),
+                    quote_error: lane_health.and_then(|x| x.quote_error.clone()),
                 });
             }
         }
@@ -137,7 +142,7 @@ pub fn directed_route_count(lanes: &[MeshLane]) -> usize {
 pub fn route_chains(i: &MeshInputs<'_>) -> Value {
     let lanes = i.lanes();
     let chains: Vec<u64> = mesh_chains(&lanes).into_iter().collect();
-    let non_evm = non_evm_nodes(i, &lanes);
+    let non_evm = non_evm_nodes(&lanes);
     let routable: Vec<&str> = non_evm
         .iter()
         .filter(|(_, v)| v["routable"] == json!(true))
@@ -179,7 +184,7 @@ pub fn route_chains(i: &MeshInputs<'_>) -> Value {
             "note": "same chain with the same token is refused",
         },
         "nonEvmNodes": non_evm,
-        "comparatorQuoteOnly": quote_only_block(&lanes),
+        "comparatorQuoteOnly": quote_only_block(i, &lanes),
     })
 }
 
@@ -213,69 +218,151 @@ fn rail_block(m: &relay_plugin_api::RailManifest, lanes: &[MeshLane]) -> Value {
     b
 }
 
-fn non_evm_nodes(i: &MeshInputs<'_>, lanes: &[MeshLane]) -> BTreeMap<String, Value> {
-    let mut out = BTreeMap::new();
-    for node in mesh_non_evm(lanes) {
-        let c = ChainRef::NonEvm(node);
-        let touching: Vec<&MeshLane> = lanes
-            .iter()
-            .filter(|l| l.from.contains(&c) || l.to.contains(&c))
-            .collect();
-        let via: BTreeSet<&str> = touching.iter().map(|l| l.rail.as_str()).collect();
-        let evm: BTreeSet<u64> = touching
-            .iter()
-            .flat_map(|l| l.from.iter().chain(l.to.iter()))
-            .filter_map(|c| c.evm_id())
-            .collect();
-        let mut directions = Map::new();
-        for l in &touching {
-            let dir = if l.to.contains(&c) {
-                format!("evm->{}", node.as_str())
-            } else {
-                format!("{}->evm", node.as_str())
-            };
-            let prev = directions
-                .get(&dir)
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
-            directions.insert(dir, json!(prev || l.execute_ready));
-        }
-        let quote_errors: Vec<String> = via
-            .iter()
-            .filter_map(|r| i.health.rails.get(*r))
-            .flat_map(|h| h.lanes.iter().filter_map(|l| l.quote_error.clone()))
-            .collect();
-        let quote_ok = via.iter().any(|r| i.health.rail_up(r));
-        let all_quote_only = touching.iter().all(|l| l.quote_only);
-        out.insert(
-            node.as_str().to_string(),
-            json!({
-                "network": node.as_str(),
-                "routable": quote_ok,
-                "routableVia": via,
-                "executeReady": touching.iter().any(|l| l.execute_ready),
-                "quoteOnly": all_quote_only,
-                "settlementProven": false,
-                "asset": touching.iter().flat_map(|l| l.assets.iter()).next(),
-                "evmNodes": evm,
-                "daemon": "host",
-                "quoteOk": quote_ok,
-                "quoteError": quote_errors.first(),
-                "executeDirections": directions,
-                "signers": if all_quote_only { json!([]) } else { json!(["relayer"]) },
-                "bridge": via.iter().next(),
-                "note": if all_quote_only { "quote-only: no signer" } else { "" },
-            }),
-        );
+/// The native asset of a non-EVM node, preferred as its `asset` when a lane
+/// carries it (bitcoin's lanes carry BTC; the stablecoin nodes' carry
+/// USDC/USDT).
+fn native_asset(node: NonEvmNode) -> &'static str {
+    match node {
+        NonEvmNode::Bitcoin => "BTC",
+        NonEvmNode::Solana => "SOL",
+        NonEvmNode::Stellar => "XLM",
+        NonEvmNode::Tron => "TRX",
+        NonEvmNode::Sui => "SUI",
     }
-    out
 }
 
-fn quote_only_block(lanes: &[MeshLane]) -> Value {
-    let q: Vec<&MeshLane> = lanes.iter().filter(|l| l.quote_only).collect();
+/// The lanes that touch `c`.
+fn touching<'l>(lanes: &'l [MeshLane], c: &ChainRef) -> Vec<&'l MeshLane> {
+    lanes
+        .iter()
+        .filter(|l| l.from.contains(c) || l.to.contains(c))
+        .collect()
+}
+
+/// `evm-><node>` and `<node>->evm`, each true when an executable lane
+/// serves it now; a direction no lane serves is `false`, not absent.
+fn directions(node: NonEvmNode, touching: &[&MeshLane]) -> Map<String, Value> {
+    let c = ChainRef::NonEvm(node);
+    let n = node.as_str();
+    let ready = |inbound: bool| {
+        touching
+            .iter()
+            .any(|l| l.execute_ready && (if inbound { &l.to } else { &l.from }).contains(&c))
+    };
+    let mut m = Map::new();
+    m.insert(format!("evm->{n}"), json!(ready(true)));
+    m.insert(format!("{n}->evm"), json!(ready(false)));
+    m
+}
+
+fn non_evm_node(node: NonEvmNode, touching: &[&MeshLane]) -> Value {
+    let via: BTreeSet<&str> = touching.iter().map(|l| l.rail.as_str()).collect();
+    let evm: BTreeSet<u64> = touching
+        .iter()
+        .flat_map(|l| l.from.iter().chain(l.to.iter()))
+        .filter_map(|c| c.evm_id())
+        .collect();
+    let assets: BTreeSet<&str> = touching
+        .iter()
+        .flat_map(|l| l.assets.iter().map(String::as_str))
+        .collect();
+    let asset = Some(native_asset(node))
+        .filter(|a| assets.contains(a))
+        .or_else(|| assets.iter().next().copied());
+    let quote_ok = touching.iter().any(|l| l.quote_ok);
+    let quote_error = touching.iter().filter(|l| !l.quote_ok).find_map(|l| {
+        l.quote_error
+            .as_ref()
+            .map(|e| format!("{} {}: {e}", l.rail, l.lane))
+    });
+    let all_quote_only = touching.iter().all(|l| l.quote_only);
     json!({
-        "extraEvmChains": [],
-        "lanes": q.iter().map(|l| json!({"rail": l.rail, "lane": l.lane, "executeReady": false})).collect::<Vec<_>>(),
+        "network": node.as_str(),
+        "routable": quote_ok,
+        "routableVia": via,
+        "executeReady": touching.iter().any(|l| l.execute_ready),
+        "quoteOnly": all_quote_only,
+        "settlementProven": false,
+        "asset": asset,
+        "assets": assets,
+        "evmNodes": evm,
+        "daemon": "host",
+        "quoteOk": quote_ok,
+        "quoteError": quote_error,
+        "executeDirections": directions(node, touching),
+        "signers": if all_quote_only { json!([]) } else { json!(["relayer"]) },
+        "bridge": touching.iter().find(|l| !l.quote_only).map(|l| l.rail.as_str()),
+        "note": if all_quote_only { "quote-only: no signer" } else { "" },
+    })
+}
+
+fn non_evm_nodes(lanes: &[MeshLane]) -> BTreeMap<String, Value> {
+    mesh_non_evm(lanes)
+        .into_iter()
+        .map(|node| {
+            let t = touching(lanes, &ChainRef::NonEvm(node));
+            (node.as_str().to_string(), non_evm_node(node, &t))
+        })
+        .collect()
+}
+
+fn lane_json(l: &MeshLane) -> Value {
+    json!({
+        "rail": l.rail,
+        "lane": l.lane,
+        "assets": l.assets,
+        "executeReady": l.execute_ready,
+        "quoteOnly": l.quote_only,
+    })
+}
+
+/// Spec §2.3 `comparatorQuoteOnly`, derived from the lanes: EVM chains only
+/// quote-only lanes reach; the native-bitcoin asset lanes (executable or
+/// not); the sui lanes; the quote-only lanes of the rails that price tron.
+fn quote_only_block(i: &MeshInputs<'_>, lanes: &[MeshLane]) -> Value {
+    let executable_chains = mesh_chains(
+        &lanes
+            .iter()
+            .filter(|l| !l.quote_only)
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
+    let extra: Vec<Value> = lanes
+        .iter()
+        .filter(|l| l.quote_only)
+        .flat_map(|l| {
+            l.from
+                .iter()
+                .chain(l.to.iter())
+                .filter_map(|c| c.evm_id())
+                .map(move |id| (id, l.rail.as_str()))
+        })
+        .filter(|(id, _)| !executable_chains.contains(id))
+        .collect::<BTreeMap<u64, &str>>()
+        .into_iter()
+        .map(|(id, rail)| json!({"chainId": id, "name": i.config.chain_name(id), "quoteVia": rail, "executeReady": false}))
+        .collect();
+    let on = |node| touching(lanes, &ChainRef::NonEvm(node));
+    let tron_rails: BTreeSet<&str> = on(NonEvmNode::Tron)
+        .iter()
+        .filter(|l| l.quote_only)
+        .map(|l| l.rail.as_str())
+        .collect();
+    let tron_reverse: Vec<Value> = lanes
+        .iter()
+        .filter(|l| l.quote_only && tron_rails.contains(l.rail.as_str()))
+        .map(lane_json)
+        .collect();
+    let sui = on(NonEvmNode::Sui);
+    json!({
+        "extraEvmChains": extra,
+        "chainflipAssetLanes": on(NonEvmNode::Bitcoin).into_iter().map(lane_json).collect::<Vec<_>>(),
+        "sui": {
+            "quoteOnly": sui.iter().all(|l| l.quote_only),
+            "lanes": sui.into_iter().map(lane_json).collect::<Vec<_>>(),
+        },
+        "tronReverseAndChainflip": tron_reverse,
+        "lanes": lanes.iter().filter(|l| l.quote_only).map(lane_json).collect::<Vec<_>>(),
     })
 }
 
@@ -286,7 +373,7 @@ pub fn status(i: &MeshInputs<'_>) -> Value {
         .into_iter()
         .map(|id| json!({"chainId": id, "name": i.config.chain_name(id), "up": i.health.chains.get(&id).copied().unwrap_or(false)}))
         .collect();
-    let non_evm: Vec<Value> = non_evm_nodes(i, &lanes)
+    let non_evm: Vec<Value> = non_evm_nodes(&lanes)
         .into_iter()
         .map(|(name, v)| json!({"name": name, "up": v["routable"]}))
         .collect();

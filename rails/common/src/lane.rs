@@ -208,6 +208,11 @@ fn same_token(a: &Token, b: &Token) -> bool {
     }
 }
 
+/// The upstream's sender (the relayer, which holds the funds and sends the
+/// upstream's transaction) and recipient. A quote that names nobody (spec
+/// §2.5: `fromAddress` and `toAddress` are optional) is priced for the
+/// relayer as recipient: the price does not depend on it, and execution
+/// re-quotes with the route's real recipient before anything is planned.
 fn parties(host: &dyn Host, req: &QuoteRequest) -> Result<(String, String), RailError> {
     let sender = match host.config("relayer") {
         Some(r) => address("relayer", r)?,
@@ -218,12 +223,11 @@ fn parties(host: &dyn Host, req: &QuoteRequest) -> Result<(String, String), Rail
                 .ok_or_else(|| RailError::invalid("fromAddress", "required"))?,
         )?,
     };
-    let recipient = req
-        .to_address
-        .clone()
-        .or_else(|| req.from_address.clone())
-        .ok_or_else(|| RailError::invalid("toAddress", "required"))?;
-    Ok((sender, address("toAddress", recipient)?))
+    let recipient = match req.to_address.clone().or_else(|| req.from_address.clone()) {
+        Some(r) => address("toAddress", r)?,
+        None => sender.clone(),
+    };
+    Ok((sender, recipient))
 }
 
 fn address(field: &str, a: String) -> Result<String, RailError> {
@@ -298,6 +302,24 @@ mod tests {
             .check(&RecordingHost::new(), &req(8453, 8453))
             .unwrap();
         assert_eq!((t.lane, t.sender.as_str()), (SAME_CHAIN_LANE, A));
+    }
+
+    #[test]
+    fn an_anonymous_quote_is_priced_for_the_relayer() {
+        let relayer = "0x000000000000000000000000000000000000dEaD";
+        let host = RecordingHost::new().config("relayer", relayer);
+        let mut anonymous = req(8453, 42161);
+        anonymous.from_address = None;
+        let t = COVER.check(&host, &anonymous).unwrap();
+        assert_eq!(
+            (t.sender.as_str(), t.recipient.as_str()),
+            (relayer, relayer)
+        );
+        anonymous.to_address = Some("not-an-address".into());
+        assert_eq!(
+            kind(COVER.check(&host, &anonymous)),
+            RailErrorKind::InvalidInput
+        );
     }
 
     #[test]
