@@ -12,6 +12,7 @@ pub mod capabilities;
 pub mod chain;
 pub mod chains;
 pub mod cli;
+pub mod codes;
 pub mod config;
 pub mod devnet;
 pub mod engine;

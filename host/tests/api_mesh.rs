@@ -367,5 +367,46 @@ async fn the_error_catalogue_lists_every_code_with_its_status() {
         (unknown["status"].as_u64(), unknown["retryable"].as_bool()),
         (Some(404), Some(false))
     );
+    // Preflight's blocker and warning codes and routes' failure codes too.
+    let codes = |table: &str| -> Vec<String> {
+        v[table]
+            .as_array()
+            .unwrap_or_else(|| panic!("{table} listed: {v}"))
+            .iter()
+            .map(|e| {
+                assert!(!e["meaning"].as_str().unwrap().is_empty(), "{e}");
+                e["code"].as_str().unwrap().to_string()
+            })
+            .collect()
+    };
+    use relay_host::{engine::preflight, execution::model::FailureCode};
+    let names = |all: Vec<&str>| all.into_iter().map(String::from).collect::<Vec<_>>();
+    assert_eq!(
+        codes("blockers"),
+        names(
+            preflight::BlockerCode::ALL
+                .iter()
+                .map(|c| c.as_str())
+                .collect()
+        )
+    );
+    assert_eq!(
+        codes("warnings"),
+        names(
+            preflight::WarningCode::ALL
+                .iter()
+                .map(|c| c.as_str())
+                .collect()
+        )
+    );
+    assert_eq!(
+        codes("failures"),
+        names(FailureCode::ALL.iter().map(|c| c.as_str()).collect())
+    );
+    for want in ["PERMIT2_ALLOWANCE_MISSING", "PERMIT2_SIGNATURE_MISSING"] {
+        assert!(codes("blockers").contains(&want.to_string()), "{want}");
+    }
+    assert!(codes("warnings").contains(&"HIGH_COST".to_string()));
+    assert!(codes("failures").contains(&"UPSTREAM_TIMEOUT".to_string()));
     devnet.stop();
 }

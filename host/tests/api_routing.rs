@@ -91,6 +91,37 @@ async fn preflight_says_go_for_a_funded_route_and_names_every_blocker() {
     let (_, shallow) = call(&h.base, "/api/route/preflight", &unapproved, &[]).await;
     assert_eq!(shallow["decision"], "GO", "{shallow}");
 
+    // Before signing: the same route with no permit2 yet is checked all the
+    // same; the missing signature is a blocker, the deep reads still run.
+    let unsigned_body = |from: u64, to: u64| {
+        let mut b = common::permit_body(&devnet, (from, to), 5_000_000, 35);
+        b.as_object_mut().unwrap().remove("permit2");
+        b["fromAddress"] = json!(user.to_string());
+        b
+    };
+    let (status, v) = call(&h.base, deep, &unsigned_body(SRC, DST), &[]).await;
+    assert_eq!(
+        (status, v["decision"].as_str()),
+        (200, Some("NO_GO")),
+        "{v}"
+    );
+    assert_eq!(codes(&v["blockers"]), ["PERMIT2_SIGNATURE_MISSING"], "{v}");
+    assert_eq!(v["expected"]["rail"], "floatlane", "{v}");
+    let (_, v) = call(&h.base, deep, &unsigned_body(DST, SRC), &[]).await;
+    assert_eq!(
+        codes(&v["blockers"]),
+        ["PERMIT2_SIGNATURE_MISSING", "PERMIT2_ALLOWANCE_MISSING"],
+        "{v}"
+    );
+    let mut nobody = unsigned_body(SRC, DST);
+    nobody.as_object_mut().unwrap().remove("fromAddress");
+    let (status, v) = call(&h.base, deep, &nobody, &[]).await;
+    assert_eq!(
+        (status, v["field"].as_str()),
+        (400, Some("fromAddress")),
+        "{v}"
+    );
+
     // More than the owner holds (1M USDC each); above capNow (25 % of 10M float).
     let rich = common::permit_body(&devnet, (SRC, DST), 2_000_000_000_000, 33);
     let (_, v) = call(&h.base, deep, &rich, &[]).await;

@@ -10,6 +10,11 @@ use axum::{
 };
 use serde_json::json;
 
+use crate::{
+    engine::preflight::{BlockerCode, WarningCode},
+    execution::model::FailureCode,
+};
+
 /// Declares [`ErrorCode`] and its catalogue from one table, so the
 /// catalogue served at `/api/errors` can never miss a code.
 macro_rules! error_codes {
@@ -97,13 +102,20 @@ error_codes! {
     QuoteOnly => ("QUOTE_ONLY", UNPROCESSABLE_ENTITY, false, "this lane is priced for comparison but never executed here; the message gives quoteOnlyReason"),
 }
 
-/// The catalogue served at `GET /api/errors`.
+/// The catalogue served at `GET /api/errors`: every table, generated.
 pub fn catalogue() -> serde_json::Value {
     let codes: Vec<serde_json::Value> = ErrorCode::ALL
         .iter()
         .map(|c| json!({"errorCode": c.as_str(), "status": c.status().as_u16(), "retryable": c.retryable(), "meaning": c.meaning()}))
         .collect();
-    json!({ "errors": codes, "count": codes.len() })
+    json!({
+        "errors": codes,
+        "count": codes.len(),
+        "blockers": BlockerCode::catalogue(),
+        "warnings": WarningCode::catalogue(),
+        "failures": FailureCode::catalogue(),
+        "note": "errors: every errorCode a failed request answers with (HTTP status, retryable); blockers and warnings: preflight's blockers[].code and warnings[].code (200, decision NO_GO); failures: failure.code of a route that ended FAILED",
+    })
 }
 
 /// An error answer.

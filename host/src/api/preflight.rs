@@ -3,7 +3,11 @@
 //! moved. A malformed body is the same typed 4xx execute gives (it is
 //! parsed by execute's own parser); every problem with a well-formed
 //! request is a 200 with `decision: NO_GO` and `blockers[].code` to branch
-//! on ([`crate::engine::preflight`] lists every code).
+//! on ([`crate::engine::preflight::BlockerCode`], served at `/api/errors`).
+//! One exception to "execute's parser": `mode: permit2` with no `permit2`
+//! yet (a wallet checks before it asks for the signature) is checked with
+//! the `fromAddress` as owner and answers the `PERMIT2_SIGNATURE_MISSING`
+//! blocker beside whatever else is in the way.
 //!
 //! Query `deep=1` (or `true`) adds on-chain reads: the relayer's
 //! destination balance against the payout when the winner pays out of
@@ -182,6 +186,32 @@ async fn signing(s: &AppState, ask: &ExecuteAsk, exp: Option<&Expected>) -> Opti
     })
 }
 
+/// Parses the execute body. A `mode: permit2` body without its `permit2`
+/// is still checked (a wallet preflights before asking for the signature):
+/// parsed as the `fromAddress`'s route, flagged unsigned, and the missing
+/// signature becomes the `PERMIT2_SIGNATURE_MISSING` blocker.
+fn parse_unsigned(
+    mut body: serde_json::Map<String, Value>,
+    config: &crate::config::HostConfig,
+) -> Result<(ExecuteAsk, bool), ApiError> {
+    let unsigned = body.get("mode").and_then(Value::as_str) == Some("permit2")
+        && body.get("permit2").is_none_or(Value::is_null);
+    if !unsigned {
+        return Ok((parse_execute(&Value::Object(body), config)?, false));
+    }
+    if body.get("fromAddress").is_none_or(Value::is_null) {
+        return Err(ApiError::new(
+            ErrorCode::MissingField,
+            "fromAddress: required to preflight mode permit2 before it is signed (or send permit2)",
+        )
+        .field("fromAddress"));
+    }
+    body.insert("mode".into(), json!("self"));
+    let mut ask = parse_execute(&Value::Object(body), config)?;
+    ask.mode = SourceMode::Permit2;
+    Ok((ask, true))
+}
+
 #[tracing::instrument(skip_all, fields(lane, decision))]
 async fn preflight(
     State(p): State<Preflight>,
@@ -189,11 +219,12 @@ async fn preflight(
     body: JsonObject,
 ) -> Result<Json<Value>, ApiError> {
     let deep = deep_flag(query)?;
-    let ask = parse_execute(&Value::Object(body.0), &p.q.app.config)?;
+    let (ask, unsigned) = parse_unsigned(body.0, &p.q.app.config)?;
     let span = tracing::Span::current();
     span.record("lane", format!("{}->{}", ask.from_chain, ask.to_chain));
     let s = &p.q.app;
     let (exp, mut blockers, mut warnings) = quoted(&p, &ask).await?;
+    blockers.extend(unsigned.then(preflight::permit_missing));
     blockers.extend(signing(s, &ask, exp.as_ref()).await);
     if deep {
         let (b, w) = preflight::deep(&p.reader, &deep_ask(&p, &ask, exp.as_ref())).await;

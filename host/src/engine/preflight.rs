@@ -4,28 +4,8 @@
 //! `deep`, three on-chain balances.
 //!
 //! **Blockers** (`decision: NO_GO` when any), each `{code, fix}`:
-//!
-//! | code | when |
-//! |---|---|
-//! | `UNROUTABLE_LANE` | no enabled, healthy rail serves the lane and asset (or the named `rail` does not) |
-//! | `AMOUNT_OUT_OF_RANGE` | every rail refused the amount (fees swallow it, or above capacity) |
-//! | `RAILS_UNAVAILABLE` | no rail answered |
-//! | `QUOTE_ONLY` | only quote-only lanes answered |
-//! | `PRICE_MOVED` | `minOut` is above what the route delivers now |
-//! | `PERMIT2_INVALID` | a `permit2` is given and does not verify (signer, spender, chain, deadline, token, amount, low-s, unused nonce) |
-//! | `RELAYER_UNAVAILABLE` | this host has no relayer key and the execute needs one (a permit to verify and pull, or a live route) |
-//! | `RELAYER_FLOAT_LOW` | deep: the winner pays out of inventory and the relayer's destination balance of the token is below the payout |
-//! | `PERMIT2_ALLOWANCE_MISSING` | deep, `mode: permit2`: the owner's ERC-20 allowance to Permit2 is below the amount |
-//! | `INSUFFICIENT_BALANCE` | deep: the owner (the permit's owner, else `fromAddress`, else the relayer in `self` mode) holds less than the amount |
-//!
-//! **Warnings** (never block), each `{code, what}`: `ABOVE_LANE_CAPACITY`
-//! (the float lane's `capNow` is below the amount, or it refused the amount
-//! as above `capNow`; another rail may still carry it), `HIGH_COST` (20 % or
-//! more of the input's value is withheld — rail/vendor fees, route fee and
-//! relayer gas together, as compare's `effectiveFeePct` counts them),
-//! `NOT_A_MEMBER` (the sender holds no recognised membership token, or
-//! sent no `fromAddress`: standard tier), and `CHECK_UNAVAILABLE` (deep: a
-//! balance could not be read; the check was skipped, not passed).
+//! [`BlockerCode`]. **Warnings** (never block), each `{code, what}`:
+//! [`WarningCode`]. Both tables are served at `GET /api/errors`.
 
 use alloy::primitives::{Address, U256};
 use relay_plugin_api::{Amount, RailErrorKind, RailRole};
@@ -40,14 +20,56 @@ use super::{
 };
 use crate::config::QuoteConfig;
 
+crate::code_table! {
+    /// Why a preflight says `NO_GO` (`blockers[].code`).
+    pub enum BlockerCode {
+        /// No rail serves the lane.
+        UnroutableLane => ("UNROUTABLE_LANE", "no enabled, healthy rail serves the lane and asset (or the named rail does not); GET /api/route/chains lists what this host routes"),
+        /// Every rail refused the amount.
+        AmountOutOfRange => ("AMOUNT_OUT_OF_RANGE", "every rail refused the amount: fees swallow it, or it is above capacity"),
+        /// No rail answered.
+        RailsUnavailable => ("RAILS_UNAVAILABLE", "no rail answered the quote; retry shortly"),
+        /// Only quote-only lanes answered.
+        QuoteOnly => ("QUOTE_ONLY", "the lane is priced for comparison but never executed here"),
+        /// `minOut` is above the delivery.
+        PriceMoved => ("PRICE_MOVED", "minOut is above what the route delivers now; lower it or quote again"),
+        /// `mode: permit2` without the signature.
+        Permit2SignatureMissing => ("PERMIT2_SIGNATURE_MISSING", "mode is permit2 and no permit2 signature was sent: sign a PermitTransferFrom for spender = the relayer and send it as permit2"),
+        /// The permit does not verify.
+        Permit2Invalid => ("PERMIT2_INVALID", "the permit2 signature does not verify (signer, spender, chain, deadline, token, amount, low-s, unused nonce)"),
+        /// No relayer key where one is needed.
+        RelayerUnavailable => ("RELAYER_UNAVAILABLE", "this host has no relayer key and the execute needs one (a permit to verify and pull, or a live route)"),
+        /// Deep: the relayer's destination float is below the payout.
+        RelayerFloatLow => ("RELAYER_FLOAT_LOW", "deep: the winner pays out of inventory and the relayer's destination balance is below the payout"),
+        /// Deep: the owner has not approved Permit2 for the amount.
+        Permit2AllowanceMissing => ("PERMIT2_ALLOWANCE_MISSING", "deep, mode permit2: the owner's ERC-20 allowance to Permit2 is below the amount; approve Permit2 once"),
+        /// Deep: the owner holds less than the amount.
+        InsufficientBalance => ("INSUFFICIENT_BALANCE", "deep: the owner holds less than the amount"),
+    }
+}
+
+crate::code_table! {
+    /// What a preflight wants the caller to know (`warnings[].code`); never blocks.
+    pub enum WarningCode {
+        /// The float lane cannot carry the amount now.
+        AboveLaneCapacity => ("ABOVE_LANE_CAPACITY", "the float lane's capNow is below the amount (another rail may still carry it)"),
+        /// 20 % or more of the amount is withheld by fees.
+        HighCost => ("HIGH_COST", "20 % or more of the amount is withheld by fees (vendor, route fee and relayer gas together)"),
+        /// Standard tier.
+        NotAMember => ("NOT_A_MEMBER", "the sender holds no recognised membership token, or sent no fromAddress: standard tier fees"),
+        /// A deep check could not be read.
+        CheckUnavailable => ("CHECK_UNAVAILABLE", "deep: a balance or allowance could not be read; the check was skipped, not passed"),
+    }
+}
+
 /// The share of value withheld that earns `HIGH_COST`, ppm (20 %).
 pub const HIGH_COST_PPM: u64 = 200_000;
 
 /// Something that stops the execute.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Blocker {
-    /// Stable code (module docs).
-    pub code: &'static str,
+    /// Stable code.
+    pub code: BlockerCode,
     /// What to do about it.
     pub fix: String,
 }
@@ -55,20 +77,20 @@ pub struct Blocker {
 /// Something the caller should know.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Warning {
-    /// Stable code (module docs).
-    pub code: &'static str,
+    /// Stable code.
+    pub code: WarningCode,
     /// What it means here.
     pub what: String,
 }
 
-fn blocker(code: &'static str, fix: String) -> Blocker {
+fn blocker(code: BlockerCode, fix: String) -> Blocker {
     Blocker { code, fix }
 }
 
 /// No rail serves the lane.
 pub fn unroutable(why: &str) -> Blocker {
     blocker(
-        "UNROUTABLE_LANE",
+        BlockerCode::UnroutableLane,
         format!("{why}; GET /api/route/chains lists the lanes and assets this host routes"),
     )
 }
@@ -78,36 +100,41 @@ pub fn unusable(u: &Unusable) -> Blocker {
     match u {
         Unusable::RailNotServing(_) => unroutable(&u.to_string()),
         Unusable::QuoteOnly(why) => blocker(
-            "QUOTE_ONLY",
+            BlockerCode::QuoteOnly,
             format!("this lane is priced but never executed here ({why}); choose another lane"),
         ),
         Unusable::NoRoute(NoRoute::AmountOutOfRange(why)) => blocker(
-            "AMOUNT_OUT_OF_RANGE",
+            BlockerCode::AmountOutOfRange,
             format!("send a larger amount (fees) or a smaller one (capacity): {why}"),
         ),
         Unusable::NoRoute(NoRoute::Unavailable(why)) => blocker(
-            "RAILS_UNAVAILABLE",
+            BlockerCode::RailsUnavailable,
             format!("no rail answered; retry shortly: {why}"),
         ),
     }
 }
 
+/// `mode: permit2` and no signature yet: everything else is still checked.
+pub fn permit_missing() -> Blocker {
+    blocker(BlockerCode::Permit2SignatureMissing, "sign a PermitTransferFrom (Permit2 EIP-712 domain of GET /api/gasless/info) for spender = the relayer, this chain, token and amount, an unused nonce and a future deadline, and send it as permit2".into())
+}
+
 /// The permit does not verify.
 pub fn permit_invalid(why: &str) -> Blocker {
-    blocker("PERMIT2_INVALID", format!("{why}; sign a new PermitTransferFrom for spender = the relayer on this chain, this token and amount, an unused nonce and a future deadline"))
+    blocker(BlockerCode::Permit2Invalid, format!("{why}; sign a new PermitTransferFrom for spender = the relayer on this chain, this token and amount, an unused nonce and a future deadline"))
 }
 
 /// Nothing can be signed here.
 pub fn relayer_unavailable(why: &str) -> Blocker {
     blocker(
-        "RELAYER_UNAVAILABLE",
+        BlockerCode::RelayerUnavailable,
         format!("{why}; retry later or use another host"),
     )
 }
 
 /// `minOut` is above the delivery.
 pub fn price_moved(delivered: Amount, min_out: Amount) -> Blocker {
-    blocker("PRICE_MOVED", format!("the route delivers {delivered} now, below minOut {min_out}: lower minOut or quote again"))
+    blocker(BlockerCode::PriceMoved, format!("the route delivers {delivered} now, below minOut {min_out}: lower minOut or quote again"))
 }
 
 /// The warnings of a quote; `winner` is the answer execute would use.
@@ -120,7 +147,7 @@ pub fn warnings(o: &QuoteOutcome, winner: Option<usize>, q: &QuoteConfig) -> Vec
     if let Some(ppm) = priced.and_then(|p| compare::effective_fee_ppm(q, &o.ask, p.net.estimated)) {
         if ppm >= HIGH_COST_PPM {
             out.push(Warning {
-                code: "HIGH_COST",
+                code: WarningCode::HighCost,
                 what: format!("{:.2} % of the amount is withheld by fees (threshold 20 %); a larger amount spreads the fixed costs", compare::ppm_to_pct(ppm)),
             });
         }
@@ -131,7 +158,7 @@ pub fn warnings(o: &QuoteOutcome, winner: Option<usize>, q: &QuoteConfig) -> Vec
             None => format!("no fromAddress: standard tier ({} bps route fee); send fromAddress to be recognised", o.tier.route_fee_bps),
         };
         out.push(Warning {
-            code: "NOT_A_MEMBER",
+            code: WarningCode::NotAMember,
             what,
         });
     }
@@ -163,7 +190,7 @@ fn capacity(o: &QuoteOutcome) -> Option<Warning> {
         Err(_) => return None,
     };
     Some(Warning {
-        code: "ABOVE_LANE_CAPACITY",
+        code: WarningCode::AboveLaneCapacity,
         what,
     })
 }
@@ -206,29 +233,39 @@ pub async fn deep(reader: &ChainReader, d: &DeepAsk) -> (Vec<Blocker>, Vec<Warni
     let (mut blockers, mut warnings) = (Vec::new(), Vec::new());
     let mut judge = |read: Option<Result<U256, super::onchain::ReadError>>,
                      need: U256,
-                     code: &'static str,
+                     code: BlockerCode,
                      fix: &dyn Fn(U256) -> String| {
         match read {
             Some(Ok(have)) if have < need => blockers.push(blocker(code, fix(have))),
             Some(Err(e)) => warnings.push(Warning {
-                code: "CHECK_UNAVAILABLE",
+                code: WarningCode::CheckUnavailable,
                 what: format!("{code} not checked: {e}"),
             }),
             _ => {}
         }
     };
-    judge(balance, d.amount, "INSUFFICIENT_BALANCE", &|have| {
-        format!(
-            "the owner holds {have}, less than the amount {}: fund it or send at most {have}",
-            d.amount
-        )
-    });
-    judge(allowance, d.amount, "PERMIT2_ALLOWANCE_MISSING", &|have| {
-        let p = d.permit2.unwrap_or_default();
-        format!("the owner allows Permit2 ({p}) {have}, less than {}: approve Permit2 for the token once (one approve transaction)", d.amount)
-    });
+    judge(
+        balance,
+        d.amount,
+        BlockerCode::InsufficientBalance,
+        &|have| {
+            format!(
+                "the owner holds {have}, less than the amount {}: fund it or send at most {have}",
+                d.amount
+            )
+        },
+    );
+    judge(
+        allowance,
+        d.amount,
+        BlockerCode::Permit2AllowanceMissing,
+        &|have| {
+            let p = d.permit2.unwrap_or_default();
+            format!("the owner allows Permit2 ({p}) {have}, less than {}: approve Permit2 for the token once (one approve transaction)", d.amount)
+        },
+    );
     let payout = d.payout.map_or(U256::ZERO, |(.., p)| p);
-    judge(float, payout, "RELAYER_FLOAT_LOW", &|have| {
+    judge(float, payout, BlockerCode::RelayerFloatLow, &|have| {
         format!("the relayer holds {have} on the destination, less than the payout {payout}: send a smaller amount or retry once the float is rebalanced")
     });
     (blockers, warnings)

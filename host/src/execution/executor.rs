@@ -17,7 +17,7 @@ use alloy::primitives::Address;
 use relay_plugin_api::{Amount, PlanAction};
 
 use super::{
-    model::{Failure, RouteRecord, RouteStatus},
+    model::{Failure, FailureCode, RouteRecord, RouteStatus},
     relayer::Relayer,
     steps::{call_for, StepPolicy},
     upstream::Upstream,
@@ -57,7 +57,7 @@ pub enum ExecError {
     #[error("{code}: {message}")]
     Upstream {
         /// `UPSTREAM_FAILED`, `REFUNDED_BY_UPSTREAM` or `UPSTREAM_TIMEOUT`.
-        code: &'static str,
+        code: FailureCode,
         /// Detail.
         message: String,
     },
@@ -65,12 +65,12 @@ pub enum ExecError {
 
 impl ExecError {
     /// The failure's errorCode.
-    fn code(&self) -> &'static str {
+    fn code(&self) -> FailureCode {
         match self {
-            ExecError::Refused(_) => "STEP_REFUSED",
-            ExecError::Upstream { code, .. } => code,
-            ExecError::Send(SendError::Reverted(_)) => "TX_REVERTED",
-            _ => "EXECUTION_FAILED",
+            ExecError::Refused(_) => FailureCode::StepRefused,
+            ExecError::Upstream { code, .. } => *code,
+            ExecError::Send(SendError::Reverted(_)) => FailureCode::TxReverted,
+            _ => FailureCode::ExecutionFailed,
         }
     }
 
@@ -314,7 +314,7 @@ impl Executor {
         tracing::warn!(error = %e, step = h.r.next_step, "route failed");
         let pulled = pulled(&h.r);
         h.r.failure = Some(Failure {
-            code: e.code().into(),
+            code: e.code().as_str().into(),
             message: e.to_string(),
             funds_moved: pulled || e.funds_in_doubt(),
             refund_tx: None,
@@ -332,7 +332,7 @@ impl Executor {
     async fn refund(&self, h: &mut Held) -> Result<(), ExecError> {
         let outcome = self.refund_call(&h.r).await;
         let f = h.r.failure.get_or_insert_with(|| Failure {
-            code: "EXECUTION_FAILED".into(),
+            code: FailureCode::ExecutionFailed.as_str().into(),
             message: String::new(),
             funds_moved: true,
             refund_tx: None,

@@ -55,11 +55,29 @@ impl RouteStatus {
     }
 }
 
+crate::code_table! {
+    /// Why a live route ended `FAILED` (`failure.code` of the receipt).
+    pub enum FailureCode {
+        /// The host's policy refused a plan step.
+        StepRefused => ("STEP_REFUSED", "the host's policy refused a step of the rail's plan (an undeclared contract, a payout to someone else, above the estimate); nothing of that step was signed"),
+        /// A transaction reverted.
+        TxReverted => ("TX_REVERTED", "a transaction of the route reverted on chain; pulled funds are refunded (less the relayer's gas)"),
+        /// The upstream reported failure.
+        UpstreamFailed => ("UPSTREAM_FAILED", "the bridge or aggregator reported the transfer failed; pulled funds are refunded"),
+        /// The upstream refunded the relayer.
+        RefundedByUpstream => ("REFUNDED_BY_UPSTREAM", "the upstream refunded the transfer; the sender is refunded"),
+        /// No delivery before the tracking deadline.
+        UpstreamTimeout => ("UPSTREAM_TIMEOUT", "no delivery within execution.track_timeout_ms; pulled funds are refunded"),
+        /// Anything else (RPC, signing, store).
+        ExecutionFailed => ("EXECUTION_FAILED", "the route could not be completed (RPC, signing or store failure); pulled funds are refunded unless a transaction's fate is unknown"),
+    }
+}
+
 /// Why a route failed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Failure {
-    /// Machine-readable reason (an errorCode).
+    /// Machine-readable reason ([`FailureCode`], as its wire string).
     pub code: String,
     /// Detail.
     pub message: String,

@@ -14,7 +14,7 @@ use relay_plugin_api::{PlanAction, TrackRequest, TrackState, TrackStatus};
 
 use super::{
     executor::{ExecError, Executor, Held},
-    model::RouteStatus,
+    model::{FailureCode, RouteStatus},
 };
 use crate::capabilities::now_ms;
 
@@ -45,8 +45,12 @@ impl<'a> Upstream<'a> {
                         h.r.dest_tx = st.dest_tx.or(h.r.dest_tx.take());
                         return Ok(Vec::new());
                     }
-                    TrackState::Failed => return Err(failed("UPSTREAM_FAILED", st.message)),
-                    TrackState::Refunded => return Err(failed("REFUNDED_BY_UPSTREAM", st.message)),
+                    TrackState::Failed => {
+                        return Err(failed(FailureCode::UpstreamFailed, st.message))
+                    }
+                    TrackState::Refunded => {
+                        return Err(failed(FailureCode::RefundedByUpstream, st.message))
+                    }
                     TrackState::Pending | TrackState::Bridging => {
                         if !st.follow_up.is_empty() {
                             self.note(h, &st).await?;
@@ -61,7 +65,7 @@ impl<'a> Upstream<'a> {
             }
             if now_ms() > deadline {
                 return Err(failed(
-                    "UPSTREAM_TIMEOUT",
+                    FailureCode::UpstreamTimeout,
                     Some(format!("no delivery within {} ms", cfg.track_timeout_ms)),
                 ));
             }
@@ -112,7 +116,7 @@ impl<'a> Upstream<'a> {
     }
 }
 
-fn failed(code: &'static str, message: Option<String>) -> ExecError {
+fn failed(code: FailureCode, message: Option<String>) -> ExecError {
     ExecError::Upstream {
         code,
         message: message.unwrap_or_else(|| "the upstream reported failure".into()),
