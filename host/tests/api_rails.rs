@@ -302,3 +302,57 @@ async fn an_upstream_that_takes_the_deposit_then_fails_ends_failed_with_the_refu
     );
     devnet.stop();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_status_read_rechecks_the_upstream_and_shows_its_delivery_at_once() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([BASE, ARB]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // The route's runner polls its upstream only every 10 minutes here.
+    let h = serve(&devnet, dir.path(), |c| {
+        c.execution.track_interval_ms = 600_000
+    })
+    .await;
+    approve_permit2(&devnet, BASE, 1).await;
+    let user = keys::anvil_address(1);
+    let dst0 = usdc_balance(&devnet, ARB, user).await;
+    let mut body = permit_body(&devnet, (BASE, ARB), 6_000_000, 700);
+    body["rail"] = json!("lifi");
+    let receipt = execute(&h, &body).await;
+    // LI.FI's status API fails while the runner takes its first look.
+    let fail = FaultConfig {
+        mode: FaultMode::Error,
+        ..FaultConfig::default()
+    };
+    h.sims.set_faults(Upstream::Lifi, fail);
+    let id = receipt["id"].as_str().unwrap().to_string();
+    let store = h.host_state.store.clone();
+    common::wait_for("the runner waits on LI.FI", async || {
+        let (r, _) = store.get_route(&id).await.unwrap().unwrap();
+        matches!(
+            r.plan.steps.get(r.next_step),
+            Some(relay_plugin_api::PlanAction::AwaitUpstream { .. })
+        )
+    })
+    .await;
+    common::wait_for("the simulator pays out", async || {
+        usdc_balance(&devnet, ARB, user).await > dst0
+    })
+    .await;
+    h.sims.set_faults(Upstream::Lifi, FaultConfig::default());
+
+    let (code, status) = get(&format!("{}/api/route/status?id={id}", h.base)).await;
+    assert_eq!(code, 200);
+    assert_eq!(status["status"], "DONE", "{status}");
+    assert_eq!(status["upstream"]["state"], "DONE", "{status}");
+    let dest_tx = status["destTx"].as_str().expect("destTx from the upstream");
+    assert_eq!(Some(dest_tx), status["upstream"]["destTx"].as_str());
+    let (stored, _) = store.get_route(&id).await.unwrap().unwrap();
+    assert_eq!(
+        stored.status,
+        relay_host::execution::model::RouteStatus::Bridging,
+        "the runner has not polled again: the read itself asked the upstream"
+    );
+    devnet.stop();
+}

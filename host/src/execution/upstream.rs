@@ -14,9 +14,9 @@ use relay_plugin_api::{PlanAction, TrackRequest, TrackState, TrackStatus};
 
 use super::{
     executor::{ExecError, Executor, Held},
-    model::{FailureCode, RouteStatus},
+    model::{FailureCode, RouteRecord, RouteStatus},
 };
-use crate::capabilities::now_ms;
+use crate::{capabilities::now_ms, runtime::rails::RailSet};
 
 /// One route's wait on its upstream.
 pub(super) struct Upstream<'a> {
@@ -75,29 +75,7 @@ impl<'a> Upstream<'a> {
 
     /// One `track` call; `None` when the rail is not loaded or errs.
     async fn ask(&self, h: &Held, reference: &str) -> Option<TrackStatus> {
-        let rail = self.ex.rails.snapshot().get(&h.r.rail).cloned();
-        let Some(rail) = rail else {
-            tracing::warn!(rail = %h.r.rail, "rail not loaded; waiting for it");
-            return None;
-        };
-        let reference =
-            h.r.track_ref
-                .clone()
-                .or_else(|| Some(reference.to_string()).filter(|r| !r.is_empty()));
-        let req = TrackRequest {
-            route_id: h.r.id.clone(),
-            reference,
-            from_chain: h.r.from_chain,
-            to_chain: h.r.to_chain,
-            src_tx: h.r.src_tx.clone(),
-        };
-        match rail.track(req).await {
-            Ok(st) => Some(st),
-            Err(e) => {
-                tracing::info!(rail = %h.r.rail, error = %e, "track failed; asking again");
-                None
-            }
-        }
+        ask_rail(&self.ex.rails, &h.r, reference).await
     }
 
     /// Records a change of state or stage.
@@ -120,5 +98,59 @@ fn failed(code: FailureCode, message: Option<String>) -> ExecError {
     ExecError::Upstream {
         code,
         message: message.unwrap_or_else(|| "the upstream reported failure".into()),
+    }
+}
+
+/// One `track` call for `r` waiting on `reference` (its AwaitUpstream
+/// step); `None` when the rail is not loaded or errs.
+async fn ask_rail(rails: &RailSet, r: &RouteRecord, reference: &str) -> Option<TrackStatus> {
+    let Some(rail) = rails.snapshot().get(&r.rail).cloned() else {
+        tracing::warn!(rail = %r.rail, "rail not loaded; waiting for it");
+        return None;
+    };
+    let reference = r
+        .track_ref
+        .clone()
+        .or_else(|| Some(reference.to_string()).filter(|r| !r.is_empty()));
+    let req = TrackRequest {
+        route_id: r.id.clone(),
+        reference,
+        from_chain: r.from_chain,
+        to_chain: r.to_chain,
+        src_tx: r.src_tx.clone(),
+    };
+    match rail.track(req).await {
+        Ok(st) => Some(st),
+        Err(e) => {
+            tracing::info!(rail = %r.rail, error = %e, "track failed; asking again");
+            None
+        }
+    }
+}
+
+/// How long a status read waits for the rail's answer before it reports
+/// the stored state alone.
+const RECHECK_TIMEOUT: Duration = Duration::from_secs(3);
+
+impl Executor {
+    /// Spec §4.2 "live ids are re-checked against the underlying bridge on
+    /// each read": the rail's view of a route that waits on its upstream,
+    /// read-only (the route's runner records it on its next poll). `None`
+    /// when the route waits on nothing, or the rail does not answer within
+    /// [`RECHECK_TIMEOUT`].
+    pub async fn recheck(&self, r: &RouteRecord) -> Option<TrackStatus> {
+        if !matches!(
+            r.status,
+            RouteStatus::Bridging | RouteStatus::AwaitingDeposit
+        ) {
+            return None;
+        }
+        let Some(PlanAction::AwaitUpstream { reference }) = r.plan.steps.get(r.next_step) else {
+            return None;
+        };
+        tokio::time::timeout(RECHECK_TIMEOUT, ask_rail(&self.rails, r, reference))
+            .await
+            .ok()
+            .flatten()
     }
 }
