@@ -382,6 +382,10 @@ async fn approve_permit2(src: &DynProvider, usdc: Address) {
 }
 
 fn execute_throughput(c: &mut Criterion) {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .try_init();
     let s = Stack::start();
     let mut g = c.benchmark_group("execute");
     // A batch takes seconds: ten flat samples of one batch each.

@@ -185,7 +185,9 @@ fn spawn_ticks(store: Store, executor: Arc<Executor>, relayer: Arc<Relayer>, con
         loop {
             tokio::time::sleep(Duration::from_millis(gap_ms)).await;
             for sender in relayer.senders() {
-                match sender.repair_gaps().await {
+                // Missing on two checks in a row: not a nonce another
+                // replica has just taken and is about to broadcast.
+                match sender.repair_gaps(Duration::from_millis(gap_ms)).await {
                     Ok(r) if !r.missing.is_empty() => {
                         tracing::warn!(missing = ?r.missing, "relayer nonce gap filled")
                     }

@@ -207,18 +207,8 @@ async fn execute_fails_over_when_the_winning_upstream_is_down() {
 /// `relay rails …` as the operator runs it, against the serving host's
 /// data and plugins directories.
 fn relay_cli(dir: &std::path::Path, args: &[&str]) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_relay"))
-        .args(args)
-        .env("RELAY_PLUGINS_DIR", dir.join("plugins"))
-        .env("RELAY_DATA_DIR", dir.join("data"))
-        .env("RELAY_RUNTIME__RELOAD_INTERVAL_MS", "0")
-        .output()
-        .expect("relay runs");
-    assert!(
-        out.status.success(),
-        "relay {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (code, _, stderr) = common::relay_cli(dir, args);
+    assert_eq!(code, 0, "relay {args:?}: {stderr}");
 }
 
 /// The rails that answered an anonymous quote (no fromAddress, no

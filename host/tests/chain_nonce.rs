@@ -1,8 +1,10 @@
 //! The relayer's nonce allocator on a real chain: concurrent sends get
 //! consecutive nonces and all mine; an injected gap is detected and filled,
-//! after which the stuck transaction mines.
+//! after which the stuck transaction mines; a nonce still in flight (handed
+//! out, not yet journaled) or seen missing for less than the grace is left
+//! alone.
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Duration};
 
 use alloy::{
     network::TransactionBuilder, primitives::U256, providers::Provider,
@@ -103,7 +105,10 @@ async fn an_injected_nonce_gap_is_detected_and_repaired() {
     );
 
     let nonces = NonceManager::new(provider.clone(), relayer);
-    let repair = nonces.repair_gaps(&Default::default()).await.unwrap();
+    let repair = nonces
+        .repair_gaps(&Default::default(), Duration::ZERO)
+        .await
+        .unwrap();
     assert_eq!(repair.missing, vec![base, base + 1]);
     assert_eq!(repair.fills.len(), 2);
     let receipt = stuck.get_receipt().await.unwrap();
@@ -122,12 +127,50 @@ async fn an_injected_nonce_gap_is_detected_and_repaired() {
     // Nothing is left to repair, and the allocator continues after the gap.
     assert_eq!(
         nonces
-            .repair_gaps(&Default::default())
+            .repair_gaps(&Default::default(), Duration::ZERO)
             .await
             .unwrap()
             .missing,
         Vec::<u64>::new()
     );
     assert_eq!(nonces.allocate().await.unwrap(), base + 3);
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_nonce_in_flight_or_missing_for_less_than_the_grace_is_not_filled() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([CHAIN]))
+        .await
+        .unwrap();
+    let signer = RelayerSigner::from_signer(keys::relayer());
+    let provider = signer.provider(devnet.chain(CHAIN).unwrap().url());
+    let relayer = signer.address();
+    let nonces = NonceManager::new(provider.clone(), relayer);
+    // A route took `taken` and is still signing and journaling it, while
+    // another route's transaction at taken + 1 already waits in the pool.
+    let taken = nonces.allocate().await.unwrap();
+    let next = provider
+        .send_transaction(noop(relayer, taken + 1))
+        .await
+        .unwrap();
+    let none = Vec::<u64>::new();
+    let reserved = Default::default();
+    let repair = |grace| nonces.repair_gaps(&reserved, grace);
+    assert_eq!(
+        repair(Duration::ZERO).await.unwrap().missing,
+        none,
+        "in flight"
+    );
+    // Released without a journal entry: a real gap, filled once it has been
+    // missing for the grace (here: on the next look).
+    nonces.release(taken);
+    let hour = Duration::from_secs(3600);
+    assert_eq!(repair(hour).await.unwrap().missing, none, "first seen");
+    assert_eq!(repair(Duration::ZERO).await.unwrap().missing, vec![taken]);
+    let receipt = next.get_receipt().await.unwrap();
+    assert!(
+        receipt.status(),
+        "the queued transaction mined behind the fill"
+    );
     devnet.stop();
 }

@@ -3,7 +3,8 @@
 //! an idempotency key once and never hand out a nonce twice; a nonce gap on
 //! the relayer account is found and filled, and the route behind it
 //! completes; a dead and a hung RPC endpoint ahead of the live one do not
-//! stop a route.
+//! stop a route; two tasks of one replica reaching for one route (the
+//! request that made it and the resume tick) run it once.
 
 mod common;
 
@@ -156,5 +157,49 @@ async fn a_dead_and_a_hung_rpc_endpoint_do_not_stop_a_route() {
     assert_eq!(done["status"], "DONE", "{done}");
     let delivered: U256 = done["to"]["estimated"].as_str().unwrap().parse().unwrap();
     assert_eq!(usdc_balance(&devnet, DST, user).await - before, delivered);
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_tasks_of_one_replica_reaching_for_one_route_pay_once() {
+    use relay_plugin_api::{Amount, ChainRef, ExecutionPlan, PlanAction, SourceMode};
+    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |c| {
+        c.execution.resume_interval_ms = 600_000
+    })
+    .await;
+    let recipient = keys::anvil_address(5);
+    let before = usdc_balance(&devnet, DST, recipient).await;
+    // An operator route (mode self) whose one step pays 1 USDC out of float.
+    let mut route = common::sample_route("rt_twotasks000001");
+    route.mode = SourceMode::Operator;
+    route.recipient = recipient.to_string();
+    route.plan = ExecutionPlan {
+        steps: vec![PlanAction::InventoryPayout {
+            chain: ChainRef::Evm(DST),
+            token: devnet.chain(DST).unwrap().deployment.usdc.to_string(),
+            to: recipient.to_string(),
+            amount: Amount::from_u128(1_000_000),
+        }],
+        track_ref: None,
+    };
+    h.host_state.store.insert_route(&route).await.unwrap();
+    // The request that made it and the resume tick, at once.
+    let ex = h.host_state.executor.clone().unwrap();
+    let (a, b) = tokio::join!(ex.run(&route.id), ex.run(&route.id));
+    let ran: Vec<_> = [a.unwrap(), b.unwrap()].into_iter().flatten().collect();
+    assert_eq!(ran.len(), 1, "one task ran it, the other stood back");
+    assert_eq!(
+        ran[0].status,
+        relay_host::execution::model::RouteStatus::Done
+    );
+    assert_eq!(
+        usdc_balance(&devnet, DST, recipient).await - before,
+        U256::from(1_000_000u64),
+        "paid once"
+    );
     devnet.stop();
 }

@@ -2,24 +2,13 @@
 //! packaged plugins directory (the nine rails; the float lane in both
 //! packagings).
 
-use std::{path::Path, process::Command};
+mod common;
+
+use std::path::Path;
 
 use serde_json::Value;
 
-fn relay(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_relay"))
-        .args(args)
-        .env("RELAY_PLUGINS_DIR", dir.join("plugins"))
-        .env("RELAY_DATA_DIR", dir.join("data"))
-        .env("RELAY_RUNTIME__RELOAD_INTERVAL_MS", "0")
-        .output()
-        .expect("relay runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::relay_cli as relay;
 
 fn list(dir: &Path) -> Value {
     let (code, stdout, stderr) = relay(dir, &["rails", "list", "--json"]);

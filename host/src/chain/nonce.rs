@@ -9,9 +9,11 @@
 //! database (`Store::allocate_nonce`), so replicas never hand out the same
 //! nonce; without one (tests, tools) the allocator is in-process.
 
-use std::collections::BTreeSet;
-
-use std::sync::Arc;
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
 use alloy::{
     network::TransactionBuilder,
@@ -51,6 +53,10 @@ pub struct NonceManager {
     relayer: Address,
     next: Mutex<Option<u64>>,
     shared: Option<(crate::store::Store, u64)>,
+    /// Nonces handed out and not yet journaled: never gaps.
+    in_flight: std::sync::Mutex<BTreeSet<u64>>,
+    /// Nonces seen missing, and since when (see [`NonceManager::repair_gaps`]).
+    suspects: std::sync::Mutex<BTreeMap<u64, Instant>>,
 }
 
 impl std::fmt::Debug for NonceManager {
@@ -74,6 +80,8 @@ impl NonceManager {
             relayer,
             next: Mutex::new(None),
             shared: None,
+            in_flight: Default::default(),
+            suspects: Default::default(),
         }
     }
 
@@ -102,14 +110,19 @@ impl NonceManager {
     }
 
     /// The next nonce, never handed out twice by this allocator.
+    ///
+    /// The nonce is in flight until [`NonceManager::release`]: the gap
+    /// repair leaves it alone while its transaction is signed and journaled.
     pub async fn allocate(&self) -> Result<u64, NonceError> {
         if let Some((store, chain)) = &self.shared {
             let _hold = self.next.lock().await;
             let pending = self.pending_count().await?;
-            return store
+            let n = store
                 .allocate_nonce(*chain, &self.relayer.to_string(), pending)
                 .await
-                .map_err(|e| NonceError::Rpc(format!("store: {e}")));
+                .map_err(|e| NonceError::Rpc(format!("store: {e}")))?;
+            self.hold(n);
+            return Ok(n);
         }
         let mut next = self.next.lock().await;
         let n = match *next {
@@ -117,7 +130,18 @@ impl NonceManager {
             None => self.pending_count().await?,
         };
         *next = Some(n + 1);
+        self.hold(n);
         Ok(n)
+    }
+
+    fn hold(&self, n: u64) {
+        lock(&self.in_flight).insert(n);
+    }
+
+    /// Ends nonce `n`'s flight: its transaction is journaled (the journal
+    /// now protects it), or it was never signed (a real gap from now on).
+    pub fn release(&self, n: u64) {
+        lock(&self.in_flight).remove(&n);
     }
 
     /// Re-reads the chain after a nonce error: moves forward past nonces
@@ -162,8 +186,17 @@ impl NonceManager {
 
     /// Finds nonces below the highest one the relayer has in flight that no
     /// transaction holds, and fills each with a 0-value self-transfer.
-    /// Nonces in `reserved` (journaled, about to be broadcast) are not gaps.
-    pub async fn repair_gaps(&self, reserved: &BTreeSet<u64>) -> Result<GapRepair, NonceError> {
+    /// Nonces in `reserved` (journaled, about to be broadcast) and nonces
+    /// this allocator has handed out and not yet released are not gaps. A
+    /// nonce is filled only once it has been seen missing for `grace`: a
+    /// replica sharing the key may have just taken it (its transaction is
+    /// signed, journaled and broadcast within moments), and a no-op in its
+    /// place would knock that transaction out.
+    pub async fn repair_gaps(
+        &self,
+        reserved: &BTreeSet<u64>,
+        grace: Duration,
+    ) -> Result<GapRepair, NonceError> {
         let _hold = self.next.lock().await;
         let who = self.relayer;
         let mined = self
@@ -177,9 +210,11 @@ impl NonceManager {
         let Some(&top) = in_pool.iter().next_back() else {
             return Ok(GapRepair::default());
         };
-        let missing: Vec<u64> = (mined..top)
-            .filter(|n| !in_pool.contains(n) && !reserved.contains(n))
+        let flying = lock(&self.in_flight).clone();
+        let candidates: Vec<u64> = (mined..top)
+            .filter(|n| !in_pool.contains(n) && !reserved.contains(n) && !flying.contains(n))
             .collect();
+        let missing = self.overdue(&candidates, grace);
         let mut fills = Vec::new();
         for &n in &missing {
             let noop = TransactionRequest::default()
@@ -203,4 +238,25 @@ impl NonceManager {
         }
         Ok(GapRepair { missing, fills })
     }
+
+    /// Of `candidates` (missing now), those first seen missing at least
+    /// `grace` ago; forgets suspects that are no longer missing.
+    fn overdue(&self, candidates: &[u64], grace: Duration) -> Vec<u64> {
+        let mut suspects = lock(&self.suspects);
+        suspects.retain(|n, _| candidates.contains(n));
+        let now = Instant::now();
+        let due: Vec<u64> = candidates
+            .iter()
+            .copied()
+            .filter(|n| now.duration_since(*suspects.entry(*n).or_insert(now)) >= grace)
+            .collect();
+        for n in &due {
+            suspects.remove(n);
+        }
+        due
+    }
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }

@@ -157,6 +157,23 @@ impl Sender {
             .await
             .map_err(not_sent)?;
         let nonce = self.nonces.allocate().await.map_err(not_sent)?;
+        let planned = self
+            .sign_and_journal(call, gas_price, nonce, route_id, step)
+            .await;
+        // Journaled, the nonce is protected by the journal; not journaled,
+        // it is a gap the repair may fill.
+        self.nonces.release(nonce);
+        planned
+    }
+
+    async fn sign_and_journal(
+        &self,
+        call: &Call,
+        gas_price: u128,
+        nonce: u64,
+        route_id: &str,
+        step: i64,
+    ) -> Result<JournalEntry, SendError> {
         let tx = TransactionRequest::default()
             .with_to(call.to)
             .with_input(call.data.clone())
@@ -375,15 +392,19 @@ impl Sender {
 
     /// Fills nonce gaps of the relayer on this chain: nonces below its
     /// highest pooled transaction that neither the pool nor this host's
-    /// journal (planned or sent, about to be broadcast) holds.
-    pub async fn repair_gaps(&self) -> Result<crate::chain::nonce::GapRepair, SendError> {
+    /// journal (planned or sent, about to be broadcast) nor an allocation
+    /// in flight holds, once missing for `grace`.
+    pub async fn repair_gaps(
+        &self,
+        grace: std::time::Duration,
+    ) -> Result<crate::chain::nonce::GapRepair, SendError> {
         let journaled = self
             .store
             .open_nonces(self.chain_id)
             .await
             .map_err(journal_err)?;
         self.nonces
-            .repair_gaps(&journaled)
+            .repair_gaps(&journaled, grace)
             .await
             .map_err(|e| SendError::NotSent(e.to_string()))
     }

@@ -11,7 +11,7 @@
 //! sender's funds refunds them ([`Executor::refund`]) unless they may have
 //! left the relayer.
 
-use std::sync::Arc;
+use std::{collections::HashSet, sync::Arc};
 
 use alloy::primitives::Address;
 use relay_plugin_api::{Amount, PlanAction};
@@ -20,7 +20,7 @@ use super::{
     model::{Failure, FailureCode, RouteRecord, RouteStatus},
     relayer::Relayer,
     steps::{call_for, StepPolicy},
-    upstream::Upstream,
+    upstream::{RecheckCache, Upstream},
 };
 use crate::{
     chain::sender::{Call, SendError},
@@ -93,6 +93,39 @@ pub struct Executor {
     pub(super) rails: Arc<RailSet>,
     pub(super) config: Arc<HostConfig>,
     permit2: Address,
+    /// Status reads' recent upstream answers.
+    pub(super) rechecks: RecheckCache,
+    /// Routes a task of this replica is running now.
+    running: std::sync::Mutex<HashSet<String>>,
+}
+
+/// A route marked as running in this replica until dropped.
+struct Running<'a> {
+    set: &'a std::sync::Mutex<HashSet<String>>,
+    id: String,
+}
+
+impl<'a> Running<'a> {
+    /// Marks `id` running; `None` when a task of this replica already runs it.
+    fn enter(set: &'a std::sync::Mutex<HashSet<String>>, id: &str) -> Option<Self> {
+        let fresh = set
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.to_string());
+        fresh.then(|| Running {
+            set,
+            id: id.to_string(),
+        })
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.set
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.id);
+    }
 }
 
 impl std::fmt::Debug for Executor {
@@ -139,6 +172,8 @@ impl Executor {
             rails,
             config,
             permit2,
+            rechecks: RecheckCache::default(),
+            running: Default::default(),
         })
     }
 
@@ -146,6 +181,13 @@ impl Executor {
     /// holding its lease; `Ok(None)` when another replica holds it.
     #[tracing::instrument(skip_all, fields(route = id))]
     pub async fn run(&self, id: &str) -> Result<Option<RouteRecord>, ExecError> {
+        // The lease keeps other replicas out; this keeps a second task of
+        // this replica out (the request that created the route and the
+        // resume tick may both reach for it; the lease is re-entrant).
+        let Some(_running) = Running::enter(&self.running, id) else {
+            tracing::debug!("already running in this replica");
+            return Ok(None);
+        };
         if !self.claim(id).await? {
             tracing::debug!("claimed by another replica");
             return Ok(None);

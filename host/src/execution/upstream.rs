@@ -8,7 +8,10 @@
 //! A rail that is briefly unloaded or whose upstream errs does not fail the
 //! route: the next poll asks again until the timeout.
 
-use std::time::Duration;
+use std::{
+    collections::HashMap,
+    time::{Duration, Instant},
+};
 
 use relay_plugin_api::{PlanAction, TrackRequest, TrackState, TrackStatus};
 
@@ -132,12 +135,35 @@ async fn ask_rail(rails: &RailSet, r: &RouteRecord, reference: &str) -> Option<T
 /// the stored state alone.
 const RECHECK_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// How long one re-checked answer serves further reads of the same route,
+/// so clients polling fast do not each cost an upstream request.
+const RECHECK_REUSE: Duration = Duration::from_secs(1);
+
+/// The latest re-checked answer per route, kept [`RECHECK_REUSE`].
+#[derive(Debug, Default)]
+pub(super) struct RecheckCache(std::sync::Mutex<HashMap<String, (Instant, TrackStatus)>>);
+
+impl RecheckCache {
+    fn fresh(&self, id: &str) -> Option<TrackStatus> {
+        let map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let (at, st) = map.get(id)?;
+        (at.elapsed() < RECHECK_REUSE).then(|| st.clone())
+    }
+
+    fn put(&self, id: &str, st: &TrackStatus) {
+        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        map.retain(|_, (at, _)| at.elapsed() < RECHECK_REUSE);
+        map.insert(id.to_string(), (Instant::now(), st.clone()));
+    }
+}
+
 impl Executor {
     /// Spec §4.2 "live ids are re-checked against the underlying bridge on
     /// each read": the rail's view of a route that waits on its upstream,
     /// read-only (the route's runner records it on its next poll). `None`
     /// when the route waits on nothing, or the rail does not answer within
-    /// [`RECHECK_TIMEOUT`].
+    /// [`RECHECK_TIMEOUT`]. An answer serves reads of the same route for
+    /// [`RECHECK_REUSE`].
     pub async fn recheck(&self, r: &RouteRecord) -> Option<TrackStatus> {
         if !matches!(
             r.status,
@@ -148,9 +174,14 @@ impl Executor {
         let Some(PlanAction::AwaitUpstream { reference }) = r.plan.steps.get(r.next_step) else {
             return None;
         };
-        tokio::time::timeout(RECHECK_TIMEOUT, ask_rail(&self.rails, r, reference))
+        if let Some(st) = self.rechecks.fresh(&r.id) {
+            return Some(st);
+        }
+        let st = tokio::time::timeout(RECHECK_TIMEOUT, ask_rail(&self.rails, r, reference))
             .await
             .ok()
-            .flatten()
+            .flatten()?;
+        self.rechecks.put(&r.id, &st);
+        Some(st)
     }
 }

@@ -231,3 +231,21 @@ pub async fn execute_to_end(base: &str, body: &Value) -> (Value, Value) {
     let done = until_terminal(base, receipt["id"].as_str().unwrap()).await;
     (receipt, done)
 }
+
+/// `relay <args>` as an operator runs it, against `dir/plugins` and
+/// `dir/data` (a serving host's directories, when one runs there); the
+/// exit code, stdout and stderr.
+pub fn relay_cli(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_relay"))
+        .args(args)
+        .env("RELAY_PLUGINS_DIR", dir.join("plugins"))
+        .env("RELAY_DATA_DIR", dir.join("data"))
+        .env("RELAY_RUNTIME__RELOAD_INTERVAL_MS", "0")
+        .output()
+        .expect("relay runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
