@@ -91,7 +91,7 @@ pub fn quote(
     let rate = Rate::between((from.symbol, from.decimals), (to.symbol, to.decimals))
         .filter(|_| ask.from_chain != ask.to_chain)
         .ok_or(NoQuote::NoRoute)?;
-    let priced = rate.price(ask.amount);
+    let priced = rate.price_at(ask.amount, crate::pricing::fee_bps(ask.upstream));
     let spec = QuoteSpec {
         upstream: ask.upstream,
         from_chain: ask.from_chain,

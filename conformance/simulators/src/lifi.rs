@@ -33,7 +33,7 @@ use crate::{
     aggregator::{self, EvmAsk, EvmQuote, NoQuote, DEPOSIT_GAS, DURATION_SECS, GAS_PRICE, TOOL},
     faults::ErrorShape,
     http::{hex0x, param, Answer, Early, Params},
-    pricing::{less_bps, FEE_BPS},
+    pricing::{fee_bps, less_bps},
     settle::{Destination, Outcome, Transfer},
     tokens::TokenInfo,
     SimContext, Upstream,
@@ -185,7 +185,7 @@ fn render_quote(ask: &EvmAsk<'_>, q: &EvmQuote, sender: Address, slippage: f64) 
             "feeCosts": [{
                 "name": "Bridge fee", "description": "Simulated devnet bridge fee",
                 "token": from_json, "amount": priced.fee.to_string(), "amountUSD": "0.00",
-                "percentage": format!("{}", FEE_BPS as f64 / 10_000.0), "included": true,
+                "percentage": format!("{}", fee_bps(Upstream::Lifi) as f64 / 10_000.0), "included": true,
             }],
             "gasCosts": [{
                 "type": "SEND", "price": GAS_PRICE.to_string(), "estimate": DEPOSIT_GAS.to_string(),

@@ -2,11 +2,27 @@
 //! taken from the source amount, then a conversion into the destination
 //! asset. Fixed devnet prices: stablecoins at par, 1 BTC = [`BTC_USD`] USD,
 //! WBTC 1:1 with BTC. Integer smallest units throughout, never floats.
+//!
+//! The three aggregators charge different fees ([`fee_bps`]) so that the
+//! devnet's best-of-N has something to rank: LI.FI 10 bps, Bungee 12 bps,
+//! Squid 15 bps; the other upstreams [`FEE_BPS`].
 
 use alloy::primitives::U256;
 
-/// Every simulated bridge's fee, basis points of the source amount.
+use crate::Upstream;
+
+/// The simulated bridge fee of every upstream but the aggregators, basis
+/// points of the source amount.
 pub const FEE_BPS: u64 = 10;
+
+/// `u`'s simulated bridge fee, basis points of the source amount.
+pub fn fee_bps(u: Upstream) -> u64 {
+    match u {
+        Upstream::Bungee => 12,
+        Upstream::Squid => 15,
+        _ => FEE_BPS,
+    }
+}
 
 /// The devnet's fixed bitcoin price, USD.
 pub const BTC_USD: u64 = 100_000;
@@ -84,13 +100,22 @@ pub fn format_units(amount: U256, decimals: u8) -> String {
 
 /// The simulated bridge fee on `amount`, source units.
 pub fn fee(amount: U256) -> U256 {
-    amount * U256::from(FEE_BPS) / U256::from(10_000u64)
+    fee_at(amount, FEE_BPS)
+}
+
+fn fee_at(amount: U256, bps: u64) -> U256 {
+    amount * U256::from(bps) / U256::from(10_000u64)
 }
 
 impl Rate {
-    /// Prices `amount`: the fee comes off first, the rest converts.
+    /// Prices `amount` at [`FEE_BPS`]: the fee comes off first, the rest converts.
     pub fn price(self, amount: U256) -> Priced {
-        let fee = fee(amount);
+        self.price_at(amount, FEE_BPS)
+    }
+
+    /// Prices `amount` with a fee of `bps`.
+    pub fn price_at(self, amount: U256, bps: u64) -> Priced {
+        let fee = fee_at(amount, bps);
         let net = amount - fee;
         let btc_usd = U256::from(BTC_USD);
         let out = match self {

@@ -143,7 +143,8 @@ async fn squid_route_executes_and_status_reports_success() {
     );
     assert_eq!(
         m.balance(DST, Token::Usdc, user).await - before,
-        U256::from(1_998_000u64)
+        U256::from(1_997_000u64),
+        "2 USDC less Squid's simulated 15 bps"
     );
 }
 
@@ -192,7 +193,8 @@ async fn bungee_build_tx_executes_and_bridge_status_completes() {
     assert!(m.succeeded(DST, dest_tx).await);
     assert_eq!(
         m.balance(DST, Token::Usdc, user).await - before,
-        U256::from(3_996_000u64)
+        U256::from(3_995_200u64),
+        "4 USDC less Bungee's simulated 12 bps"
     );
 }
 
