@@ -252,15 +252,15 @@ async fn delivery_stats_count_stored_routes_and_never_the_sandbox() {
     let h = serve(&devnet, dir.path(), |_| {}).await;
     let store = &h.host_state.store;
     let mut done = common::sample_route("rt_done");
-    store.insert_route(&done).await.unwrap();
+    common::store_idle_route(store, &done).await;
     done.status = RouteStatus::Done;
     let advanced = store.update_route(&done, 1, "done").await.unwrap();
     assert!(advanced.is_some());
     let mut failed = common::sample_route("rt_failed");
     failed.status = RouteStatus::Failed;
-    store.insert_route(&failed).await.unwrap();
+    common::store_idle_route(store, &failed).await;
     let open = common::sample_route("rt_open");
-    store.insert_route(&open).await.unwrap();
+    common::store_idle_route(store, &open).await;
 
     let body = common::permit_body(&devnet, (SRC, DST), 5_000_000, 21);
     let sandbox = [("x-relay-sandbox", "1")];

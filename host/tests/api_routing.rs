@@ -457,7 +457,7 @@ async fn agent_do_understands_a_sentence_and_the_recent_feed_never_identifies_an
 
     // A live route in the store; the sandbox route above is never listed.
     let live = common::sample_route("rt_feed0000000001");
-    h.host_state.store.insert_route(&live).await.unwrap();
+    common::store_idle_route(&h.host_state.store, &live).await;
     let (status, text) = {
         let r = reqwest::get(format!("{}/api/routes/recent", h.base))
             .await

@@ -19,11 +19,7 @@ async fn status_returns_the_receipt_and_404_for_unknown_ids() {
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let h = serve(&devnet, dir.path(), |_| {}).await;
-    h.host_state
-        .store
-        .insert_route(&route("rt_status"))
-        .await
-        .unwrap();
+    common::store_idle_route(&h.host_state.store, &route("rt_status")).await;
 
     let (code, r) = get(&format!("{}/api/route/status?id=rt_status", h.base)).await;
     assert_eq!(code, 200);
@@ -56,7 +52,7 @@ async fn the_stream_sends_now_each_change_then_done_and_closes() {
     let dir = tempfile::tempdir().unwrap();
     let h = serve(&devnet, dir.path(), |_| {}).await;
     let mut r = route("rt_stream");
-    h.host_state.store.insert_route(&r).await.unwrap();
+    common::store_idle_route(&h.host_state.store, &r).await;
 
     let resp = reqwest::get(format!("{}/api/route/stream?id=rt_stream", h.base))
         .await

@@ -7,7 +7,9 @@
 use std::{sync::Arc, time::Duration};
 
 use alloy::{
-    network::TransactionBuilder, primitives::U256, providers::Provider,
+    network::TransactionBuilder,
+    primitives::{Address, U256},
+    providers::{DynProvider, Provider},
     rpc::types::TransactionRequest,
 };
 use relay_devnet::{keys, Devnet, DevnetConfig};
@@ -15,7 +17,7 @@ use relay_host::chain::{nonce::NonceManager, signer::RelayerSigner};
 
 const CHAIN: u64 = 8453;
 
-fn noop(relayer: alloy::primitives::Address, nonce: u64) -> TransactionRequest {
+fn noop(relayer: Address, nonce: u64) -> TransactionRequest {
     TransactionRequest::default()
         .with_from(relayer)
         .with_to(relayer)
@@ -24,14 +26,20 @@ fn noop(relayer: alloy::primitives::Address, nonce: u64) -> TransactionRequest {
         .with_gas_limit(21_000)
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn twenty_concurrent_sends_get_consecutive_nonces_and_all_mine() {
+/// A devnet chain and a provider that signs as the relayer.
+async fn relayer_on_devnet() -> (Devnet, DynProvider, Address) {
     let devnet = Devnet::start(DevnetConfig::with_chains([CHAIN]))
         .await
         .unwrap();
     let signer = RelayerSigner::from_signer(keys::relayer());
     let provider = signer.provider(devnet.chain(CHAIN).unwrap().url());
     let relayer = signer.address();
+    (devnet, provider, relayer)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn twenty_concurrent_sends_get_consecutive_nonces_and_all_mine() {
+    let (devnet, provider, relayer) = relayer_on_devnet().await;
     let start = provider
         .get_transaction_count(relayer)
         .pending()
@@ -78,12 +86,7 @@ async fn twenty_concurrent_sends_get_consecutive_nonces_and_all_mine() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_injected_nonce_gap_is_detected_and_repaired() {
-    let devnet = Devnet::start(DevnetConfig::with_chains([CHAIN]))
-        .await
-        .unwrap();
-    let signer = RelayerSigner::from_signer(keys::relayer());
-    let provider = signer.provider(devnet.chain(CHAIN).unwrap().url());
-    let relayer = signer.address();
+    let (devnet, provider, relayer) = relayer_on_devnet().await;
     let base = provider
         .get_transaction_count(relayer)
         .latest()
@@ -139,12 +142,7 @@ async fn an_injected_nonce_gap_is_detected_and_repaired() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_nonce_in_flight_or_missing_for_less_than_the_grace_is_not_filled() {
-    let devnet = Devnet::start(DevnetConfig::with_chains([CHAIN]))
-        .await
-        .unwrap();
-    let signer = RelayerSigner::from_signer(keys::relayer());
-    let provider = signer.provider(devnet.chain(CHAIN).unwrap().url());
-    let relayer = signer.address();
+    let (devnet, provider, relayer) = relayer_on_devnet().await;
     let nonces = NonceManager::new(provider.clone(), relayer);
     // A route took `taken` and is still signing and journaling it, while
     // another route's transaction at taken + 1 already waits in the pool.

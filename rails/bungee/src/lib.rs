@@ -43,11 +43,7 @@
 mod quote;
 mod status;
 
-use relay_plugin_api::{
-    ExecutionPlan, Host, HttpRequest, HttpResponse, PrepareRequest, QuoteRequest, RailError,
-    RailQuote, TrackRequest, TrackStatus,
-};
-use relay_rail_common::{aggregator::Aggregator, lane::EvmCoverage, Transfer, Upstream};
+use relay_rail_common::{lane::EvmCoverage, Upstream};
 
 /// The upstream documentation version this rail's wire format follows.
 pub const UPSTREAM_DOC: &str =
@@ -78,38 +74,18 @@ pub const COVERAGE: EvmCoverage = EvmCoverage {
 #[derive(Debug, Default, Clone)]
 pub struct Bungee;
 
-impl Aggregator for Bungee {
-    const ID: &'static str = ID;
-    const NAME: &'static str = "Bungee (Socket)";
-    const EGRESS: &'static str = "api.socket.tech";
-    const DOC: &'static str = UPSTREAM_DOC;
-    const COVERAGE: EvmCoverage = COVERAGE;
-    const UPSTREAM: Upstream = UPSTREAM;
-
-    fn quote_request(host: &dyn Host, req: &QuoteRequest, t: &Transfer) -> HttpRequest {
-        quote::request(host, req, t)
-    }
-
-    fn parse_quote(
-        host: &dyn Host,
-        req: &QuoteRequest,
-        t: &Transfer,
-        resp: &HttpResponse,
-    ) -> Result<RailQuote, RailError> {
-        quote::parse(host, req, t, resp)
-    }
-
-    fn prepare(host: &dyn Host, req: &PrepareRequest) -> Result<ExecutionPlan, RailError> {
-        quote::build(host, req)
-    }
-
-    fn track(host: &dyn Host, req: &TrackRequest) -> Result<TrackStatus, RailError> {
-        status::track(host, req)
-    }
-
-    fn probe_request(host: &dyn Host) -> HttpRequest {
-        status::probe_request(host)
+relay_rail_common::aggregator_rail! {
+    Bungee {
+        id: ID,
+        name: "Bungee (Socket)",
+        egress: "api.socket.tech",
+        doc: UPSTREAM_DOC,
+        coverage: COVERAGE,
+        upstream: UPSTREAM,
+        quote_request: quote::request,
+        parse_quote: quote::parse,
+        track: status::track,
+        probe_request: status::probe_request,
+        prepare: quote::build,
     }
 }
-
-relay_rail_common::aggregator_rail!(Bungee);

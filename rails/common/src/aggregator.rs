@@ -58,10 +58,79 @@ pub trait Aggregator {
     }
 }
 
-/// Implements `relay_plugin_api::Rail` for an [`Aggregator`].
+/// Implements [`Aggregator`] from an adapter's upstream-specific functions,
+/// then `relay_plugin_api::Rail` on top of it:
+///
+/// ```text
+/// relay_rail_common::aggregator_rail! {
+///     Lifi {
+///         id: ID, name: "LI.FI", egress: "li.quest", doc: UPSTREAM_DOC,
+///         coverage: COVERAGE, upstream: UPSTREAM,
+///         quote_request: quote::request, parse_quote: quote::parse,
+///         track: status::track, probe_request: status::probe_request,
+///         // optional; default: the quote's own transaction
+///         prepare: quote::build,
+///     }
+/// }
+/// ```
 #[macro_export]
 macro_rules! aggregator_rail {
-    ($ty:ty) => {
+    ($ty:ident {
+        id: $id:expr, name: $name:expr, egress: $egress:expr, doc: $doc:expr,
+        coverage: $coverage:expr, upstream: $upstream:expr,
+        quote_request: $quote_request:path, parse_quote: $parse_quote:path,
+        track: $track:path, probe_request: $probe:path
+        $(, prepare: $prepare:path)? $(,)?
+    }) => {
+        impl $crate::aggregator::Aggregator for $ty {
+            const ID: &'static str = $id;
+            const NAME: &'static str = $name;
+            const EGRESS: &'static str = $egress;
+            const DOC: &'static str = $doc;
+            const COVERAGE: $crate::lane::EvmCoverage = $coverage;
+            const UPSTREAM: $crate::Upstream = $upstream;
+
+            fn quote_request(
+                host: &dyn relay_plugin_api::Host,
+                req: &relay_plugin_api::QuoteRequest,
+                t: &$crate::Transfer,
+            ) -> relay_plugin_api::HttpRequest {
+                $quote_request(host, req, t)
+            }
+
+            fn parse_quote(
+                host: &dyn relay_plugin_api::Host,
+                req: &relay_plugin_api::QuoteRequest,
+                t: &$crate::Transfer,
+                resp: &relay_plugin_api::HttpResponse,
+            ) -> Result<relay_plugin_api::RailQuote, relay_plugin_api::RailError> {
+                $parse_quote(host, req, t, resp)
+            }
+
+            $(
+                fn prepare(
+                    host: &dyn relay_plugin_api::Host,
+                    req: &relay_plugin_api::PrepareRequest,
+                ) -> Result<relay_plugin_api::ExecutionPlan, relay_plugin_api::RailError> {
+                    $prepare(host, req)
+                }
+            )?
+
+            fn track(
+                host: &dyn relay_plugin_api::Host,
+                req: &relay_plugin_api::TrackRequest,
+            ) -> Result<relay_plugin_api::TrackStatus, relay_plugin_api::RailError> {
+                $track(host, req)
+            }
+
+            fn probe_request(host: &dyn relay_plugin_api::Host) -> relay_plugin_api::HttpRequest {
+                $probe(host)
+            }
+        }
+
+        $crate::aggregator_rail!(@rail $ty);
+    };
+    (@rail $ty:ty) => {
         impl relay_plugin_api::Rail for $ty {
             fn manifest(&self) -> relay_plugin_api::RailManifest {
                 use $crate::aggregator::Aggregator as A;

@@ -38,10 +38,7 @@
 mod quote;
 mod status;
 
-use relay_plugin_api::{
-    Host, HttpRequest, HttpResponse, QuoteRequest, RailError, RailQuote, TrackRequest, TrackStatus,
-};
-use relay_rail_common::{aggregator::Aggregator, lane::EvmCoverage, Transfer, Upstream};
+use relay_rail_common::{lane::EvmCoverage, Upstream};
 
 /// The upstream documentation version this rail's wire format follows.
 pub const UPSTREAM_DOC: &str = "LI.FI API v1 (docs.li.fi API reference, OpenAPI 1.0.0, 2026-01)";
@@ -73,34 +70,17 @@ pub const COVERAGE: EvmCoverage = EvmCoverage {
 #[derive(Debug, Default, Clone)]
 pub struct Lifi;
 
-impl Aggregator for Lifi {
-    const ID: &'static str = ID;
-    const NAME: &'static str = "LI.FI";
-    const EGRESS: &'static str = "li.quest";
-    const DOC: &'static str = UPSTREAM_DOC;
-    const COVERAGE: EvmCoverage = COVERAGE;
-    const UPSTREAM: Upstream = UPSTREAM;
-
-    fn quote_request(host: &dyn Host, req: &QuoteRequest, t: &Transfer) -> HttpRequest {
-        quote::request(host, req, t)
-    }
-
-    fn parse_quote(
-        host: &dyn Host,
-        req: &QuoteRequest,
-        t: &Transfer,
-        resp: &HttpResponse,
-    ) -> Result<RailQuote, RailError> {
-        quote::parse(host, req, t, resp)
-    }
-
-    fn track(host: &dyn Host, req: &TrackRequest) -> Result<TrackStatus, RailError> {
-        status::track(host, req)
-    }
-
-    fn probe_request(host: &dyn Host) -> HttpRequest {
-        status::probe_request(host)
+relay_rail_common::aggregator_rail! {
+    Lifi {
+        id: ID,
+        name: "LI.FI",
+        egress: "li.quest",
+        doc: UPSTREAM_DOC,
+        coverage: COVERAGE,
+        upstream: UPSTREAM,
+        quote_request: quote::request,
+        parse_quote: quote::parse,
+        track: status::track,
+        probe_request: status::probe_request,
     }
 }
-
-relay_rail_common::aggregator_rail!(Lifi);

@@ -41,10 +41,7 @@
 mod route;
 mod status;
 
-use relay_plugin_api::{
-    Host, HttpRequest, HttpResponse, QuoteRequest, RailError, RailQuote, TrackRequest, TrackStatus,
-};
-use relay_rail_common::{aggregator::Aggregator, lane::EvmCoverage, Transfer, Upstream};
+use relay_rail_common::{lane::EvmCoverage, Upstream};
 
 /// The upstream documentation version this rail's wire format follows.
 pub const UPSTREAM_DOC: &str = "Squid API v2 (docs.squidrouter.com, route + status, 2026-01)";
@@ -72,34 +69,17 @@ pub const COVERAGE: EvmCoverage = EvmCoverage {
 #[derive(Debug, Default, Clone)]
 pub struct Squid;
 
-impl Aggregator for Squid {
-    const ID: &'static str = ID;
-    const NAME: &'static str = "Squid";
-    const EGRESS: &'static str = "v2.api.squidrouter.com";
-    const DOC: &'static str = UPSTREAM_DOC;
-    const COVERAGE: EvmCoverage = COVERAGE;
-    const UPSTREAM: Upstream = UPSTREAM;
-
-    fn quote_request(host: &dyn Host, req: &QuoteRequest, t: &Transfer) -> HttpRequest {
-        route::request(host, req, t)
-    }
-
-    fn parse_quote(
-        host: &dyn Host,
-        req: &QuoteRequest,
-        t: &Transfer,
-        resp: &HttpResponse,
-    ) -> Result<RailQuote, RailError> {
-        route::parse(host, req, t, resp)
-    }
-
-    fn track(host: &dyn Host, req: &TrackRequest) -> Result<TrackStatus, RailError> {
-        status::track(host, req)
-    }
-
-    fn probe_request(host: &dyn Host) -> HttpRequest {
-        status::probe_request(host)
+relay_rail_common::aggregator_rail! {
+    Squid {
+        id: ID,
+        name: "Squid",
+        egress: "v2.api.squidrouter.com",
+        doc: UPSTREAM_DOC,
+        coverage: COVERAGE,
+        upstream: UPSTREAM,
+        quote_request: route::request,
+        parse_quote: route::parse,
+        track: status::track,
+        probe_request: status::probe_request,
     }
 }
-
-relay_rail_common::aggregator_rail!(Squid);
