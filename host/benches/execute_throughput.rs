@@ -47,10 +47,10 @@ use alloy::{
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
 use relay_devnet::{
     contracts::{eip712, permit2_domain, sign_typed, TestToken},
-    keys, Devnet, DevnetConfig,
+    keys, Devnet,
 };
 use serde_json::{json, Value};
-use support::{serve, Served};
+use support::Served;
 use tokio::runtime::Runtime;
 
 const SRC: u64 = 8453;
@@ -141,12 +141,7 @@ struct Stack {
 
 impl Stack {
     fn start() -> Self {
-        let rt = Runtime::new().expect("runtime");
-        let dir = tempfile::tempdir().expect("tempdir");
-        let devnet = rt
-            .block_on(Devnet::start(DevnetConfig::with_chains([SRC, DST])))
-            .expect("devnet");
-        let served = rt.block_on(serve(&devnet, dir.path()));
+        let (rt, dir, devnet, served) = support::start([SRC, DST]);
         let chain = |id| devnet.chain(id).expect("chain");
         let (src, dst) = (chain(SRC).provider(), chain(DST).provider());
         let usdc = chain(SRC).deployment.usdc;

@@ -33,10 +33,10 @@ use std::{
 
 use axum::{routing::post, Json, Router};
 use criterion::{criterion_group, criterion_main, Criterion};
-use relay_devnet::{Devnet, DevnetConfig};
+use relay_devnet::Devnet;
 use relay_simulators::{faults::FaultConfig, Upstream};
 use serde_json::{json, Value};
-use support::{serve, Served};
+use support::Served;
 use tokio::runtime::Runtime;
 
 const SRC: u64 = 8453;
@@ -96,12 +96,7 @@ struct Stack {
 
 impl Stack {
     fn start() -> Self {
-        let rt = Runtime::new().expect("runtime");
-        let dir = tempfile::tempdir().expect("tempdir");
-        let devnet = rt
-            .block_on(Devnet::start(DevnetConfig::with_chains([SRC, DST])))
-            .expect("devnet");
-        let served = rt.block_on(serve(&devnet, dir.path()));
+        let (rt, dir, devnet, served) = support::start([SRC, DST]);
         for (upstream, _, latency_ms) in LATENCIES {
             served.sims.set_faults(
                 upstream,

@@ -4,12 +4,13 @@
 
 use std::path::{Path, PathBuf};
 
-use relay_devnet::Devnet;
+use relay_devnet::{Devnet, DevnetConfig};
 use relay_host::{
     config::HostConfig,
     devnet::{host_config, point_rails_at, serve_on_loopback, ServedHost},
 };
 use relay_simulators::Simulators;
+use tokio::runtime::Runtime;
 
 /// A served host; dropping it stops the server and the simulators.
 pub struct Served {
@@ -29,7 +30,7 @@ fn bench_data_dir() -> PathBuf {
 }
 
 /// Serves a host over `devnet` with the packaged plugins copied under `dir`.
-pub async fn serve(devnet: &Devnet, dir: &Path) -> Served {
+async fn serve(devnet: &Devnet, dir: &Path) -> Served {
     let mut base = HostConfig {
         data_dir: bench_data_dir(),
         database_url: Some(format!(
@@ -48,4 +49,17 @@ pub async fn serve(devnet: &Devnet, dir: &Path) -> Served {
         sims,
         _host: host,
     }
+}
+
+/// Everything a bench stack runs on: its runtime, a temporary directory,
+/// a devnet of `chains` and a host served over it. Keep them all alive for
+/// the bench (dropping stops them).
+pub fn start(chains: [u64; 2]) -> (Runtime, tempfile::TempDir, Devnet, Served) {
+    let rt = Runtime::new().expect("runtime");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let devnet = rt
+        .block_on(Devnet::start(DevnetConfig::with_chains(chains)))
+        .expect("devnet");
+    let served = rt.block_on(serve(&devnet, dir.path()));
+    (rt, dir, devnet, served)
 }

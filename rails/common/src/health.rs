@@ -15,6 +15,26 @@ pub const PROBE_TIMEOUT_MS: u64 = 2_500;
 /// A transaction hash no chain has: what the probe asks about.
 pub const PROBE_TX: &str = "0x0000000000000000000000000000000000000000000000000000000000000000";
 
+/// The probe of a status API keyed by source transaction and chain pair
+/// (Squid's `transactionId`, Socket's `transactionHash`): [`PROBE_TX`] on
+/// a 1 → 10 transfer.
+pub fn chain_pair_probe(
+    upstream: &Upstream,
+    host: &dyn Host,
+    path: &str,
+    tx_param: &str,
+) -> HttpRequest {
+    upstream.get(
+        host,
+        path,
+        &[
+            (tx_param, PROBE_TX.to_string()),
+            ("fromChainId", "1".to_string()),
+            ("toChainId", "10".to_string()),
+        ],
+    )
+}
+
 /// Probes `upstream` with `req` and reports every lane of `lanes` by the
 /// answer: a JSON answer below 500 is `operational`; 429 or a non-JSON body
 /// `degraded`; 401/403 (credential), 5xx, timeouts and network failures

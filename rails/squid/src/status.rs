@@ -13,7 +13,7 @@
 
 use relay_plugin_api::{Host, HttpRequest, RailError, TrackRequest, TrackState, TrackStatus};
 use relay_rail_common::{
-    health::PROBE_TX,
+    health::chain_pair_probe,
     track::{read_track_ref, track_status, track_via},
 };
 use serde::Deserialize;
@@ -50,15 +50,7 @@ pub fn request(host: &dyn Host, req: &TrackRequest, src_tx: &str) -> HttpRequest
 
 /// The health probe: the status of a transaction no chain has.
 pub fn probe_request(host: &dyn Host) -> HttpRequest {
-    UPSTREAM.get(
-        host,
-        "/v2/status",
-        &[
-            ("transactionId", PROBE_TX.to_string()),
-            ("fromChainId", "1".to_string()),
-            ("toChainId", "10".to_string()),
-        ],
-    )
+    chain_pair_probe(&UPSTREAM, host, "/v2/status", "transactionId")
 }
 
 /// Asks Squid where the route stands.
