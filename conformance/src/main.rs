@@ -8,11 +8,10 @@
 //! Exit status 0 when every clause holds, 1 when one fails (each failure
 //! names its clause), 2 on usage errors.
 
-use std::{path::PathBuf, process::ExitCode, time::Duration};
-
 use clap::{Parser, Subcommand};
 use relay_conformance::rail::{self, KitOptions, KnownToken, Report};
 use relay_plugin_api::ChainRef;
+use std::{path::PathBuf, process::ExitCode, time::Duration};
 
 #[derive(Debug, Parser)]
 #[command(name = "relay-conformance", about = "The relay rail conformance kit")]

@@ -8,24 +8,22 @@
 //! upstream's status API until DONE and find the quoted amount delivered on
 //! the destination anvil.
 
-use std::{collections::BTreeMap, path::PathBuf, sync::Once, time::Duration};
+use std::{collections::BTreeMap, path::PathBuf, time::Duration};
 
 use alloy::{
     primitives::{Address, Bytes, U256},
     providers::{DynProvider, Provider},
     rpc::types::TransactionRequest,
 };
+use relay_capabilities::CapabilityBroker;
+use relay_config::{CredentialConfig, HostConfig, RailConfig, Secret};
 use relay_devnet::{contracts::TestToken, keys, Devnet, DevnetConfig};
-use relay_host::{
-    capabilities::{CapabilityBroker, CredentialConfig},
-    config::{HostConfig, RailConfig},
-    runtime::{rails::RailSet, LoadedRail},
-};
 use relay_plugin_api::{
     Amount, ChainRef, PlanAction, PrepareRequest, QuoteRequest, SourceMode, Token, TrackRequest,
     TrackState,
 };
 use relay_registry::PluginKind;
+use relay_runtime::{rails::RailSet, LoadedRail};
 use relay_simulators::{Simulators, Upstream};
 
 const SRC: u64 = 8453;
@@ -42,12 +40,6 @@ struct Case {
 }
 
 const CREDENTIAL_ENV: &str = "RELAY_E2E_UPSTREAM_KEY";
-
-/// Devnet upstream keys (DEVNET ONLY; the simulators check presence).
-fn set_credential_env() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| std::env::set_var(CREDENTIAL_ENV, "devnet-e2e"));
-}
 
 fn config(case: &Case, sim_url: &str, relayer: Address, dir: &std::path::Path) -> HostConfig {
     let mut c = HostConfig {
@@ -67,6 +59,8 @@ fn config(case: &Case, sim_url: &str, relayer: Address, dir: &std::path::Path) -
             CredentialConfig {
                 header: header.into(),
                 env: CREDENTIAL_ENV.into(),
+                // DEVNET ONLY: the simulators check presence, not value.
+                value: Some(Secret::new("devnet-e2e")),
             },
         );
         rail.credentials.push(name.into());
@@ -148,7 +142,6 @@ async fn execute(devnet: &Devnet, steps: &[PlanAction], relayer: Address) -> Str
 }
 
 async fn settles(case: Case) {
-    set_credential_env();
     let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
         .await
         .unwrap();

@@ -2,12 +2,10 @@
 //! `relay up` configuration (nine rails, upstream simulators), the spec's
 //! rate limits on, served over real HTTP.
 
+use relay_config::HostConfig;
 use relay_conformance::http::{run, Target};
 use relay_devnet::{Devnet, DevnetConfig};
-use relay_host::{
-    config::HostConfig,
-    devnet::{host_config, point_rails_at, serve_on_loopback},
-};
+use relay_host::devnet::{host_config, point_rails_at, serve_on_loopback};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_devnet_host_honours_the_http_contract() {

@@ -15,17 +15,15 @@ use alloy::{
     providers::{DynProvider, Provider},
     rpc::types::TransactionRequest,
 };
+use relay_capabilities::CapabilityBroker;
+use relay_config::{HostConfig, RailConfig};
 use relay_devnet::{contracts::TestToken, keys, Devnet, DevnetConfig};
-use relay_host::{
-    capabilities::CapabilityBroker,
-    config::{HostConfig, RailConfig},
-    runtime::{rails::RailSet, CallError, LoadedRail},
-};
 use relay_plugin_api::{
     Amount, ChainRef, NonEvmNode, PlanAction, PrepareRequest, QuoteRequest, RailErrorKind,
     RailQuote, SourceMode, Token, TrackRequest, TrackState, TrackStatus,
 };
 use relay_registry::PluginKind;
+use relay_runtime::{rails::RailSet, CallError, LoadedRail};
 use relay_simulators::{ledger::Node, Simulators};
 
 const BASE: u64 = 8453;

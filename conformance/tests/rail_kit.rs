@@ -2,11 +2,10 @@
 //! lane pass against real anvil chains and agree; each deliberately broken
 //! plugin fails, naming the clause it breaks.
 
-use std::{path::PathBuf, time::Duration};
-
 use relay_conformance::rail::{check, packagings_agree, KitOptions, KnownToken, Report};
 use relay_devnet::{Devnet, DevnetConfig};
 use relay_plugin_api::ChainRef;
+use std::{path::PathBuf, time::Duration};
 
 fn floatlane(kind: &str) -> PathBuf {
     let dir = relay_fixtures::packaged_plugins().join(format!("floatlane-{kind}"));
@@ -226,10 +225,6 @@ async fn every_packaged_rail_passes_the_kit_against_its_upstream_simulator() {
         .await
         .expect("devnet");
     let sims = relay_simulators::Simulators::start(&devnet).await.unwrap();
-    let env = relay_host::devnet::DEVNET_UPSTREAM_KEY_ENV;
-    if std::env::var_os(env).is_none() {
-        std::env::set_var(env, "devnet-only");
-    }
     let config = relay_host::devnet::point_rails_at(
         &devnet,
         &sims,

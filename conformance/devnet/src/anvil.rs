@@ -16,13 +16,12 @@ use std::{
     time::{Duration, Instant},
 };
 
+use crate::{DevnetError, Result};
 use alloy::{
     providers::{Provider, ProviderBuilder},
     transports::http::reqwest::Url,
 };
 use tokio::sync::oneshot;
-
-use crate::{DevnetError, Result};
 
 /// The environment variable that overrides where the anvil binary is.
 pub const ANVIL_ENV: &str = "RELAY_ANVIL";

@@ -1,8 +1,7 @@
 //! The devnet's error type.
 
-use std::{path::PathBuf, time::Duration};
-
 use alloy::primitives::TxHash;
+use std::{path::PathBuf, time::Duration};
 
 /// Everything that can go wrong bringing up or driving the devnet.
 #[derive(Debug, thiserror::Error)]

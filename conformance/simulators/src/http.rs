@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 
+use crate::error::SimError;
 use axum::{
     body::Body,
     http::{HeaderValue, Request},
@@ -14,8 +15,6 @@ use axum::{
     Router,
 };
 use tower_http::trace::TraceLayer;
-
-use crate::error::SimError;
 
 /// `0x`-prefixed lower-case hex of `bytes`.
 pub fn hex0x(bytes: &[u8]) -> String {

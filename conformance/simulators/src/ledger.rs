@@ -7,9 +7,8 @@
 //! What it must never do: pretend to be a real chain's state, or hold keys —
 //! a simulated ledger has no signatures at all; a "send" is a control call.
 
-use std::{collections::HashMap, fmt, sync::Mutex};
-
 use serde::{Deserialize, Serialize};
+use std::{collections::HashMap, fmt, sync::Mutex};
 
 /// A simulated non-EVM node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

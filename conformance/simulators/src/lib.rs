@@ -40,16 +40,13 @@ pub mod squid;
 pub mod tokens;
 pub mod watch;
 
-use std::{collections::HashMap, sync::Arc, time::Duration};
-
+use crate::{faults::Faults, settle::Settlement, tokens::TokenBook};
 use axum::Router;
-use relay_devnet::Devnet;
-
 pub use error::{SettleError, SimError};
 pub use faults::{FaultConfig, FaultMode};
 pub use ledger::Node;
-
-use crate::{faults::Faults, settle::Settlement, tokens::TokenBook};
+use relay_devnet::Devnet;
+use std::{collections::HashMap, sync::Arc, time::Duration};
 
 /// The simulated upstreams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -7,9 +7,8 @@
 //! devnet's best-of-N has something to rank: LI.FI 10 bps, Bungee 12 bps,
 //! Squid 15 bps; the other upstreams [`FEE_BPS`].
 
-use alloy::primitives::U256;
-
 use crate::Upstream;
+use alloy::primitives::U256;
 
 /// The simulated bridge fee of every upstream but the aggregators, basis
 /// points of the source amount.

@@ -6,13 +6,12 @@
 
 use std::{future::Future, time::Duration};
 
+use crate::error::SimError;
 use alloy::{
     providers::{DynProvider, Provider},
     rpc::types::{Filter, Log},
 };
 use tokio::time::MissedTickBehavior;
-
-use crate::error::SimError;
 
 /// Starts following `chain` from the block after its current head; every
 /// new log matching `filter` goes to `on_log`, in chain order. The head is

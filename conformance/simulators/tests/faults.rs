@@ -5,14 +5,13 @@
 
 mod common;
 
-use std::{collections::HashMap, time::Duration};
-
 use alloy::primitives::U256;
 use common::{field, mesh, mesh_with, wait_for, Call, Mesh, DST, SRC};
 use relay_devnet::{keys, Token};
 use relay_simulators::{FaultConfig, FaultMode, SimConfig, Upstream};
 use reqwest::Method;
 use serde_json::{json, Value};
+use std::{collections::HashMap, time::Duration};
 
 /// A request each simulator answers normally: method, path, headers, body.
 fn probe(

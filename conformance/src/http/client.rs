@@ -1,9 +1,8 @@
 //! A small HTTP client for the contract suite: every answer as status,
 //! headers and body (JSON when it parses).
 
-use std::time::Duration;
-
 use serde_json::Value;
+use std::time::Duration;
 
 /// One answer.
 #[derive(Clone, Debug)]

@@ -1,9 +1,8 @@
 //! Rules over the discovery endpoints, typed errors, CORS, rate-limit
 //! headers, routes/recent and the OpenAPI document.
 
-use serde_json::{json, Value};
-
 use super::{ensure, Client, Target};
+use serde_json::{json, Value};
 
 fn object(v: &Value, path: &str) -> Result<(), String> {
     ensure(v.is_object(), || format!("{path}: not a JSON object: {v}"))

@@ -2,11 +2,9 @@
 //! and its stream, solve, preflight, plan and agent/do. Nothing here moves
 //! funds: executes are sandboxed or dry.
 
-use std::time::Duration;
-
-use serde_json::{json, Value};
-
 use super::{ensure, Client, Target};
+use serde_json::{json, Value};
+use std::time::Duration;
 
 fn digits(v: &Value) -> bool {
     v.as_str()

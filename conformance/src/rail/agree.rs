@@ -1,11 +1,9 @@
 //! The two packagings of one rail must give the same answers to the same
 //! inputs.
 
-use std::path::Path;
-
-use relay_host::runtime::{CallError, LoadedRail};
-
 use super::{inputs, kind_of, load, ClauseResult, KitOptions};
+use relay_runtime::{CallError, LoadedRail};
+use std::path::Path;
 
 /// Stable name of the clause.
 pub const PACKAGINGS_AGREE: &str = "packagings-agree";

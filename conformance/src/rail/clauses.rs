@@ -1,15 +1,12 @@
 //! The contract's clauses, each a check with a stable name.
 
-use std::time::{Duration, Instant};
-
-use relay_host::{
-    capabilities::CapabilityBroker,
-    runtime::{CallError, LoadedRail},
-};
+use relay_capabilities::CapabilityBroker;
 use relay_plugin_api::{
     ExecutionPlan, PlanAction, PrepareRequest, QuoteRequest, RailErrorKind, RailManifest,
     RailQuote, SourceMode,
 };
+use relay_runtime::{CallError, LoadedRail};
+use std::time::{Duration, Instant};
 
 use super::{inputs, ClauseResult, KitOptions};
 
@@ -362,7 +359,7 @@ async fn plan_declarative(
             spender: to, chain, ..
         } = step
         {
-            let operator = relay_host::config::RailConfig {
+            let operator = relay_config::RailConfig {
                 contracts: opts.contracts.clone(),
                 ..Default::default()
             };

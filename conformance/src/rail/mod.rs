@@ -10,19 +10,15 @@ mod agree;
 mod clauses;
 mod inputs;
 
-use std::{path::Path, sync::Arc, time::Duration};
-
-use relay_host::{
-    capabilities::{CapabilityBroker, Clock, RailPolicy},
-    config::HostConfig,
-    runtime::{rails::RailSet, LoadedRail},
-};
-use relay_registry::PluginKind;
-use serde::Serialize;
-
 pub use agree::{packagings_agree, PACKAGINGS_AGREE};
 pub use clauses::Clause;
 pub use inputs::{sample_requests, KnownToken};
+use relay_capabilities::{CapabilityBroker, Clock, RailPolicy};
+use relay_config::HostConfig;
+use relay_registry::PluginKind;
+use relay_runtime::{rails::RailSet, LoadedRail};
+use serde::Serialize;
+use std::{path::Path, sync::Arc, time::Duration};
 
 /// How to run the kit.
 #[derive(Clone, Debug)]
@@ -43,7 +39,7 @@ pub struct KitOptions {
     pub work_dir: std::path::PathBuf,
     /// Credentials the rail may use, by name (the secret stays in the
     /// environment variable the entry names).
-    pub credentials: Vec<(String, relay_host::capabilities::CredentialConfig)>,
+    pub credentials: Vec<(String, relay_capabilities::CredentialConfig)>,
     /// Contracts the operator lets the rail's plans call besides those its
     /// manifest declares (`rails.<id>.contracts` syntax).
     pub contracts: Vec<String>,

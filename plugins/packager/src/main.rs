@@ -8,11 +8,10 @@
 
 mod build;
 
-use std::{collections::BTreeMap, path::PathBuf};
-
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use serde::Deserialize;
+use std::{collections::BTreeMap, path::PathBuf};
 
 /// The relay plugin packager.
 #[derive(Debug, Parser)]
@@ -73,7 +72,7 @@ async fn main() -> anyhow::Result<()> {
                 Some("wasm") => relay_registry::PluginKind::Wasm,
                 _ => relay_registry::PluginKind::Native,
             };
-            let m = relay_host::runtime::package::write_manifest(&artifact, kind).await?;
+            let m = relay_runtime::package::write_manifest(&artifact, kind).await?;
             println!("{}", m.to_toml());
             Ok(())
         }
@@ -103,7 +102,7 @@ async fn build(
         for kind in &entry.packagings {
             let dir = out.join(format!("{rail}-{}", kind.as_str()));
             let artifact = ctx.build(rail, *kind, &dir)?;
-            let m = relay_host::runtime::package::write_manifest(&artifact, *kind).await?;
+            let m = relay_runtime::package::write_manifest(&artifact, *kind).await?;
             println!("{} {} -> {}", m.plugin.id, kind.as_str(), dir.display());
         }
     }

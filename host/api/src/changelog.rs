@@ -1,0 +1,71 @@
+//! `GET /api/changelog` (spec §4.1, §9.5): the versions of this HTTP API
+//! and what each changed, newest first, plus the versions running now.
+//!
+//! The entries are static data, [`changelog.json`](./changelog.json)
+//! beside this file, compiled in with `include_str!` (a unit test keeps it
+//! well-formed and its newest entry at the running crate version). Each
+//! entry is `{version, date, interface, changes[]}`; each change is
+//! `{type: added | changed | fixed | removed, path?, what}`.
+
+use super::AppState;
+use axum::{routing::get, Json, Router};
+use serde_json::{json, Value};
+use std::sync::LazyLock;
+
+/// The interface description this API implements (spec §9.1).
+pub const INTERFACE_VERSION: &str = "3.1.0";
+
+/// The service release per-chain deployments carry (spec §9.1).
+pub const SERVICE_RELEASE: &str = "3.1";
+
+const CHANGELOG: &str = include_str!("changelog.json");
+
+static ENTRIES: LazyLock<Value> =
+    LazyLock::new(|| serde_json::from_str(CHANGELOG).unwrap_or_else(|_| json!([])));
+
+/// What is running: the host's version, the interface it implements, the
+/// rail contract version.
+pub fn running() -> Value {
+    json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "interface": INTERFACE_VERSION,
+        "release": SERVICE_RELEASE,
+        "railContract": relay_plugin_api::CONTRACT_VERSION,
+    })
+}
+
+pub(super) fn routes() -> Router<AppState> {
+    Router::new().route("/api/changelog", get(changelog))
+}
+
+#[tracing::instrument(skip_all)]
+async fn changelog() -> Json<Value> {
+    Json(json!({
+        "running": running(),
+        "entries": *ENTRIES,
+        "note": "newest first; clients must ignore fields they do not know (spec §9.4)",
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_changelog_is_well_formed_and_starts_at_the_running_version() {
+        let v: Value = serde_json::from_str(CHANGELOG).expect("changelog.json is JSON");
+        let entries = v.as_array().expect("an array of entries");
+        assert_eq!(entries[0]["version"], env!("CARGO_PKG_VERSION"));
+        for e in entries {
+            assert!(e["date"].is_string() && e["interface"].is_string(), "{e}");
+            for c in e["changes"].as_array().expect("changes") {
+                let kind = c["type"].as_str().unwrap_or_default();
+                assert!(
+                    ["added", "changed", "fixed", "removed"].contains(&kind),
+                    "{c}"
+                );
+                assert!(c["what"].is_string(), "{c}");
+            }
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! `GET /api/routes/recent?limit=` (spec §2.11, §4.3, §8.2): the
+//! anonymised feed of the newest routes — coarse strings only, never an
+//! address, hash, route id or exact amount ([`relay_engine::recent`]
+//! defines every field). `limit` defaults to 25; above 100 is clamped to
+//! 100; anything but a positive integer is a 400 naming `limit`. Sandbox
+//! routes are never persisted, so they never appear.
+//!
+//! Response: `{routes: [{lane, asset, rail, status, when, size, sandbox}],
+//! count, limit, note}`.
+
+use axum::{extract::State, routing::get, Json, Router};
+use serde_json::{json, Value};
+
+use super::{
+    edge::{self, QueryFields},
+    ApiError, AppState, ErrorCode,
+};
+use relay_engine::{recent, tokens};
+use relay_types::now_ms;
+
+pub(super) fn routes() -> Router<AppState> {
+    Router::new().route("/api/routes/recent", get(recent_routes))
+}
+
+#[tracing::instrument(skip_all, fields(limit))]
+async fn recent_routes(
+    State(s): State<AppState>,
+    query: QueryFields,
+) -> Result<Json<Value>, ApiError> {
+    let fields = edge::params(None, query)?;
+    let limit =
+        recent::parse_limit(fields.get("limit").and_then(Value::as_str)).map_err(|why| {
+            ApiError::new(ErrorCode::InvalidField, format!("limit: {why}"))
+                .field("limit")
+                .suggest("send limit as an integer from 1 to 100 (default 25)")
+        })?;
+    tracing::Span::current().record("limit", limit);
+    let rows = s
+        .store
+        .recent_routes(limit)
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::StoreUnavailable, e.to_string()))?;
+    let now = now_ms();
+    let routes: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            let decimals = tokens::resolve(&s.config, r.from_chain, Some(&r.from_token))
+                .ok()
+                .map(|t| t.decimals);
+            recent::entry(r, decimals, now)
+        })
+        .collect();
+    Ok(Json(json!({
+        "count": routes.len(),
+        "routes": routes,
+        "limit": limit,
+        "note": "anonymised: coarse lane, asset, rail, status, age and size bucket only — no addresses, hashes, ids or exact amounts; sandbox routes are never stored and never listed",
+    })))
+}

@@ -1,0 +1,167 @@
+//! `GET /api/route/status` and `GET /api/route/stream` (spec §4.2, §6.2):
+//! a route's receipt, and its changes as server-sent events — one event at
+//! once, `event: status` on every change (of anything but `elapsedSec`),
+//! `event: done` on a terminal state, then the stream closes. A status read
+//! of a live route re-checks its upstream through the rail; the stream
+//! follows the stored state the route's runner writes.
+
+use std::{convert::Infallible, time::Duration};
+
+use super::{ApiError, AppState, ErrorCode};
+use axum::{
+    extract::{Query, State},
+    response::sse::{Event, KeepAlive, Sse},
+    routing::get,
+    Json, Router,
+};
+use futures::Stream;
+use relay_execution::receipt::receipt;
+use relay_plugin_api::{TrackState, TrackStatus};
+use relay_types::now_ms;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// How often a stream re-reads the route.
+const STREAM_POLL: Duration = Duration::from_millis(500);
+
+pub(super) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/route/status", get(status))
+        .route("/api/route/stream", get(stream))
+}
+
+#[derive(Debug, Deserialize)]
+struct IdQuery {
+    id: Option<String>,
+}
+
+/// The receipt of a route and whether it is terminal. With `recheck`, a
+/// live route waiting on its upstream is re-checked through its rail's
+/// `track` ([`Executor::recheck`](relay_execution::executor::Executor::recheck)):
+/// the answer is shown as `upstream {state, stage, destTx, message}`, and
+/// a delivery the upstream reports moves the receipt to `DONE` with its
+/// `destTx` at once (spec §3.1 "BRIDGING (live) → DONE, moved by status
+/// read"); the route's runner records the same on its next poll.
+async fn current(s: &AppState, id: &str, recheck: bool) -> Result<(Value, bool), ApiError> {
+    if id.starts_with("sbx_") {
+        if let Some((r, elapsed)) = s.sandbox.get(id) {
+            return Ok((receipt(&r, true, elapsed), r.status.is_terminal()));
+        }
+    } else if id.starts_with("rt_") {
+        let found = s
+            .store
+            .get_route(id)
+            .await
+            .map_err(|e| ApiError::new(ErrorCode::StoreUnavailable, e.to_string()))?;
+        if let Some((r, _)) = found {
+            let elapsed = now_ms().saturating_sub(r.created_ms) as f64 / 1000.0;
+            let mut v = receipt(&r, false, elapsed);
+            let mut done = r.status.is_terminal();
+            let upstream = match (&s.executor, recheck) {
+                (Some(ex), true) => ex.recheck(&r).await,
+                _ => None,
+            };
+            if let Some(st) = upstream {
+                done |= show_upstream(&mut v, &st);
+            }
+            return Ok((v, done));
+        }
+    }
+    Err(ApiError::new(ErrorCode::UnknownRoute, "unknown route id"))
+}
+
+/// Adds the upstream's view to a receipt; a delivery moves it to `DONE`.
+/// Returns whether the receipt is now terminal.
+fn show_upstream(v: &mut Value, st: &TrackStatus) -> bool {
+    v["upstream"] = serde_json::json!({
+        "state": st.state,
+        "stage": st.stage,
+        "destTx": st.dest_tx,
+        "message": st.message,
+        "checkedMs": now_ms(),
+    });
+    if st.state != TrackState::Done {
+        return false;
+    }
+    v["status"] = "DONE".into();
+    v["stage"] = "COMPLETED".into();
+    if let Some(tx) = &st.dest_tx {
+        v["destTx"] = tx.as_str().into();
+    }
+    true
+}
+
+fn required_id(q: IdQuery) -> Result<String, ApiError> {
+    q.id.filter(|i| !i.is_empty())
+        .ok_or_else(|| ApiError::new(ErrorCode::MissingField, "id: query parameter is required"))
+}
+
+#[tracing::instrument(skip_all, fields(route))]
+async fn status(
+    State(s): State<AppState>,
+    Query(q): Query<IdQuery>,
+) -> Result<Json<Value>, ApiError> {
+    let id = required_id(q)?;
+    tracing::Span::current().record("route", id.as_str());
+    current(&s, &id, true).await.map(|(v, _)| Json(v))
+}
+
+/// Whether a receipt changed in anything but the clock (`elapsedSec`).
+fn changed(before: &Value, after: &Value) -> bool {
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(o) = v.as_object_mut() {
+            o.remove("elapsedSec");
+        }
+        v
+    };
+    strip(before) != strip(after)
+}
+
+#[tracing::instrument(skip_all, fields(route))]
+async fn stream(
+    State(s): State<AppState>,
+    Query(q): Query<IdQuery>,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+    let id = required_id(q)?;
+    tracing::Span::current().record("route", id.as_str());
+    let first = current(&s, &id, false).await?;
+    let events = futures::stream::unfold(Some((s, id, first, true)), |st| async move {
+        let (s, id, (mut v, mut done), first) = st?;
+        if !first {
+            loop {
+                tokio::time::sleep(STREAM_POLL).await;
+                let Ok(next) = current(&s, &id, false).await else {
+                    return None;
+                };
+                if changed(&v, &next.0) || next.1 {
+                    (v, done) = next;
+                    break;
+                }
+            }
+        }
+        let name = if done { "done" } else { "status" };
+        let ev = Event::default().event(name).data(v.to_string());
+        Some((
+            Ok(ev),
+            (!done).then(|| (s, id.clone(), (v.clone(), done), false)),
+        ))
+    });
+    Ok(Sse::new(events).keep_alive(KeepAlive::default()))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::changed;
+
+    #[test]
+    fn the_clock_alone_is_not_a_change_of_a_route() {
+        let a = json!({"status": "BRIDGING", "stage": "RECEIVING", "elapsedSec": 1.0});
+        let later = json!({"status": "BRIDGING", "stage": "RECEIVING", "elapsedSec": 1.5});
+        let moved = json!({"status": "BRIDGING", "stage": "SENDING", "elapsedSec": 1.5});
+        assert!(!changed(&a, &later));
+        assert!(changed(&a, &moved));
+    }
+}

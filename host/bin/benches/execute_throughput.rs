@@ -1,0 +1,403 @@
+//! Execute throughput with one relayer key, next to raw transaction
+//! ingestion on the same anvil chain, measured in the same run:
+//!
+//! - `execute/permit2_routes`: a batch of [`BATCH`] gasless routes, 5 USDC
+//!   8453 → 42161 on the float lane, each with its own Permit2 signature
+//!   from anvil account 1, all signed before the clock starts; the batch is
+//!   POSTed to `/api/route/execute` at once and timed until every route is
+//!   `DONE` (polled on `/api/route/status`). Per route the relayer signs
+//!   the Permit2 pull on 8453 and the payout on 42161, through the host's
+//!   journaled sender and nonce manager, behind the full HTTP stack.
+//! - `execute/raw_transfers`: [`BATCH`] ERC-20 transfers from anvil
+//!   account 2 on 8453, signed offline with consecutive nonces before the
+//!   clock starts, sent with `eth_sendRawTransaction` and timed until every
+//!   receipt is in: the chain's own ingestion floor.
+//!
+//! Each batch asserts zero nonce errors: every route `DONE` and the
+//! relayer's nonce on each chain advanced by exactly the transactions its
+//! routes sign (no gap fills, no replacements); every raw transaction mined
+//! successfully and the sender's nonce advanced by the batch. Criterion
+//! reports the time per batch and elements per second (routes/s, tx/s);
+//! a summary line with the means over every measured batch follows.
+//!
+//! The real host, devnet and simulators are set up as `host/tests/common`
+//! sets them up (rate limits off), on an ephemeral port.
+//!
+//! `cargo bench -p relay-host --bench execute_throughput`; under `cargo
+//! test --benches` each function runs one batch.
+
+// criterion's macros generate undocumented public items.
+#![allow(missing_docs)]
+
+mod support;
+
+use std::{
+    cell::{Cell, RefCell},
+    time::{Duration, Instant},
+};
+
+use alloy::{
+    eips::Encodable2718,
+    network::{Ethereum, EthereumWallet, NetworkTransactionBuilder, TransactionBuilder},
+    primitives::{Address, Bytes, B256, U256},
+    providers::{DynProvider, Provider},
+    rpc::types::TransactionRequest,
+    sol_types::SolCall,
+};
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
+use relay_devnet::{
+    contracts::{eip712, permit2_domain, sign_typed, TestToken},
+    keys, Devnet,
+};
+use serde_json::{json, Value};
+use support::Served;
+use tokio::runtime::Runtime;
+
+const SRC: u64 = 8453;
+const DST: u64 = 42161;
+/// Routes (or raw transactions) per measured batch.
+const BATCH: usize = 20;
+/// USDC base units per route (5 USDC).
+const AMOUNT: u64 = 5_000_000;
+/// The anvil account that signs the permits.
+const USER: usize = 1;
+/// The anvil account that sends the raw transfers.
+const RAW_SENDER: usize = 2;
+/// How often a batch's routes and receipts are polled.
+const POLL: Duration = Duration::from_millis(10);
+/// How long one batch may take before the bench fails.
+const BATCH_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// A live permit2 execute of [`AMOUNT`] USDC 8453 → 42161 signed by
+/// [`USER`] for the relayer with Permit2 nonce `nonce`, paying itself on 42161.
+fn permit_body(devnet: &Devnet, nonce: u64) -> Value {
+    let owner = keys::anvil_signer(USER);
+    let usdc = devnet.chain(SRC).expect("source chain").deployment.usdc;
+    let deadline = relay_types::now_ms() / 1000 + 600;
+    let msg = eip712::PermitTransferFrom {
+        permitted: eip712::TokenPermissions {
+            token: usdc,
+            amount: U256::from(AMOUNT),
+        },
+        spender: keys::relayer().address(),
+        nonce: U256::from(nonce),
+        deadline: U256::from(deadline),
+    };
+    let sig = sign_typed(&owner, &msg, &permit2_domain(SRC));
+    json!({
+        "fromChain": SRC, "toChain": DST, "fromToken": "USDC", "toToken": "USDC",
+        "amount": AMOUNT.to_string(), "mode": "permit2", "toAddress": owner.address(), "live": true,
+        "permit2": {
+            "owner": owner.address(), "permitted": {"token": usdc, "amount": AMOUNT.to_string()},
+            "nonce": nonce.to_string(), "deadline": deadline.to_string(),
+            "signature": format!("0x{}", hex::encode(sig)),
+        },
+    })
+}
+
+/// Measured batch durations of one subject, for the summary.
+#[derive(Default)]
+struct Tally(RefCell<Vec<Duration>>);
+
+impl Tally {
+    fn add(&self, d: Duration) {
+        self.0.borrow_mut().push(d);
+    }
+
+    /// Elements per second over every recorded batch.
+    fn per_sec(&self) -> f64 {
+        let batches = self.0.borrow();
+        let total: Duration = batches.iter().sum();
+        (batches.len() * BATCH) as f64 / total.as_secs_f64()
+    }
+
+    fn batches(&self) -> usize {
+        self.0.borrow().len()
+    }
+}
+
+/// Everything measured; fields drop in order, the runtime last.
+struct Stack {
+    client: reqwest::Client,
+    base: String,
+    src: DynProvider,
+    dst: DynProvider,
+    /// The next Permit2 nonce (unordered: any unused value).
+    permit_nonce: Cell<u64>,
+    /// The raw sender's next account nonce.
+    raw_nonce: Cell<u64>,
+    raw_wallet: EthereumWallet,
+    usdc: Address,
+    max_fee: u128,
+    /// Relayer transactions per route on the source and destination chains.
+    signs_per_route: (u64, u64),
+    routes: Tally,
+    raw: Tally,
+    _served: Served,
+    devnet: Devnet,
+    _dir: tempfile::TempDir,
+    rt: Runtime,
+}
+
+impl Stack {
+    fn start() -> Self {
+        let (rt, dir, devnet, served) = support::start([SRC, DST]);
+        let chain = |id| devnet.chain(id).expect("chain");
+        let (src, dst) = (chain(SRC).provider(), chain(DST).provider());
+        let usdc = chain(SRC).deployment.usdc;
+        let (raw_nonce, gas_price) = rt.block_on(async {
+            approve_permit2(&src, usdc).await;
+            let nonce = src
+                .get_transaction_count(keys::anvil_address(RAW_SENDER))
+                .await
+                .expect("nonce");
+            (nonce, src.get_gas_price().await.expect("gas price"))
+        });
+        let mut stack = Stack {
+            client: reqwest::Client::new(),
+            base: served.base.clone(),
+            src,
+            dst,
+            permit_nonce: Cell::new(1),
+            raw_nonce: Cell::new(raw_nonce),
+            raw_wallet: EthereumWallet::from(keys::anvil_signer(RAW_SENDER)),
+            usdc,
+            max_fee: gas_price * 2 + 1_000_000_000,
+            signs_per_route: (0, 0),
+            routes: Tally::default(),
+            raw: Tally::default(),
+            _served: served,
+            devnet,
+            _dir: dir,
+            rt,
+        };
+        stack.signs_per_route = stack.warm_up();
+        stack
+    }
+
+    /// One route end to end before measuring: warms the host and learns how
+    /// many transactions the relayer signs per route on each chain.
+    fn warm_up(&self) -> (u64, u64) {
+        let before = self.rt.block_on(self.relayer_nonces());
+        let body = permit_body(&self.devnet, self.next_permit_nonce());
+        self.rt.block_on(self.run_routes(vec![body]));
+        let after = self.rt.block_on(self.relayer_nonces());
+        let per_route = (after.0 - before.0, after.1 - before.1);
+        assert!(
+            per_route.0 >= 1 && per_route.1 >= 1,
+            "the float lane signs on both chains: {per_route:?}"
+        );
+        per_route
+    }
+
+    fn next_permit_nonce(&self) -> u64 {
+        let n = self.permit_nonce.get();
+        self.permit_nonce.set(n + 1);
+        n
+    }
+
+    /// The relayer's account nonces on the source and destination chains.
+    async fn relayer_nonces(&self) -> (u64, u64) {
+        let relayer = keys::relayer().address();
+        let (s, d) = tokio::join!(
+            self.src.get_transaction_count(relayer),
+            self.dst.get_transaction_count(relayer)
+        );
+        (s.expect("source nonce"), d.expect("destination nonce"))
+    }
+
+    /// POSTs one execute; the route id.
+    async fn execute(&self, body: &Value) -> String {
+        let resp = self
+            .client
+            .post(format!("{}/api/route/execute", self.base))
+            .json(body)
+            .send()
+            .await
+            .expect("execute");
+        let status = resp.status();
+        let text = resp.text().await.expect("body");
+        assert!(status.is_success(), "execute: {status}: {text}");
+        let v: Value = serde_json::from_str(&text).expect("JSON receipt");
+        v["id"].as_str().expect("route id").to_string()
+    }
+
+    /// Polls route `id` until it is `DONE`; any other end fails the bench.
+    async fn until_done(&self, id: &str) {
+        let url = format!("{}/api/route/status?id={id}", self.base);
+        let deadline = Instant::now() + BATCH_TIMEOUT;
+        loop {
+            let v: Value = self
+                .client
+                .get(&url)
+                .send()
+                .await
+                .expect("status")
+                .json()
+                .await
+                .expect("JSON status");
+            match v["status"].as_str().unwrap_or("") {
+                "DONE" => return,
+                "FAILED" | "FUNDS_REQUIRED" | "DRY" => panic!("route {id} did not finish: {v}"),
+                _ => assert!(Instant::now() < deadline, "route {id} stuck: {v}"),
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// Executes every route of `bodies` at once and waits until all are
+    /// `DONE`; the time from the first POST to the last `DONE`.
+    async fn run_routes(&self, bodies: Vec<Value>) -> Duration {
+        let started = Instant::now();
+        let ids = futures::future::join_all(bodies.iter().map(|b| self.execute(b))).await;
+        futures::future::join_all(ids.iter().map(|id| self.until_done(id))).await;
+        started.elapsed()
+    }
+
+    /// One measured batch of routes, with its nonce check.
+    fn route_batch(&self) -> Duration {
+        let bodies: Vec<Value> = (0..BATCH)
+            .map(|_| permit_body(&self.devnet, self.next_permit_nonce()))
+            .collect();
+        let before = self.rt.block_on(self.relayer_nonces());
+        let took = self.rt.block_on(self.run_routes(bodies));
+        let after = self.rt.block_on(self.relayer_nonces());
+        let n = BATCH as u64;
+        let (src, dst) = self.signs_per_route;
+        assert_eq!(
+            (after.0 - before.0, after.1 - before.1),
+            (n * src, n * dst),
+            "the relayer signed exactly its routes' transactions: no gap fills, no replacements"
+        );
+        self.routes.add(took);
+        took
+    }
+
+    /// [`BATCH`] signed USDC transfers from [`RAW_SENDER`] with the next
+    /// consecutive nonces.
+    fn sign_raw(&self) -> Vec<(B256, Bytes)> {
+        let to = keys::anvil_address(RAW_SENDER + 1);
+        let input = TestToken::transferCall::new((to, U256::from(1u64))).abi_encode();
+        self.rt.block_on(async {
+            let mut out = Vec::with_capacity(BATCH);
+            for _ in 0..BATCH {
+                let nonce = self.raw_nonce.get();
+                self.raw_nonce.set(nonce + 1);
+                let tx = TransactionRequest::default()
+                    .with_to(self.usdc)
+                    .with_input(input.clone())
+                    .with_nonce(nonce)
+                    .with_chain_id(SRC)
+                    .with_gas_limit(100_000)
+                    .with_max_fee_per_gas(self.max_fee)
+                    .with_max_priority_fee_per_gas(1_000_000_000);
+                let envelope = <TransactionRequest as NetworkTransactionBuilder<Ethereum>>::build(
+                    tx,
+                    &self.raw_wallet,
+                )
+                .await
+                .expect("signs");
+                out.push((*envelope.tx_hash(), envelope.encoded_2718().into()));
+            }
+            out
+        })
+    }
+
+    /// Sends `txs` in nonce order and waits for every receipt.
+    async fn ingest(&self, txs: &[(B256, Bytes)]) -> Duration {
+        let started = Instant::now();
+        for (hash, raw) in txs {
+            let sent = self
+                .src
+                .send_raw_transaction(raw)
+                .await
+                .expect("eth_sendRawTransaction");
+            assert_eq!(sent.tx_hash(), hash, "the node took the signed bytes");
+        }
+        let deadline = Instant::now() + BATCH_TIMEOUT;
+        for (hash, _) in txs {
+            loop {
+                if let Some(r) = self
+                    .src
+                    .get_transaction_receipt(*hash)
+                    .await
+                    .expect("receipt")
+                {
+                    assert!(r.status(), "raw transfer {hash} reverted");
+                    break;
+                }
+                assert!(Instant::now() < deadline, "raw transfer {hash} not mined");
+                tokio::time::sleep(POLL).await;
+            }
+        }
+        started.elapsed()
+    }
+
+    /// One measured batch of raw transfers, with its nonce check.
+    fn raw_batch(&self) -> Duration {
+        let txs = self.sign_raw();
+        let took = self.rt.block_on(self.ingest(&txs));
+        let sender = keys::anvil_address(RAW_SENDER);
+        let mined = self
+            .rt
+            .block_on(async { self.src.get_transaction_count(sender).await })
+            .expect("nonce");
+        assert_eq!(mined, self.raw_nonce.get(), "every raw transfer mined");
+        self.raw.add(took);
+        took
+    }
+
+    fn summary(&self) -> String {
+        let routes = self.routes.per_sec();
+        let (src, dst) = self.signs_per_route;
+        format!(
+            "execute_throughput: {routes:.2} routes/s ({:.2} relayer tx/s: {src} on {SRC} + \
+             {dst} on {DST} per route) vs {:.1} raw tx/s; batches of {BATCH}: {} route, {} raw; \
+             zero nonce errors",
+            routes * (src + dst) as f64,
+            self.raw.per_sec(),
+            self.routes.batches(),
+            self.raw.batches(),
+        )
+    }
+}
+
+/// Lets Permit2 spend [`USER`]'s USDC on the source chain (once, as a
+/// wallet does).
+async fn approve_permit2(src: &DynProvider, usdc: Address) {
+    TestToken::new(usdc, src)
+        .approve(relay_devnet::PERMIT2_ADDRESS, U256::MAX)
+        .from(keys::anvil_address(USER))
+        .send()
+        .await
+        .expect("approve")
+        .get_receipt()
+        .await
+        .expect("approved");
+}
+
+fn execute_throughput(c: &mut Criterion) {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .try_init();
+    let s = Stack::start();
+    let mut g = c.benchmark_group("execute");
+    // A batch takes seconds: ten flat samples of one batch each.
+    g.sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(1))
+        .measurement_time(Duration::from_secs(10))
+        .throughput(Throughput::Elements(BATCH as u64));
+    g.bench_function("permit2_routes", |b| {
+        b.iter_custom(|iters| (0..iters).map(|_| s.route_batch()).sum())
+    });
+    g.bench_function("raw_transfers", |b| {
+        b.iter_custom(|iters| (0..iters).map(|_| s.raw_batch()).sum())
+    });
+    g.finish();
+    eprintln!("{}", s.summary());
+}
+
+criterion_group!(benches, execute_throughput);
+criterion_main!(benches);

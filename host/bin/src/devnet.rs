@@ -1,0 +1,325 @@
+//! `relay up`: the whole mesh on one machine — anvil chains with the
+//! project's contracts (from `relay-devnet`), the host on top, loopback
+//! only. Everything here is devnet-only: the keys are publicly known.
+
+use crate::server::{Host, StartError};
+use relay_chain::signer::RelayerSigner;
+use relay_devnet::{Devnet, DevnetConfig, Token};
+use relay_simulators::{Simulators, Upstream};
+use std::{collections::BTreeMap, path::PathBuf};
+
+use relay_config::{ChainConfig, CredentialConfig, HostConfig, Secret, TokenConfig, VipCollection};
+
+/// Options of `relay up`.
+#[derive(Clone, Debug)]
+pub struct UpOptions {
+    /// Chain ids (default 1, 8453, 42161, 10).
+    pub chains: Vec<u64>,
+    /// Block time in seconds (default: instant mining).
+    pub block_time: Option<u64>,
+    /// The devnet's data directory.
+    pub data_dir: PathBuf,
+}
+
+/// The host configuration that serves `devnet`: its chains and tokens, its
+/// relayer, its membership collection on every chain (`vip.registry`),
+/// rails allowed to reach loopback (the simulators live there).
+///
+/// The relayer's key is not part of it: `relay up` and the tests hand the
+/// devnet relayer's signer to the host in-process
+/// ([`Host::build_with_signer`]); it is never written to a
+/// file, and a served host reads it from `RELAY_RELAYER_KEY`.
+pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
+    for c in devnet.chains() {
+        base.vip.registry.push(VipCollection {
+            chain: c.chain_id,
+            address: c.deployment.membership.to_string(),
+            name: Some("Relay Devnet Membership".into()),
+        });
+        let tokens: BTreeMap<String, TokenConfig> = Token::ALL
+            .iter()
+            .map(|t| {
+                let address = c.deployment.token(*t).to_string();
+                (
+                    t.symbol().to_string(),
+                    TokenConfig {
+                        address,
+                        decimals: t.decimals(),
+                    },
+                )
+            })
+            .collect();
+        let id = c.chain_id.to_string();
+        base.capabilities
+            .rpc
+            .insert(id.clone(), vec![c.rpc_url.clone()]);
+        base.chains.insert(
+            id,
+            ChainConfig {
+                name: None,
+                rpc: vec![c.rpc_url.clone()],
+                tokens,
+            },
+        );
+    }
+    base.relayer = Some(devnet.relayer.to_string());
+    base.permit2 = relay_devnet::PERMIT2_ADDRESS.to_string();
+    base.capabilities.allow_private_networks = true;
+    // Devnet upstreams settle in about a second: poll them often.
+    base.execution.track_interval_ms = 250;
+    base.execution.resume_interval_ms = 1_000;
+    base.execution.gap_check_interval_ms = 1_000;
+    base.execution.route_lease_ms = 5_000;
+    base.execution.idempotency_stale_ms = 20_000;
+    base
+}
+
+/// The environment variable holding the devnet's upstream API keys
+/// (DEVNET ONLY: the simulators check that a key is sent, not its value).
+pub const DEVNET_UPSTREAM_KEY_ENV: &str = "RELAY_DEVNET_UPSTREAM_KEY";
+
+/// Points every rail that speaks an upstream at its simulator, by
+/// configuration only — the rails' code is the code that talks to the real
+/// upstreams: base URLs, loopback egress, API keys by credential reference,
+/// the devnet's CCTP contracts and token names, and the devnet's own
+/// contracts as the only ones their plans may call.
+pub fn point_rails_at(devnet: &Devnet, sims: &Simulators, mut config: HostConfig) -> HostConfig {
+    for (name, header) in [("squid", "x-integrator-id"), ("bungee", "API-KEY")] {
+        config.capabilities.credentials.insert(
+            name.into(),
+            CredentialConfig {
+                header: header.into(),
+                env: DEVNET_UPSTREAM_KEY_ENV.into(),
+                // DEVNET ONLY: the simulators check that a key is sent, not
+                // its value. Handed in memory: no environment is touched.
+                value: Some(Secret::new(
+                    std::env::var(DEVNET_UPSTREAM_KEY_ENV).unwrap_or_else(|_| "devnet-only".into()),
+                )),
+            },
+        );
+    }
+    let contracts = devnet_contracts(devnet);
+    for (rail, settings) in rail_settings(devnet, sims) {
+        let rc = config.rails.entry(rail.to_string()).or_default();
+        for (k, v) in settings {
+            rc.config.insert(k, v);
+        }
+        if !rc.egress.iter().any(|h| h == "127.0.0.1") {
+            rc.egress.push("127.0.0.1".into());
+        }
+        if ["squid", "bungee"].contains(&rail) {
+            rc.credentials.push(rail.into());
+            rc.config.insert("credential".into(), rail.into());
+        }
+        rc.contracts.extend(contracts.iter().cloned());
+    }
+    config
+}
+
+/// The devnet's bridge and CCTP contracts, as `<chain>:<address>`.
+fn devnet_contracts(devnet: &Devnet) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in devnet.chains() {
+        let d = &c.deployment;
+        out.push(format!("{}:{}", c.chain_id, d.bridge_deposit));
+        if let Some(cctp) = &d.cctp {
+            out.push(format!("{}:{}", c.chain_id, cctp.token_messenger));
+            out.push(format!("{}:{}", c.chain_id, cctp.message_transmitter));
+        }
+    }
+    out
+}
+
+/// Each rail's settings on the devnet.
+fn rail_settings(devnet: &Devnet, sims: &Simulators) -> Vec<(&'static str, Vec<(String, String)>)> {
+    let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
+    let base = |u: Upstream| vec![kv("base_url", sims.url(u))];
+    let mut cctp = vec![kv("attestation_base", sims.url(Upstream::Circle))];
+    for c in devnet.chains() {
+        let id = c.chain_id;
+        cctp.push((format!("usdc.{id}"), c.deployment.usdc.to_string()));
+        if let Some(m) = &c.deployment.cctp {
+            cctp.push((
+                format!("token_messenger.{id}"),
+                m.token_messenger.to_string(),
+            ));
+            cctp.push((
+                format!("message_transmitter.{id}"),
+                m.message_transmitter.to_string(),
+            ));
+        }
+    }
+    // The simulated ledgers name their tokens by symbol.
+    let mut stable = base(Upstream::Allbridge);
+    for (node, sym) in [
+        ("solana", "USDC"),
+        ("solana", "USDT"),
+        ("stellar", "USDC"),
+        ("tron", "USDT"),
+    ] {
+        stable.push((format!("token.{node}.{sym}"), sym.into()));
+    }
+    let chainflip = sims.url(Upstream::Chainflip);
+    vec![
+        ("lifi", base(Upstream::Lifi)),
+        ("squid", base(Upstream::Squid)),
+        ("bungee", base(Upstream::Bungee)),
+        ("cctp", cctp),
+        ("stablebridge", stable),
+        (
+            "btc",
+            vec![
+                kv("base_url", chainflip),
+                kv("broker_url", &format!("{chainflip}/broker")),
+                kv("bitcoin_network", "regtest"),
+            ],
+        ),
+        (
+            "tron",
+            vec![
+                kv("allbridge.base_url", sims.url(Upstream::Allbridge)),
+                kv("allbridge.token.tron.USDT", "USDT"),
+                kv("chainflip.base_url", chainflip),
+            ],
+        ),
+        // No simulator speaks sui: the rail prices with an operator's
+        // indicative rate, as it does wherever Allbridge has no sui pool.
+        ("sui", vec![kv("indicative_fee_bps", "30")]),
+    ]
+}
+
+/// Starts the devnet chains.
+pub async fn start_chains(opts: &UpOptions) -> Result<Devnet, relay_devnet::DevnetError> {
+    let mut cfg = DevnetConfig::with_chains(opts.chains.iter().copied());
+    cfg.block_time_secs = opts.block_time;
+    Devnet::start(cfg).await
+}
+
+/// What `relay up` prints once everything answers.
+pub fn banner(devnet: &Devnet, sims: &Simulators, config: &HostConfig) -> String {
+    let base = format!("http://{}", config.listen);
+    let mut s = String::new();
+    s.push_str("relay devnet is up (DEVNET ONLY: every key below is publicly known)\n\n");
+    s.push_str(&format!(
+        "  API       {base}/api/status   {base}/api/route/chains\n"
+    ));
+    s.push_str(&format!("  relayer   {}\n", devnet.relayer));
+    s.push_str(&format!("  permit2   {}\n", relay_devnet::PERMIT2_ADDRESS));
+    for c in devnet.chains() {
+        s.push_str(&format!(
+            "  chain {:<8} {}  USDC {}  USDT {}  WBTC {}\n",
+            c.chain_id, c.rpc_url, c.deployment.usdc, c.deployment.usdt, c.deployment.wbtc
+        ));
+    }
+    s.push_str("  simulators (not the real upstreams):\n");
+    for u in Upstream::ALL {
+        s.push_str(&format!("    {:<10} {}\n", format!("{u:?}"), sims.url(u)));
+    }
+    s.push_str(&format!("\n  try:\n    curl -s {base}/api/route/chains\n"));
+    let ctl = sims.url(Upstream::Chainflip);
+    s.push_str(&format!(
+        "    curl -s -X POST {ctl}/simulator/mint -H 'content-type: application/json' \\\n      -d '{{\"chain\":{},\"token\":\"USDC\",\"to\":\"0xYourAddress\",\"amount\":\"1000000000\"}}'   # mint devnet tokens\n",
+        devnet.chains().first().map_or(1, |c| c.chain_id)
+    ));
+    s.push_str(&format!(
+        "    curl -s -X POST {ctl}/simulator/bitcoin/send -H 'content-type: application/json' -d '{{\"to\":\"<deposit address>\",\"amountSats\":100000}}'   # send (simulated) BTC\n"
+    ));
+    s.push_str("\n  anvil test accounts 0-9 hold USDC, USDT and WBTC on every chain. Ctrl-C stops everything.\n");
+    s
+}
+
+/// A host serving on an ephemeral loopback port with the devnet relayer's
+/// key, as `relay up` serves it (tests, benches, the contract suite);
+/// dropping it stops the server.
+pub struct ServedHost {
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+    /// The host's state (store, rails, config).
+    pub state: relay_api::AppState,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+/// Builds a host over `config` signing with the devnet relayer and serves
+/// it on an ephemeral loopback port.
+pub async fn serve_on_loopback(config: HostConfig) -> Result<ServedHost, StartError> {
+    let signer = RelayerSigner::from_signer(relay_devnet::keys::relayer());
+    let host = Host::build_with_signer(config, Some(signer)).await?;
+    let state = host.state.clone();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|source| StartError::Listen {
+            addr: ([127, 0, 0, 1], 0).into(),
+            source,
+        })?;
+    let base = format!(
+        "http://{}",
+        listener.local_addr().map_err(|source| StartError::Listen {
+            addr: ([127, 0, 0, 1], 0).into(),
+            source,
+        })?
+    );
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(host.serve_on(listener, async {
+        let _ = stopped.await;
+    }));
+    Ok(ServedHost {
+        base,
+        state,
+        _stop: stop,
+    })
+}
+
+/// `relay up`: chains, contracts, simulators and the host in one process,
+/// until Ctrl-C; everything stops with it.
+pub async fn up(
+    config: HostConfig,
+    chains: Vec<u64>,
+    block_time: Option<u64>,
+) -> Result<(), UpError> {
+    let opts = UpOptions {
+        chains,
+        block_time,
+        data_dir: config.data_dir.clone(),
+    };
+    let chains = start_chains(&opts).await?;
+    let sims = Simulators::start(&chains)
+        .await
+        .map_err(|e| UpError::Simulators(e.to_string()))?;
+    let config = point_rails_at(&chains, &sims, host_config(&chains, config));
+    let banner = banner(&chains, &sims, &config);
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|source| StartError::Listen {
+            addr: config.listen,
+            source,
+        })?;
+    let signer = RelayerSigner::from_signer(relay_devnet::keys::relayer());
+    let host = Host::build_with_signer(config, Some(signer)).await?;
+    let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<()>();
+    let serve = tokio::spawn(host.serve_on(listener, async {
+        let _ = tokio::signal::ctrl_c().await;
+        let _ = ready_tx.send(());
+    }));
+    println!("{banner}");
+    let _ = ready_rx.await;
+    serve
+        .await
+        .map_err(|e| UpError::Simulators(format!("host task: {e}")))??;
+    drop(sims);
+    chains.stop();
+    Ok(())
+}
+
+/// Why `relay up` stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum UpError {
+    /// The chains.
+    #[error("starting the devnet chains: {0}")]
+    Chains(#[from] relay_devnet::DevnetError),
+    /// The simulators.
+    #[error("starting the upstream simulators: {0}")]
+    Simulators(String),
+    /// The host.
+    #[error(transparent)]
+    Host(#[from] StartError),
+}

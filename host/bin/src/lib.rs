@@ -1,0 +1,15 @@
+//! The `relay` binary's library half: wiring the host's crates into a
+//! running process ([`server`]), the operator's rail commands
+//! ([`operator`]), the command line ([`cli`]) and — behind the `devnet`
+//! feature only — the one-command devnet ([`devnet`]).
+//!
+//! Nothing here holds logic of its own: each domain lives in its crate
+//! (`relay-engine`, `relay-execution`, `relay-api`, …); this crate decides
+//! which parts a process runs. A production build (`--no-default-features`
+//! is the default) carries no simulator and no devnet key.
+
+pub mod cli;
+#[cfg(feature = "devnet")]
+pub mod devnet;
+pub mod operator;
+pub mod server;

@@ -1,0 +1,98 @@
+//! Operator commands behind `relay rails …`: they run the real loader
+//! against the plugins directory and write operator state to the store the
+//! server reads, so a toggle takes effect on the server's next request.
+
+use relay_capabilities::CapabilityBroker;
+use relay_config::HostConfig;
+use relay_registry::{OperatorState, OperatorStateStore, RejectedPlugin};
+use relay_runtime::rails::{listing, RailListing, RailSet};
+use relay_store::Store;
+use serde::Serialize;
+
+/// What `relay rails list` shows.
+#[derive(Debug, Serialize)]
+pub struct RailsReport {
+    /// Loaded plugins.
+    pub rails: Vec<RailListing>,
+    /// Refused plugins with reasons.
+    pub rejected: Vec<RejectedPlugin>,
+    /// Operator state.
+    pub operator: OperatorState,
+}
+
+/// Why an operator command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OperatorError {
+    /// The store.
+    #[error(transparent)]
+    Store(#[from] relay_store::StoreError),
+    /// Operator state.
+    #[error(transparent)]
+    State(#[from] relay_registry::StateError),
+    /// The runtime.
+    #[error("plugin runtime: {0}")]
+    Runtime(String),
+    /// The rail or lane does not exist.
+    #[error("{0}")]
+    Unknown(String),
+}
+
+/// Loads every plugin and reads operator state.
+pub async fn list(config: &HostConfig) -> Result<RailsReport, OperatorError> {
+    let store = Store::connect(&config.database_url()).await?;
+    let broker = std::sync::Arc::new(CapabilityBroker::new(&config.capabilities));
+    let set = RailSet::new(config, broker).map_err(|e| OperatorError::Runtime(e.to_string()))?;
+    let snap = set.reload_from(&config.plugins_dir).await;
+    Ok(RailsReport {
+        rails: listing(&snap),
+        rejected: snap.rejected.clone(),
+        operator: store.load_operator_state().await?,
+    })
+}
+
+/// Enables or disables a rail that is installed.
+pub async fn set_enabled(
+    config: &HostConfig,
+    rail: &str,
+    enabled: bool,
+) -> Result<OperatorState, OperatorError> {
+    let report = list(config).await?;
+    if !report.rails.iter().any(|r| r.id == rail) {
+        return Err(OperatorError::Unknown(format!(
+            "no installed rail {rail:?}"
+        )));
+    }
+    let store = Store::connect(&config.database_url()).await?;
+    store.set_rail_enabled(rail, enabled).await?;
+    Ok(store.load_operator_state().await?)
+}
+
+/// Sets `executeReady` of a lane the rail declares.
+pub async fn set_execute_ready(
+    config: &HostConfig,
+    rail: &str,
+    lane: &str,
+    ready: bool,
+) -> Result<OperatorState, OperatorError> {
+    let report = list(config).await?;
+    let r = report
+        .rails
+        .iter()
+        .find(|r| r.id == rail)
+        .ok_or_else(|| OperatorError::Unknown(format!("no installed rail {rail:?}")))?;
+    if !r.manifest.coverage.iter().any(|l| l.lane == lane) {
+        let lanes: Vec<&str> = r
+            .manifest
+            .coverage
+            .iter()
+            .map(|l| l.lane.as_str())
+            .collect();
+        return Err(OperatorError::Unknown(format!(
+            "rail {rail} has no lane {lane:?} (lanes: {})",
+            lanes.join(", ")
+        )));
+    }
+    let store = Store::connect(&config.database_url()).await?;
+    store.set_lane_execute_ready(rail, lane, ready).await?;
+    Ok(store.load_operator_state().await?)
+}

@@ -1,0 +1,273 @@
+//! Crash-safe sends on a real chain: a side effect journaled before its
+//! broadcast is finished after a "crash" (a new sender, a new nonce
+//! allocator, the same database) exactly once — the payout lands once, the
+//! relayer's nonce moves once, and resuming again does nothing. A stuck
+//! transaction is replaced at the same nonce with fees raised at least
+//! 1.1× and pays once; dead and hung RPC endpoints do not stop a send.
+
+use crate::common;
+use std::{sync::Arc, time::Duration};
+
+use alloy::{
+    consensus::{Transaction, TxEnvelope},
+    eips::Decodable2718,
+    primitives::{Address, Bytes, U256},
+    providers::Provider,
+    sol_types::SolCall,
+};
+use relay_chain::{
+    rpc::FailoverProvider,
+    sender::{Call, SendPolicy, Sender},
+    signer::RelayerSigner,
+};
+use relay_devnet::{contracts::TestToken, keys, Devnet, DevnetConfig};
+use relay_store::{Store, TxState};
+
+const CHAIN: u64 = 8453;
+
+struct World {
+    devnet: Devnet,
+    store_url: String,
+    signer: RelayerSigner,
+    usdc: Address,
+}
+
+impl World {
+    async fn new() -> World {
+        let devnet = Devnet::start(DevnetConfig::with_chains([CHAIN]))
+            .await
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap().keep();
+        let usdc = devnet.chain(CHAIN).unwrap().deployment.usdc;
+        World {
+            devnet,
+            store_url: format!("sqlite://{}?mode=rwc", dir.join("relay.db").display()),
+            signer: RelayerSigner::from_signer(keys::relayer()),
+            usdc,
+        }
+    }
+
+    /// A fresh process's view: new sender, new allocator, same database.
+    async fn sender(&self) -> Sender {
+        let live = self.devnet.chain(CHAIN).unwrap().rpc_url.clone();
+        self.sender_over(&[live], SendPolicy::default()).await
+    }
+
+    /// A sender over `urls` (tried in order) with `policy`.
+    async fn sender_over(&self, urls: &[String], policy: SendPolicy) -> Sender {
+        let store = Store::connect(&self.store_url).await.unwrap();
+        let rpc = FailoverProvider::new(urls, Some(&self.signer), Duration::from_millis(400));
+        Sender::new(CHAIN, Arc::new(rpc), &self.signer, store, policy)
+    }
+
+    fn payout(&self, to: Address, amount: u64) -> Call {
+        let data = TestToken::transferCall {
+            to,
+            value: U256::from(amount),
+        }
+        .abi_encode();
+        Call {
+            to: self.usdc,
+            data: data.into(),
+            value: U256::ZERO,
+            gas_limit: 100_000,
+        }
+    }
+
+    async fn balance(&self, who: Address) -> U256 {
+        let p = self.devnet.chain(CHAIN).unwrap().provider();
+        TestToken::new(self.usdc, &p)
+            .balanceOf(who)
+            .call()
+            .await
+            .unwrap()
+    }
+
+    async fn relayer_nonce(&self) -> u64 {
+        let p = self.devnet.chain(CHAIN).unwrap().provider();
+        p.get_transaction_count(self.signer.address())
+            .await
+            .unwrap()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_crash_between_journal_and_broadcast_pays_exactly_once() {
+    let w = World::new().await;
+    let who = Address::repeat_byte(0x31);
+    let nonce0 = w.relayer_nonce().await;
+    let planned = w
+        .sender()
+        .await
+        .plan("rt_crash1", 1, &w.payout(who, 1_000_000))
+        .await
+        .unwrap();
+    assert_eq!(planned.state, TxState::Planned);
+    assert_eq!(
+        w.balance(who).await,
+        U256::ZERO,
+        "nothing broadcast before the crash"
+    );
+
+    // Restart: resume finishes what the journal says, with the same signature.
+    let receipts = w.sender().await.resume("rt_crash1").await.unwrap();
+    assert_eq!(receipts.len(), 1);
+    assert_eq!(
+        format!("{:#x}", receipts[0].transaction_hash),
+        planned.tx_hash.clone().unwrap()
+    );
+    assert_eq!(w.balance(who).await, U256::from(1_000_000u64));
+    assert_eq!(w.relayer_nonce().await, nonce0 + 1);
+
+    // Resuming again sends nothing.
+    assert!(w
+        .sender()
+        .await
+        .resume("rt_crash1")
+        .await
+        .unwrap()
+        .is_empty());
+    assert_eq!(w.balance(who).await, U256::from(1_000_000u64));
+    let store = Store::connect(&w.store_url).await.unwrap();
+    assert_eq!(
+        store.journal_of("rt_crash1").await.unwrap()[0].state,
+        TxState::Mined
+    );
+    w.devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_crash_after_broadcast_is_not_broadcast_again() {
+    let w = World::new().await;
+    let who = Address::repeat_byte(0x32);
+    let nonce0 = w.relayer_nonce().await;
+    let planned = w
+        .sender()
+        .await
+        .plan("rt_crash2", 1, &w.payout(who, 2_500_000))
+        .await
+        .unwrap();
+    // The broadcast happened, then the process died before recording it.
+    let p = w.devnet.chain(CHAIN).unwrap().provider();
+    let raw: alloy::primitives::Bytes = planned.payload.parse().unwrap();
+    p.send_raw_transaction(&raw)
+        .await
+        .unwrap()
+        .get_receipt()
+        .await
+        .unwrap();
+
+    let receipts = w.sender().await.resume("rt_crash2").await.unwrap();
+    assert_eq!(receipts.len(), 1);
+    assert_eq!(w.balance(who).await, U256::from(2_500_000u64), "paid once");
+    assert_eq!(
+        w.relayer_nonce().await,
+        nonce0 + 1,
+        "one nonce for one side effect"
+    );
+    w.devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_ordinary_send_is_journaled_before_and_after() {
+    let w = World::new().await;
+    let who = Address::repeat_byte(0x33);
+    let r = w
+        .sender()
+        .await
+        .send("rt_plain", 0, &w.payout(who, 7))
+        .await
+        .unwrap();
+    assert!(r.status());
+    let store = Store::connect(&w.store_url).await.unwrap();
+    let j = store.journal_of("rt_plain").await.unwrap();
+    assert_eq!(j.len(), 1);
+    assert_eq!(j[0].state, TxState::Mined);
+    assert_eq!(
+        j[0].tx_hash.as_deref(),
+        Some(format!("{:#x}", r.transaction_hash).as_str())
+    );
+    assert_eq!(w.balance(who).await, U256::from(7u64));
+    w.devnet.stop();
+}
+
+/// The max fee per gas a journaled attempt was signed with.
+fn max_fee(payload: &str) -> u128 {
+    let raw: Bytes = payload.parse().unwrap();
+    TxEnvelope::decode_2718(&mut raw.as_ref())
+        .unwrap()
+        .max_fee_per_gas()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stuck_transaction_is_replaced_with_higher_fees_and_pays_once() {
+    let w = World::new().await;
+    let who = Address::repeat_byte(0x34);
+    let nonce0 = w.relayer_nonce().await;
+    let p = w.devnet.chain(CHAIN).unwrap().provider();
+    // Blocks stop: the first broadcast sits in the pool, unmined.
+    let _: () = p
+        .raw_request("evm_setAutomine".into(), (false,))
+        .await
+        .unwrap();
+    let policy = SendPolicy {
+        bump_after: Duration::from_millis(300),
+        ..SendPolicy::default()
+    };
+    let live = w.devnet.chain(CHAIN).unwrap().rpc_url.clone();
+    let sender = w.sender_over(&[live], policy).await;
+    let call = w.payout(who, 4_000_000);
+    let send = tokio::spawn(async move { sender.send("rt_stuck", 0, &call).await });
+    let store = Store::connect(&w.store_url).await.unwrap();
+    let mut attempts = Vec::new();
+    for _ in 0..200 {
+        attempts = store.journal_of("rt_stuck").await.unwrap();
+        if attempts.len() >= 2 && attempts[1].state == TxState::Sent {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(attempts.len() >= 2, "replaced while stuck: {attempts:?}");
+    assert_eq!(attempts[0].nonce, attempts[1].nonce, "same nonce");
+    let (f0, f1) = (max_fee(&attempts[0].payload), max_fee(&attempts[1].payload));
+    assert!(
+        f1 * 10 >= f0 * 11,
+        "fees raised at least 1.1x: {f0} -> {f1}"
+    );
+    let _: () = p
+        .raw_request("evm_setAutomine".into(), (true,))
+        .await
+        .unwrap();
+    let _: serde_json::Value = p.raw_request("evm_mine".into(), ()).await.unwrap();
+    let receipt = send.await.unwrap().unwrap();
+    assert!(receipt.status());
+    assert_eq!(w.balance(who).await, U256::from(4_000_000u64), "paid once");
+    assert_eq!(w.relayer_nonce().await, nonce0 + 1, "one nonce");
+    let mined: Vec<_> = store
+        .journal_of("rt_stuck")
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.state == TxState::Mined)
+        .collect();
+    assert_eq!(mined.len(), 1, "exactly one attempt mined");
+    w.devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dead_and_a_hung_endpoint_do_not_stop_a_send() {
+    let w = World::new().await;
+    let who = Address::repeat_byte(0x35);
+    let (dead, hung, _hold) = common::dead_and_hung().await;
+    let live = w.devnet.chain(CHAIN).unwrap().rpc_url.clone();
+    let sender = w
+        .sender_over(&[dead, hung, live], SendPolicy::default())
+        .await;
+    let r = sender
+        .send("rt_failover", 0, &w.payout(who, 9))
+        .await
+        .unwrap();
+    assert!(r.status());
+    assert_eq!(w.balance(who).await, U256::from(9u64));
+    w.devnet.stop();
+}

@@ -1,0 +1,259 @@
+//! Shared by the host's integration tests: a real host on a real devnet,
+//! plain HTTP helpers, bounded polling.
+#![allow(dead_code)]
+
+use relay_config::HostConfig;
+use relay_devnet::Devnet;
+use relay_host::devnet::{host_config, point_rails_at, serve_on_loopback, ServedHost};
+use relay_simulators::Simulators;
+use serde_json::Value;
+use std::{path::Path, time::Duration};
+
+/// A host serving on an ephemeral port with the devnet's upstream
+/// simulators, as `relay up` serves it; dropping it stops both.
+pub struct Running {
+    pub base: String,
+    pub host_state: relay_api::AppState,
+    pub sims: Simulators,
+    _served: ServedHost,
+}
+
+/// Serves a host over `devnet` with the packaged plugins; `tweak` edits the config.
+pub async fn serve(devnet: &Devnet, dir: &Path, tweak: impl FnOnce(&mut HostConfig)) -> Running {
+    serve_with(devnet, dir, |_| {}, tweak).await
+}
+
+/// Like [`serve`]; `plugins` edits the plugins directory before the host
+/// loads it. Rate limits are off (suites send more than a minute's worth;
+/// `api_quote.rs` turns them on to test them).
+pub async fn serve_with(
+    devnet: &Devnet,
+    dir: &Path,
+    plugins: impl FnOnce(&Path),
+    tweak: impl FnOnce(&mut HostConfig),
+) -> Running {
+    let mut base = HostConfig {
+        data_dir: dir.join("data"),
+        plugins_dir: relay_fixtures::plugins_copy(&dir.join("plugins")),
+        ..HostConfig::default()
+    };
+    plugins(&base.plugins_dir);
+    base.runtime.reload_interval_ms = 100;
+    base.limits.enabled = false;
+    let sims = Simulators::start(devnet).await.expect("simulators");
+    let mut config = point_rails_at(devnet, &sims, host_config(devnet, base));
+    tweak(&mut config);
+    let served = serve_on_loopback(config).await.expect("host serves");
+    Running {
+        base: served.base.clone(),
+        host_state: served.state.clone(),
+        sims,
+        _served: served,
+    }
+}
+
+/// GET a JSON body.
+pub async fn get(url: &str) -> (u16, Value) {
+    let r = reqwest::get(url).await.expect("request");
+    let status = r.status().as_u16();
+    (status, r.json().await.expect("JSON body"))
+}
+
+/// Polls `probe` (bounded: 10 s) until it holds.
+pub async fn wait_for(what: &str, mut probe: impl AsyncFnMut() -> bool) {
+    for _ in 0..200 {
+        if probe().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
+/// A stored route as the executor writes one: 5 USDC 8453 → 42161.
+pub fn sample_route(id: &str) -> relay_types::route::RouteRecord {
+    use relay_plugin_api::{Amount, ChainRef, ExecutionPlan, SourceMode};
+    use relay_types::route::{RouteRecord, RouteStatus};
+    RouteRecord {
+        id: id.into(),
+        status: RouteStatus::Pending,
+        stage: Some("RECEIVING".into()),
+        rail: "floatlane".into(),
+        lane: "evm->evm".into(),
+        from_chain: ChainRef::Evm(8453),
+        to_chain: ChainRef::Evm(42161),
+        from_token: "USDC".into(),
+        to_token: "USDC".into(),
+        amount: Amount::from_u128(5_000_000),
+        estimated: Amount::from_u128(4_987_500),
+        min_out: Amount::from_u128(4_987_500),
+        relay_fee: Amount::from_u128(12_500),
+        gas_fee: relay_plugin_api::Amount::ZERO,
+        sender: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
+        recipient: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
+        mode: SourceMode::Permit2,
+        plan: ExecutionPlan::default(),
+        next_step: 0,
+        track_ref: None,
+        src_tx: None,
+        dest_tx: None,
+        failure: None,
+        created_ms: relay_types::now_ms(),
+        permit: None,
+        passed_over: Vec::new(),
+    }
+}
+
+/// Stores `r` as a route another replica is running (leased for an hour),
+/// so this host's resume tick leaves it exactly as the test wrote it.
+pub async fn store_idle_route(store: &relay_store::Store, r: &relay_types::route::RouteRecord) {
+    store.insert_route(r).await.unwrap();
+    let held = store
+        .claim_route(&r.id, "another-replica", 3_600_000)
+        .await
+        .unwrap();
+    assert!(held || r.status.is_terminal(), "{} was taken first", r.id);
+}
+
+/// Balance of the devnet's `token` (USDC, USDT, WBTC) on `chain`.
+pub async fn token_balance(
+    devnet: &Devnet,
+    chain: u64,
+    token: relay_devnet::Token,
+    who: alloy::primitives::Address,
+) -> alloy::primitives::U256 {
+    let c = devnet.chain(chain).unwrap();
+    relay_devnet::contracts::TestToken::new(c.deployment.token(token), c.provider())
+        .balanceOf(who)
+        .call()
+        .await
+        .unwrap()
+}
+
+/// USDC balance on `chain`.
+pub async fn usdc_balance(
+    devnet: &Devnet,
+    chain: u64,
+    who: alloy::primitives::Address,
+) -> alloy::primitives::U256 {
+    token_balance(devnet, chain, relay_devnet::Token::Usdc, who).await
+}
+
+/// Lets Permit2 spend anvil account `index`'s USDC on `chain` (once per
+/// account and chain, as a wallet does).
+pub async fn approve_permit2(devnet: &Devnet, chain: u64, index: usize) {
+    let c = devnet.chain(chain).unwrap();
+    relay_devnet::contracts::TestToken::new(c.deployment.usdc, c.provider())
+        .approve(relay_devnet::PERMIT2_ADDRESS, alloy::primitives::U256::MAX)
+        .from(relay_devnet::keys::anvil_address(index))
+        .send()
+        .await
+        .unwrap()
+        .get_receipt()
+        .await
+        .unwrap();
+}
+
+/// A live permit2 execute of `amount` USDC `src → dst` signed by anvil
+/// account 1 for the relayer, paying itself on `dst`.
+pub fn permit_body(devnet: &Devnet, (src, dst): (u64, u64), amount: u64, nonce: u64) -> Value {
+    use relay_devnet::contracts::{eip712, permit2_domain, sign_typed};
+    let owner = relay_devnet::keys::anvil_signer(1);
+    let usdc = devnet.chain(src).unwrap().deployment.usdc;
+    let deadline = relay_types::now_ms() / 1000 + 600;
+    let msg = eip712::PermitTransferFrom {
+        permitted: eip712::TokenPermissions {
+            token: usdc,
+            amount: alloy::primitives::U256::from(amount),
+        },
+        spender: relay_devnet::keys::relayer().address(),
+        nonce: alloy::primitives::U256::from(nonce),
+        deadline: alloy::primitives::U256::from(deadline),
+    };
+    let sig = sign_typed(&owner, &msg, &permit2_domain(src));
+    serde_json::json!({
+        "fromChain": src, "toChain": dst, "fromToken": "USDC", "toToken": "USDC", "amount": amount.to_string(),
+        "mode": "permit2", "toAddress": owner.address(), "live": true,
+        "permit2": {
+            "owner": owner.address(), "permitted": {"token": usdc, "amount": amount.to_string()},
+            "nonce": nonce.to_string(), "deadline": deadline.to_string(),
+            "signature": format!("0x{}", hex::encode(sig)),
+        },
+    })
+}
+
+/// POST `body` to `base` + `path`; the status and the raw body.
+pub async fn post(base: &str, path: &str, body: &Value, headers: &[(&str, &str)]) -> (u16, String) {
+    let mut req = reqwest::Client::new()
+        .post(format!("{base}{path}"))
+        .json(body);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let resp = req.send().await.unwrap();
+    (resp.status().as_u16(), resp.text().await.unwrap())
+}
+
+/// Polls a route's status (bounded: 60 s) until it is terminal.
+pub async fn until_terminal(base: &str, id: &str) -> Value {
+    for _ in 0..600 {
+        let (_, r) = get(&format!("{base}/api/route/status?id={id}")).await;
+        if !["BRIDGING", "AWAITING_DEPOSIT"].contains(&r["status"].as_str().unwrap_or("")) {
+            return r;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("route {id} never finished");
+}
+
+/// A free loopback port (bound, then released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Two broken RPC endpoints: one refuses connections (nothing listens),
+/// one accepts and never answers (held open while the guard lives).
+pub async fn dead_and_hung() -> (String, String, tokio::task::JoinHandle<()>) {
+    let dead = format!("http://127.0.0.1:{}/", free_port());
+    let hung_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hung = format!("http://{}/", hung_listener.local_addr().unwrap());
+    let guard = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((sock, _)) = hung_listener.accept().await {
+            held.push(sock);
+        }
+    });
+    (dead, hung, guard)
+}
+
+/// POSTs an execute that must be accepted, then waits for the route to end;
+/// returns the first receipt and the terminal one.
+pub async fn execute_to_end(base: &str, body: &Value) -> (Value, Value) {
+    let (code, text) = post(base, "/api/route/execute", body, &[]).await;
+    assert_eq!(code, 200, "{body} -> {text}");
+    let receipt: Value = serde_json::from_str(&text).unwrap();
+    let done = until_terminal(base, receipt["id"].as_str().unwrap()).await;
+    (receipt, done)
+}
+
+/// `relay <args>` as an operator runs it, against `dir/plugins` and
+/// `dir/data` (a serving host's directories, when one runs there); the
+/// exit code, stdout and stderr.
+pub fn relay_cli(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_relay"))
+        .args(args)
+        .env("RELAY_PLUGINS_DIR", dir.join("plugins"))
+        .env("RELAY_DATA_DIR", dir.join("data"))
+        .env("RELAY_RUNTIME__RELOAD_INTERVAL_MS", "0")
+        .output()
+        .expect("relay runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

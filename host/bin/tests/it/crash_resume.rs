@@ -1,0 +1,213 @@
+//! `kill -9` of the real `relay serve` process at random points during a
+//! batch of permit2 executes on the float lane and an aggregator rail
+//! (lifi, through its simulator), restarting it each time, as an operator's
+//! supervisor would. The chains and the upstream simulators live on in the
+//! test process. The client retries each request with its idempotency key
+//! until it gets an answer, as the API tells clients to.
+//!
+//! After the last restart: every route is terminal and DONE, each permit
+//! was pulled exactly once (the user's balance fell by exactly the batch),
+//! each payout was made once (the user's destination balance rose by
+//! exactly the routes' deliveries), no route was lost.
+
+use crate::common;
+
+use std::{
+    path::Path,
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use alloy::primitives::U256;
+use common::{approve_permit2, free_port, get, permit_body, until_terminal, usdc_balance};
+use relay_config::HostConfig;
+use relay_devnet::{keys, Devnet, DevnetConfig};
+use relay_host::devnet::{host_config, point_rails_at, DEVNET_UPSTREAM_KEY_ENV};
+use serde_json::{json, Value};
+
+const SRC: u64 = 8453;
+const DST: u64 = 42161;
+const KILLS: u64 = 3;
+const PER_ROUND: u64 = 6;
+const ROUTES: u64 = KILLS * PER_ROUND;
+
+/// A small deterministic generator; the seed is printed to replay a run.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+fn spawn_host(dir: &Path) -> Child {
+    let key = keys::relayer().to_bytes();
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("host.log"))
+        .unwrap();
+    Command::new(env!("CARGO_BIN_EXE_relay"))
+        .arg("serve")
+        .env("RELAY_CONFIG", dir.join("relay.toml"))
+        .env("RELAY_RELAYER_KEY", format!("0x{}", hex::encode(key)))
+        .env(DEVNET_UPSTREAM_KEY_ENV, "devnet-only")
+        .stdout(Stdio::from(log.try_clone().unwrap()))
+        .stderr(Stdio::from(log))
+        .spawn()
+        .expect("relay serve starts")
+}
+
+async fn wait_ready(base: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        if reqwest::get(format!("{base}/api/status")).await.is_ok() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("relay serve never answered at {base}");
+}
+
+const AMOUNT: u64 = 20_000_000;
+
+/// Route `i`'s request, signed once: a retry sends the very same bytes.
+fn body(devnet: &Devnet, i: u64) -> Value {
+    let mut b = permit_body(devnet, (SRC, DST), AMOUNT + i * 10_000, 9_000 + i);
+    b["rail"] = json!(if i.is_multiple_of(2) {
+        "floatlane"
+    } else {
+        "lifi"
+    });
+    b
+}
+
+/// One attempt: the route id, or `None` if the host was not there or the
+/// key's first request is still in flight.
+async fn submit(base: &str, body: &Value, key: &str) -> Option<String> {
+    let resp = reqwest::Client::new()
+        .post(format!("{base}/api/route/execute"))
+        .header("x-idempotency-key", key)
+        .json(body)
+        .timeout(Duration::from_secs(30))
+        .send()
+        .await
+        .ok()?;
+    let status = resp.status().as_u16();
+    let v: Value = resp.json().await.ok()?;
+    match status {
+        200 => Some(v["id"].as_str().unwrap().to_string()),
+        409 => None,
+        other => panic!("{key}: {other} {v}"),
+    }
+}
+
+fn write_config(devnet: &Devnet, sims: &relay_simulators::Simulators, dir: &Path, port: u16) {
+    let base = HostConfig {
+        listen: format!("127.0.0.1:{port}").parse().unwrap(),
+        data_dir: dir.join("data"),
+        plugins_dir: relay_fixtures::plugins_copy(&dir.join("plugins")),
+        ..HostConfig::default()
+    };
+    let mut config = point_rails_at(devnet, sims, host_config(devnet, base));
+    config.limits.enabled = false;
+    config.runtime.reload_interval_ms = 0;
+    std::fs::write(dir.join("relay.toml"), toml::to_string(&config).unwrap()).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kill_9_during_a_batch_loses_nothing_and_pays_once() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
+        .await
+        .unwrap();
+    let sims = relay_simulators::Simulators::start(&devnet).await.unwrap();
+    approve_permit2(&devnet, SRC, 1).await;
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    write_config(&devnet, &sims, dir.path(), port);
+    let base = format!("http://127.0.0.1:{port}");
+    let user = keys::anvil_address(1);
+    let (src0, dst0) = (
+        usdc_balance(&devnet, SRC, user).await,
+        usdc_balance(&devnet, DST, user).await,
+    );
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    eprintln!("crash_resume seed {seed}");
+    let mut rng = Lcg(seed);
+    rng.below(1); // mix the seed's low bits up
+    let bodies: Vec<Value> = (0..ROUTES).map(|i| body(&devnet, i)).collect();
+
+    // Each round: start the host, fire this round's routes concurrently,
+    // kill -9 after a random delay while requests and routes are in flight.
+    for round in 0..KILLS {
+        let mut child = spawn_host(dir.path());
+        wait_ready(&base).await;
+        let batch: Vec<_> = (round * PER_ROUND..(round + 1) * PER_ROUND)
+            .map(|i| {
+                let (base, body) = (base.clone(), bodies[i as usize].clone());
+                tokio::spawn(async move { submit(&base, &body, &format!("crash-{i}")).await })
+            })
+            .collect();
+        let after = 5 + rng.below(1_200);
+        tokio::time::sleep(Duration::from_millis(after)).await;
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let mut answered = 0;
+        for t in batch {
+            answered += matches!(t.await, Ok(Some(_))) as usize;
+        }
+        eprintln!(
+            "round {round}: kill -9 after {after} ms, {answered}/{PER_ROUND} requests answered"
+        );
+    }
+
+    // The last start: retry every key until it answers; wait for the routes.
+    let mut child = spawn_host(dir.path());
+    wait_ready(&base).await;
+    let mut ids = Vec::new();
+    for i in 0..ROUTES {
+        let key = format!("crash-{i}");
+        let deadline = Instant::now() + Duration::from_secs(90);
+        let id = loop {
+            if let Some(id) = submit(&base, &bodies[i as usize], &key).await {
+                break id;
+            }
+            assert!(Instant::now() < deadline, "{key} never answered");
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        };
+        ids.push(id);
+    }
+    let mut delivered = U256::ZERO;
+    for id in &ids {
+        let done = until_terminal(&base, id).await;
+        assert_eq!(done["status"], "DONE", "{done}");
+        delivered += done["to"]["estimated"]
+            .as_str()
+            .unwrap()
+            .parse::<U256>()
+            .unwrap();
+    }
+    let (_, st) = get(&format!("{base}/api/status")).await;
+    assert_eq!(st["status"], "operational", "{st}");
+    let amounts: u64 = (0..ROUTES).map(|i| AMOUNT + i * 10_000).sum();
+    assert_eq!(
+        src0 - usdc_balance(&devnet, SRC, user).await,
+        U256::from(amounts),
+        "each permit pulled exactly once"
+    );
+    assert_eq!(
+        usdc_balance(&devnet, DST, user).await - dst0,
+        delivered,
+        "each payout made exactly once"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    devnet.stop();
+}

@@ -1,0 +1,25 @@
+//! The host's integration tests, one binary (every extra test binary re-links
+//! wasmtime, alloy and sqlx): real anvil chains, SQLite and Postgres, the real
+//! plugin loader, the real HTTP server on an ephemeral port.
+
+mod api_discovery;
+mod api_execute;
+mod api_mesh;
+mod api_openapi;
+mod api_quote;
+mod api_rails;
+mod api_routing;
+mod api_track;
+mod chain_nonce;
+mod chain_rpc;
+mod chain_sender;
+mod common;
+mod containment;
+mod crash_resume;
+mod durable;
+mod native_backend;
+mod operator_cli;
+mod permit2_verify;
+mod relay_up;
+mod store;
+mod wasm_backend;

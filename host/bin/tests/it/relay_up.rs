@@ -1,0 +1,114 @@
+//! `relay up`, the main job, as a user runs it: the real binary brings up
+//! anvil chains with the project's contracts and the host, prints where
+//! everything is, serves the mesh with every chain up, and on Ctrl-C stops
+//! everything it started.
+
+use crate::common;
+use common::free_port;
+use std::{
+    io::{BufRead, BufReader},
+    process::{Command, Stdio},
+    sync::mpsc,
+    time::{Duration, Instant},
+};
+
+#[test]
+fn relay_up_serves_the_devnet_mesh_and_stops_on_ctrl_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = relay_fixtures::plugins_copy(&dir.path().join("plugins"));
+    let port = free_port();
+    let started = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_relay"))
+        .args(["up", "--chains", "8453,42161,10"])
+        .env("RELAY_LISTEN", format!("127.0.0.1:{port}"))
+        .env("RELAY_PLUGINS_DIR", &plugins)
+        .env("RELAY_DATA_DIR", dir.path().join("data"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("relay up starts");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut banner = Vec::new();
+    while !banner
+        .iter()
+        .any(|l: &String| l.contains("Ctrl-C stops everything"))
+    {
+        let left = Duration::from_secs(60).saturating_sub(started.elapsed());
+        banner.push(
+            rx.recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no banner within 60 s: {banner:?}")),
+        );
+    }
+    let ready = started.elapsed();
+    eprintln!("relay up ready in {} ms", ready.as_millis());
+    let text = banner.join("\n");
+    assert!(text.contains("relayer   0x"), "{text}");
+    assert!(
+        text.contains("permit2   0x000000000022D473030F116dDEE9F6B43aC78BA3"),
+        "{text}"
+    );
+    let rpcs: Vec<String> = banner
+        .iter()
+        .filter(|l| l.trim_start().starts_with("chain "))
+        .filter_map(|l| l.split_whitespace().nth(2).map(str::to_string))
+        .collect();
+    assert_eq!(rpcs.len(), 3, "{text}");
+
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mesh: serde_json::Value = rt.block_on(async {
+        reqwest::get(format!("http://127.0.0.1:{port}/api/route/chains"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    });
+    assert_eq!(
+        mesh["chains"],
+        serde_json::json!([10, 8453, 42161]),
+        "{mesh}"
+    );
+    let status: serde_json::Value = rt.block_on(async {
+        reqwest::get(format!("http://127.0.0.1:{port}/api/status"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    });
+    assert_eq!(
+        status["nodes"]["up"], 8,
+        "3 EVM chains, 5 non-EVM nodes: {status}"
+    );
+    let rails = status["rails"].as_array().unwrap();
+    assert_eq!(rails.len(), 9, "the nine rails: {status}");
+    assert!(rails.iter().all(|r| r["up"] == true), "{status}");
+    assert_eq!(status["status"], "operational", "{status}");
+
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let exit = child.wait().unwrap();
+    assert!(exit.success(), "relay up exited with {exit}");
+    for rpc in rpcs {
+        let gone = rt.block_on(async {
+            reqwest::Client::new()
+                .post(&rpc)
+                .json(
+                    &serde_json::json!({"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}),
+                )
+                .timeout(Duration::from_secs(2))
+                .send()
+                .await
+                .is_err()
+        });
+        assert!(gone, "anvil at {rpc} still answers after Ctrl-C");
+    }
+}

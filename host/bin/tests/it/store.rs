@@ -1,0 +1,266 @@
+//! The store on both backends: SQLite (a file) and Postgres (a fresh
+//! database per test, shared by two "replicas"). Route changes are
+//! versioned and carry their outbox event; claims are leases; idempotency
+//! keys execute once under concurrency.
+
+use crate::common;
+use relay_store::{IdempotencyBegin, JournalEntry, Store, TxState};
+use relay_types::route::{RouteRecord, RouteStatus};
+
+fn route(id: &str) -> RouteRecord {
+    common::sample_route(id)
+}
+
+async fn backends() -> Vec<(&'static str, String)> {
+    let dir = tempfile::tempdir().unwrap().keep();
+    vec![
+        (
+            "sqlite",
+            format!("sqlite://{}?mode=rwc", dir.join("relay.db").display()),
+        ),
+        ("postgres", relay_fixtures::postgres_database()),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn route_changes_are_versioned_and_each_writes_its_event() {
+    for (name, url) in backends().await {
+        let store = Store::connect(&url).await.unwrap();
+        let mut r = route("rt_versioned");
+        store.insert_route(&r).await.unwrap();
+        let (got, v) = store.get_route("rt_versioned").await.unwrap().unwrap();
+        assert_eq!((got.clone(), v), (r.clone(), 1), "{name}");
+
+        r.status = RouteStatus::Bridging;
+        r.src_tx = Some("0xabc".into());
+        assert_eq!(
+            store.update_route(&r, 1, "status").await.unwrap(),
+            Some(2),
+            "{name}"
+        );
+        // A writer holding the old version loses.
+        assert_eq!(
+            store
+                .update_route(&route("rt_versioned"), 1, "status")
+                .await
+                .unwrap(),
+            None,
+            "{name}"
+        );
+        r.status = RouteStatus::Done;
+        r.dest_tx = Some("0xdef".into());
+        assert_eq!(store.update_route(&r, 2, "done").await.unwrap(), Some(3));
+
+        let events = store.outbox_of("rt_versioned").await.unwrap();
+        let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
+        assert_eq!(names, vec!["created", "status", "done"], "{name}");
+        assert_eq!(events[2].payload["status"], "DONE");
+        assert_eq!(events[2].payload["destTx"], "0xdef");
+        assert_eq!(events[1].payload["srcTx"], "0xabc");
+        assert_eq!(
+            store
+                .get_route("rt_versioned")
+                .await
+                .unwrap()
+                .unwrap()
+                .0
+                .status,
+            RouteStatus::Done
+        );
+        assert!(
+            store.open_routes().await.unwrap().is_empty(),
+            "{name}: a done route is not open"
+        );
+        assert!(store.get_route("rt_missing").await.unwrap().is_none());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn claims_are_leases_one_owner_at_a_time() {
+    for (name, url) in backends().await {
+        let (a, b) = (
+            Store::connect(&url).await.unwrap(),
+            Store::connect(&url).await.unwrap(),
+        );
+        a.insert_route(&route("rt_claim")).await.unwrap();
+        assert!(
+            a.claim_route("rt_claim", "replica-a", 60_000)
+                .await
+                .unwrap(),
+            "{name}"
+        );
+        assert!(
+            !b.claim_route("rt_claim", "replica-b", 60_000)
+                .await
+                .unwrap(),
+            "{name}"
+        );
+        assert!(
+            a.claim_route("rt_claim", "replica-a", 60_000)
+                .await
+                .unwrap(),
+            "renewal"
+        );
+        assert!(
+            b.open_routes().await.unwrap().is_empty(),
+            "claimed routes are not open"
+        );
+        a.release_route("rt_claim", "replica-a").await.unwrap();
+        assert!(
+            b.claim_route("rt_claim", "replica-b", 60_000)
+                .await
+                .unwrap(),
+            "{name}"
+        );
+        // An expired lease is free for anyone.
+        assert!(b.claim_route("rt_claim", "replica-b", 0).await.unwrap());
+        let mut got = false;
+        for _ in 0..100 {
+            if a.claim_route("rt_claim", "replica-a", 60_000)
+                .await
+                .unwrap()
+            {
+                got = true;
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        assert!(got, "{name}: expired lease was not taken over");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_journal_records_each_side_effect_before_and_after() {
+    for (name, url) in backends().await {
+        let store = Store::connect(&url).await.unwrap();
+        let mut e = JournalEntry {
+            route_id: "rt_j".into(),
+            step: 0,
+            attempt: 0,
+            chain: "8453".into(),
+            nonce: Some(7),
+            payload: "0x02f8…".into(),
+            tx_hash: None,
+            state: TxState::Planned,
+        };
+        store.journal(&e).await.unwrap();
+        e.tx_hash = Some("0xhash".into());
+        e.state = TxState::Sent;
+        store.journal(&e).await.unwrap();
+        let mut replacement = e.clone();
+        replacement.attempt = 1;
+        replacement.state = TxState::Mined;
+        store.journal(&replacement).await.unwrap();
+        let j = store.journal_of("rt_j").await.unwrap();
+        assert_eq!(j, vec![e, replacement], "{name}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_idempotency_key_executes_once_across_replicas() {
+    for (name, url) in backends().await {
+        let replicas = [
+            Store::connect(&url).await.unwrap(),
+            Store::connect(&url).await.unwrap(),
+        ];
+        let tasks: Vec<_> = (0..16)
+            .map(|i| {
+                let s = replicas[i % 2].clone();
+                tokio::spawn(
+                    async move { s.idempotency_begin("key-1", "fp-1", 60_000).await.unwrap() },
+                )
+            })
+            .collect();
+        let mut fresh = 0;
+        for t in tasks {
+            match t.await.unwrap() {
+                IdempotencyBegin::Fresh => fresh += 1,
+                other => assert_eq!(
+                    other,
+                    IdempotencyBegin::InFlight {
+                        route: None,
+                        stale: false
+                    },
+                    "{name}"
+                ),
+            }
+        }
+        assert_eq!(fresh, 1, "{name}: exactly one request executes");
+        let s = &replicas[1];
+        assert_eq!(
+            s.idempotency_begin("key-1", "other body", 60_000)
+                .await
+                .unwrap(),
+            IdempotencyBegin::Mismatch
+        );
+        replicas[0]
+            .idempotency_complete("key-1", 200, "{\"id\":\"rt_1\"}")
+            .await
+            .unwrap();
+        assert_eq!(
+            s.idempotency_begin("key-1", "fp-1", 60_000).await.unwrap(),
+            IdempotencyBegin::Replay {
+                status: 200,
+                body: "{\"id\":\"rt_1\"}".into()
+            }
+        );
+        s.idempotency_begin("key-2", "fp", 60_000).await.unwrap();
+        s.idempotency_abandon("key-2").await.unwrap();
+        assert_eq!(
+            s.idempotency_begin("key-2", "fp", 60_000).await.unwrap(),
+            IdempotencyBegin::Fresh,
+            "{name}"
+        );
+        // A first request that died before creating a route: once stale,
+        // the key is taken over.
+        s.idempotency_begin("key-3", "fp", 60_000).await.unwrap();
+        assert_eq!(
+            s.idempotency_begin("key-3", "fp", 0).await.unwrap(),
+            IdempotencyBegin::Fresh,
+            "{name}"
+        );
+        // One that created its route: a retry finds the route, never a second.
+        s.idempotency_begin("key-4", "fp", 60_000).await.unwrap();
+        replicas[0]
+            .insert_route_for_key(&route("rt_key4"), Some("key-4"))
+            .await
+            .unwrap();
+        assert_eq!(
+            s.idempotency_begin("key-4", "fp", 0).await.unwrap(),
+            IdempotencyBegin::InFlight {
+                route: Some("rt_key4".into()),
+                stale: true
+            },
+            "{name}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_writers_of_one_version_have_one_winner() {
+    for (name, url) in backends().await {
+        let (a, b) = (
+            Store::connect(&url).await.unwrap(),
+            Store::connect(&url).await.unwrap(),
+        );
+        a.insert_route(&route("rt_race")).await.unwrap();
+        let mut ra = route("rt_race");
+        ra.status = RouteStatus::Bridging;
+        let mut rb = ra.clone();
+        rb.status = RouteStatus::Failed;
+        let (x, y) = tokio::join!(
+            a.update_route(&ra, 1, "status"),
+            b.update_route(&rb, 1, "failed")
+        );
+        let wins = [x.unwrap(), y.unwrap()]
+            .iter()
+            .filter(|v| v.is_some())
+            .count();
+        assert_eq!(wins, 1, "{name}");
+        assert_eq!(
+            a.outbox_of("rt_race").await.unwrap().len(),
+            2,
+            "{name}: the loser wrote no event"
+        );
+    }
+}

@@ -1,0 +1,10 @@
+//! The relayer's chain layer on alloy. This module holds the host's own
+//! checks of what users sign; keys never leave the host and never appear in
+//! logs or errors.
+
+pub mod nonce;
+pub mod permit2;
+pub mod reader;
+pub mod rpc;
+pub mod sender;
+pub mod signer;

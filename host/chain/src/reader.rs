@@ -1,0 +1,200 @@
+//! The engine's own chain reads (spec §2.6 fees, §4.1 membership, §4.2
+//! preflight): the gas price of a chain, an ERC-721 or ERC-20 `balanceOf`,
+//! an ERC-20 `allowance` and a native balance. Read-only, over the
+//! operator's RPC endpoints with failover, bounded by a short timeout. No
+//! key is involved.
+
+use std::{collections::HashMap, time::Duration};
+
+use alloy::{
+    primitives::{Address, U256},
+    providers::Provider,
+    rpc::types::TransactionRequest,
+    sol,
+    sol_types::SolCall,
+};
+
+use crate::rpc::FailoverProvider;
+use relay_config::HostConfig;
+
+sol! {
+    /// ERC-721 and ERC-20 share this read (membership, preflight balances).
+    function balanceOf(address owner) external view returns (uint256);
+    /// ERC-20 allowance (preflight: has the owner approved Permit2?).
+    function allowance(address owner, address spender) external view returns (uint256);
+    /// Permit2's unordered-nonce bitmap word.
+    function nonceBitmap(address owner, uint256 wordPos) external view returns (uint256);
+}
+
+/// Why a chain read failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The chain has no configured RPC.
+    #[error("no RPC configured for chain {0}")]
+    NoRpc(u64),
+    /// Every endpoint failed.
+    #[error("chain {chain}: {reason}")]
+    Failed {
+        /// Chain id.
+        chain: u64,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Read-only access to every configured EVM chain.
+#[derive(Debug)]
+pub struct ChainReader {
+    chains: HashMap<u64, FailoverProvider>,
+}
+
+impl ChainReader {
+    /// Providers for every configured chain (no signer).
+    pub fn new(config: &HostConfig) -> Self {
+        let timeout = Duration::from_millis(config.quote.chain_read_timeout_ms);
+        let chains = config
+            .chain_ids()
+            .into_iter()
+            .filter_map(|id| {
+                let c = config.chains.get(&id.to_string())?;
+                Some((id, FailoverProvider::new(&c.rpc, None, timeout)))
+            })
+            .collect();
+        ChainReader { chains }
+    }
+
+    fn provider(&self, chain: u64) -> Result<&FailoverProvider, ReadError> {
+        self.chains.get(&chain).ok_or(ReadError::NoRpc(chain))
+    }
+
+    /// `eth_chainId` as `chain`'s endpoints answer it (health: an endpoint
+    /// that answers with another id is not this chain).
+    pub async fn chain_id(&self, chain: u64) -> Result<u64, ReadError> {
+        self.provider(chain)?
+            .run("eth_chainId", |p| async move { p.get_chain_id().await })
+            .await
+            .map_err(|e| ReadError::Failed {
+                chain,
+                reason: e.to_string(),
+            })
+    }
+
+    /// `eth_gasPrice` of `chain`, wei.
+    pub async fn gas_price(&self, chain: u64) -> Result<U256, ReadError> {
+        let wei = self
+            .provider(chain)?
+            .run("eth_gasPrice", |p| async move { p.get_gas_price().await })
+            .await
+            .map_err(|e| ReadError::Failed {
+                chain,
+                reason: e.to_string(),
+            })?;
+        Ok(U256::from(wei))
+    }
+
+    /// ERC-721 `balanceOf(owner)` of `collection` on `chain`.
+    pub async fn nft_balance(
+        &self,
+        chain: u64,
+        collection: Address,
+        owner: Address,
+    ) -> Result<U256, ReadError> {
+        self.token_balance(chain, collection, owner).await
+    }
+
+    /// ERC-20 `balanceOf(owner)` of `token` on `chain`, smallest units.
+    pub async fn token_balance(
+        &self,
+        chain: u64,
+        token: Address,
+        owner: Address,
+    ) -> Result<U256, ReadError> {
+        let raw = self
+            .call(chain, token, balanceOfCall { owner }.abi_encode())
+            .await?;
+        balanceOfCall::abi_decode_returns(&raw).map_err(|e| ReadError::Failed {
+            chain,
+            reason: e.to_string(),
+        })
+    }
+
+    /// ERC-20 `allowance(owner, spender)` of `token` on `chain`.
+    pub async fn allowance(
+        &self,
+        chain: u64,
+        token: Address,
+        owner: Address,
+        spender: Address,
+    ) -> Result<U256, ReadError> {
+        let raw = self
+            .call(chain, token, allowanceCall { owner, spender }.abi_encode())
+            .await?;
+        allowanceCall::abi_decode_returns(&raw).map_err(|e| ReadError::Failed {
+            chain,
+            reason: e.to_string(),
+        })
+    }
+
+    /// The native balance of `owner` on `chain`, wei.
+    pub async fn native_balance(&self, chain: u64, owner: Address) -> Result<U256, ReadError> {
+        self.provider(chain)?
+            .run(
+                "eth_getBalance",
+                |p| async move { p.get_balance(owner).await },
+            )
+            .await
+            .map_err(|e| ReadError::Failed {
+                chain,
+                reason: e.to_string(),
+            })
+    }
+
+    /// Whether Permit2 `nonce` of `owner` is still unused on `chain`
+    /// (its `nonceBitmap` bit is clear).
+    pub async fn permit2_nonce_unused(
+        &self,
+        chain: u64,
+        permit2: Address,
+        owner: Address,
+        nonce: U256,
+    ) -> Result<bool, ReadError> {
+        let (word, bit) = crate::permit2::nonce_position(nonce);
+        let raw = self
+            .call(
+                chain,
+                permit2,
+                nonceBitmapCall {
+                    owner,
+                    wordPos: word,
+                }
+                .abi_encode(),
+            )
+            .await?;
+        let bitmap = nonceBitmapCall::abi_decode_returns(&raw).map_err(|e| ReadError::Failed {
+            chain,
+            reason: e.to_string(),
+        })?;
+        Ok(bitmap & bit == U256::ZERO)
+    }
+
+    /// An `eth_call` of `data` to `to` on `chain`.
+    async fn call(
+        &self,
+        chain: u64,
+        to: Address,
+        data: Vec<u8>,
+    ) -> Result<alloy::primitives::Bytes, ReadError> {
+        self.provider(chain)?
+            .run("eth_call", |p| {
+                let tx = TransactionRequest::default()
+                    .to(to)
+                    .input(data.clone().into());
+                async move { p.call(tx).await }
+            })
+            .await
+            .map_err(|e| ReadError::Failed {
+                chain,
+                reason: e.to_string(),
+            })
+    }
+}

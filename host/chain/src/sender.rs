@@ -1,0 +1,438 @@
+//! Crash-safe sending: a transaction is signed first, journaled with its
+//! nonce, raw bytes and hash, and only then broadcast; the journal is
+//! updated after the broadcast and again with the receipt. After a crash at
+//! any point, [`Sender::resume`] looks the journaled hash up on chain and
+//! re-broadcasts the very same signed bytes only if the chain has never
+//! seen them — the same bytes can never mine twice, so there is no second
+//! spend, and no second nonce is ever given to the same side effect.
+//!
+//! A transaction still unmined after [`SendPolicy::bump_after`] is replaced
+//! at the same nonce with fees raised 12.5 % (nodes require ≥ 10 %),
+//! journaled as the step's next attempt before it is broadcast; whichever
+//! attempt mines finishes the step. Every call goes through the chain's
+//! [`FailoverProvider`]: a dead or hung endpoint hands over to the next.
+
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use alloy::{
+    consensus::{Transaction, TxEnvelope},
+    eips::{Decodable2718, Encodable2718},
+    network::{Ethereum, EthereumWallet, NetworkTransactionBuilder, TransactionBuilder},
+    primitives::{Address, Bytes, TxKind, B256, U256},
+    providers::Provider,
+    rpc::types::{TransactionReceipt, TransactionRequest},
+};
+
+use super::{nonce::NonceManager, rpc::FailoverProvider, signer::RelayerSigner};
+use relay_store::{JournalEntry, Store, TxState};
+
+/// Why a send failed, and whether funds may have moved.
+#[derive(Debug, thiserror::Error)]
+pub enum SendError {
+    /// Nothing was broadcast: safe to fail over.
+    #[error("not sent: {0}")]
+    NotSent(String),
+    /// The transaction may be on chain: never fail over, track it.
+    #[error("sent ({hash}), outcome unknown: {message}")]
+    Unknown {
+        /// The journaled hash.
+        hash: B256,
+        /// What went wrong after broadcast.
+        message: String,
+    },
+    /// Mined and reverted.
+    #[error("reverted on chain: {0}")]
+    Reverted(B256),
+    /// The journal could not be written (nothing is broadcast unjournaled).
+    #[error("journal: {0}")]
+    Journal(String),
+}
+
+/// One side effect: a call the relayer signs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Call {
+    /// Target.
+    pub to: Address,
+    /// Calldata.
+    pub data: Bytes,
+    /// Native value.
+    pub value: U256,
+    /// Gas limit.
+    pub gas_limit: u64,
+}
+
+/// When to replace a stuck transaction and when to give up waiting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SendPolicy {
+    /// Replace an unmined transaction after this long (fees × 1.125).
+    pub bump_after: Duration,
+    /// Stop waiting for a receipt after this long (the outcome is then
+    /// unknown: the route is never failed over, the journal keeps it).
+    pub receipt_timeout: Duration,
+}
+
+impl Default for SendPolicy {
+    fn default() -> Self {
+        SendPolicy {
+            bump_after: Duration::from_secs(30),
+            receipt_timeout: Duration::from_secs(300),
+        }
+    }
+}
+
+/// Fee increase of a replacement, per mille (nodes require at least 10 %).
+const BUMP_PER_MILLE: u128 = 1_125;
+
+/// Signs, journals, broadcasts and tracks the relayer's transactions on one
+/// chain.
+pub struct Sender {
+    chain_id: u64,
+    rpc: Arc<FailoverProvider>,
+    address: Address,
+    wallet: EthereumWallet,
+    nonces: NonceManager,
+    store: Store,
+    policy: SendPolicy,
+}
+
+impl std::fmt::Debug for Sender {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sender")
+            .field("chain_id", &self.chain_id)
+            .finish_non_exhaustive()
+    }
+}
+
+fn journal_err(e: impl std::fmt::Display) -> SendError {
+    SendError::Journal(e.to_string())
+}
+
+fn not_sent(e: impl std::fmt::Display) -> SendError {
+    SendError::NotSent(e.to_string())
+}
+
+fn hash_of(e: &JournalEntry) -> Result<B256, SendError> {
+    e.tx_hash
+        .as_deref()
+        .and_then(|h| h.parse().ok())
+        .ok_or_else(|| journal_err("entry has no hash"))
+}
+
+impl Sender {
+    /// A sender for `chain_id` through `rpc` (whose providers sign as
+    /// `signer`), taking nonces shared through `store`.
+    pub fn new(
+        chain_id: u64,
+        rpc: Arc<FailoverProvider>,
+        signer: &RelayerSigner,
+        store: Store,
+        policy: SendPolicy,
+    ) -> Self {
+        Sender {
+            chain_id,
+            nonces: NonceManager::shared(rpc.clone(), signer.address(), store.clone(), chain_id),
+            address: signer.address(),
+            wallet: signer.wallet(),
+            rpc,
+            store,
+            policy,
+        }
+    }
+
+    /// Signs `call` with a fresh nonce and journals it as planned — nothing
+    /// is broadcast yet. Returns the journal entry.
+    pub async fn plan(
+        &self,
+        route_id: &str,
+        step: i64,
+        call: &Call,
+    ) -> Result<JournalEntry, SendError> {
+        // Read the fee first: a nonce is taken only when it will be used.
+        let gas_price = self
+            .rpc
+            .run("eth_gasPrice", |p| async move { p.get_gas_price().await })
+            .await
+            .map_err(not_sent)?;
+        let nonce = self.nonces.allocate().await.map_err(not_sent)?;
+        let planned = self
+            .sign_and_journal(call, gas_price, nonce, route_id, step)
+            .await;
+        // Journaled, the nonce is protected by the journal; not journaled,
+        // it is a gap the repair may fill.
+        self.nonces.release(nonce);
+        planned
+    }
+
+    async fn sign_and_journal(
+        &self,
+        call: &Call,
+        gas_price: u128,
+        nonce: u64,
+        route_id: &str,
+        step: i64,
+    ) -> Result<JournalEntry, SendError> {
+        let tx = TransactionRequest::default()
+            .with_to(call.to)
+            .with_input(call.data.clone())
+            .with_value(call.value)
+            .with_nonce(nonce)
+            .with_chain_id(self.chain_id)
+            .with_gas_limit(call.gas_limit)
+            .with_max_fee_per_gas(gas_price * 2 + 1_000_000_000)
+            .with_max_priority_fee_per_gas(1_000_000_000);
+        let entry = self.sign_entry(tx, route_id, step, 0).await?;
+        self.store.journal(&entry).await.map_err(journal_err)?;
+        Ok(entry)
+    }
+
+    async fn sign_entry(
+        &self,
+        tx: TransactionRequest,
+        route_id: &str,
+        step: i64,
+        attempt: i64,
+    ) -> Result<JournalEntry, SendError> {
+        let nonce = tx.nonce;
+        let envelope: TxEnvelope =
+            <TransactionRequest as NetworkTransactionBuilder<Ethereum>>::build(tx, &self.wallet)
+                .await
+                .map_err(not_sent)?;
+        Ok(JournalEntry {
+            route_id: route_id.to_string(),
+            step,
+            attempt,
+            chain: self.chain_id.to_string(),
+            nonce: nonce.map(|n| n as i64),
+            payload: format!("0x{}", hex::encode(envelope.encoded_2718())),
+            tx_hash: Some(format!("{:#x}", envelope.tx_hash())),
+            state: TxState::Planned,
+        })
+    }
+
+    /// The replacement of `e`: same nonce, call and gas limit, fees raised
+    /// by [`BUMP_PER_MILLE`], journaled as the next attempt.
+    async fn bumped(&self, e: &JournalEntry) -> Result<JournalEntry, SendError> {
+        let raw: Bytes = e.payload.parse().map_err(journal_err)?;
+        let old = TxEnvelope::decode_2718(&mut raw.as_ref()).map_err(journal_err)?;
+        let up = |fee: u128| fee.saturating_mul(BUMP_PER_MILLE) / 1_000 + 1;
+        let mut tx = TransactionRequest::default()
+            .with_nonce(old.nonce())
+            .with_chain_id(self.chain_id)
+            .with_gas_limit(old.gas_limit())
+            .with_value(old.value())
+            .with_input(old.input().clone())
+            .with_max_fee_per_gas(up(old.max_fee_per_gas()))
+            .with_max_priority_fee_per_gas(up(old.max_priority_fee_per_gas().unwrap_or(0)));
+        if let TxKind::Call(to) = old.kind() {
+            tx = tx.with_to(to);
+        }
+        let next = self
+            .sign_entry(tx, &e.route_id, e.step, e.attempt + 1)
+            .await?;
+        self.store.journal(&next).await.map_err(journal_err)?;
+        tracing::warn!(
+            step = e.step,
+            attempt = next.attempt,
+            nonce = ?e.nonce,
+            "transaction not mined in time; replaced with fees x1.125"
+        );
+        Ok(next)
+    }
+
+    /// Broadcasts the step's latest journaled attempt unless the chain
+    /// already has it, replaces it while it stays unmined, and returns the
+    /// receipt of whichever attempt mines; the journal records each move.
+    pub async fn complete(
+        &self,
+        mut attempts: Vec<JournalEntry>,
+    ) -> Result<TransactionReceipt, SendError> {
+        attempts.sort_by_key(|e| e.attempt);
+        let Some(latest) = attempts.last().cloned() else {
+            return Err(journal_err("no attempt to complete"));
+        };
+        if let Some(done) = self.mined(&attempts).await? {
+            return self.finish(&mut attempts, done).await;
+        }
+        self.broadcast(latest).await?;
+        let deadline = Instant::now() + self.policy.receipt_timeout;
+        let mut sent_at = Instant::now();
+        loop {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            if let Some(done) = self.mined(&attempts).await? {
+                return self.finish(&mut attempts, done).await;
+            }
+            if Instant::now() > deadline {
+                return Err(SendError::Unknown {
+                    hash: hash_of(attempts.last().expect("an attempt"))?,
+                    message: format!("no receipt within {:?}", self.policy.receipt_timeout),
+                });
+            }
+            if sent_at.elapsed() >= self.policy.bump_after {
+                let next = self.bumped(attempts.last().expect("an attempt")).await?;
+                attempts.push(next.clone());
+                self.broadcast(next).await?;
+                sent_at = Instant::now();
+            }
+        }
+    }
+
+    /// Sends `e`'s signed bytes unless the chain has them; journals `sent`.
+    async fn broadcast(&self, mut e: JournalEntry) -> Result<(), SendError> {
+        let hash = hash_of(&e)?;
+        let known = self
+            .rpc
+            .run("eth_getTransactionByHash", |p| async move {
+                p.get_transaction_by_hash(hash).await
+            })
+            .await
+            .map_err(|err| SendError::Unknown {
+                hash,
+                message: err.to_string(),
+            })?;
+        if known.is_none() {
+            let raw: Bytes = e.payload.parse().map_err(journal_err)?;
+            let sent = self
+                .rpc
+                .run("eth_sendRawTransaction", |p| {
+                    let raw = raw.clone();
+                    async move { p.send_raw_transaction(&raw).await.map(|_| ()) }
+                })
+                .await;
+            if let Err(err) = sent {
+                // The node may still have taken it; only the chain can tell.
+                tracing::warn!(%hash, error = %err, "broadcast reported an error");
+            }
+        }
+        e.state = TxState::Sent;
+        self.store.journal(&e).await.map_err(journal_err)
+    }
+
+    /// The first attempt with a receipt, by index.
+    async fn mined(
+        &self,
+        attempts: &[JournalEntry],
+    ) -> Result<Option<(usize, TransactionReceipt)>, SendError> {
+        for (i, e) in attempts.iter().enumerate() {
+            let hash = hash_of(e)?;
+            let receipt = self
+                .rpc
+                .run("eth_getTransactionReceipt", |p| async move {
+                    p.get_transaction_receipt(hash).await
+                })
+                .await
+                .map_err(|err| SendError::Unknown {
+                    hash,
+                    message: err.to_string(),
+                })?;
+            if let Some(r) = receipt {
+                return Ok(Some((i, r)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Journals the mined attempt's outcome and the others as replaced.
+    async fn finish(
+        &self,
+        attempts: &mut [JournalEntry],
+        (i, receipt): (usize, TransactionReceipt),
+    ) -> Result<TransactionReceipt, SendError> {
+        for (j, e) in attempts.iter_mut().enumerate() {
+            e.state = match (j == i, receipt.status()) {
+                (true, true) => TxState::Mined,
+                _ => TxState::Failed,
+            };
+            self.store.journal(e).await.map_err(journal_err)?;
+        }
+        if !receipt.status() {
+            return Err(SendError::Reverted(receipt.transaction_hash));
+        }
+        Ok(receipt)
+    }
+
+    /// Plans and completes one side effect.
+    pub async fn send(
+        &self,
+        route_id: &str,
+        step: i64,
+        call: &Call,
+    ) -> Result<TransactionReceipt, SendError> {
+        let entry = self.plan(route_id, step, call).await?;
+        self.complete(vec![entry]).await
+    }
+
+    /// The relayer's ERC-20 allowance of `token` to `spender`.
+    pub async fn allowance(&self, token: Address, spender: Address) -> Result<U256, SendError> {
+        alloy::sol! {
+            #[sol(rpc)]
+            interface IErc20Allowance {
+                function allowance(address owner, address spender) external view returns (uint256);
+            }
+        }
+        let owner = self.address;
+        self.rpc
+            .run("allowance", |p| async move {
+                IErc20Allowance::new(token, &p)
+                    .allowance(owner, spender)
+                    .call()
+                    .await
+                    .map_err(|e| match e {
+                        alloy::contract::Error::TransportError(t) => t,
+                        other => {
+                            alloy::transports::TransportErrorKind::custom_str(&other.to_string())
+                        }
+                    })
+            })
+            .await
+            .map_err(|e| SendError::NotSent(format!("allowance: {e}")))
+    }
+
+    /// Fills nonce gaps of the relayer on this chain: nonces below its
+    /// highest pooled transaction that neither the pool nor this host's
+    /// journal (planned or sent, about to be broadcast) nor an allocation
+    /// in flight holds, once missing for `grace`.
+    pub async fn repair_gaps(
+        &self,
+        grace: std::time::Duration,
+    ) -> Result<crate::nonce::GapRepair, SendError> {
+        let journaled = self
+            .store
+            .open_nonces(self.chain_id)
+            .await
+            .map_err(journal_err)?;
+        self.nonces
+            .repair_gaps(&journaled, grace)
+            .await
+            .map_err(|e| SendError::NotSent(e.to_string()))
+    }
+
+    /// After a restart: finishes every journaled side effect of `route_id`
+    /// on this chain that has no receipt recorded — without a second
+    /// signature or nonce.
+    pub async fn resume(&self, route_id: &str) -> Result<Vec<TransactionReceipt>, SendError> {
+        let journal = self.store.journal_of(route_id).await.map_err(journal_err)?;
+        let mut steps: std::collections::BTreeMap<i64, Vec<JournalEntry>> = Default::default();
+        for e in journal
+            .into_iter()
+            .filter(|e| e.chain == self.chain_id.to_string())
+        {
+            steps.entry(e.step).or_default().push(e);
+        }
+        let mut out = Vec::new();
+        for (_, attempts) in steps {
+            if attempts.iter().any(|e| e.state == TxState::Mined) {
+                continue;
+            }
+            if attempts
+                .iter()
+                .any(|e| matches!(e.state, TxState::Planned | TxState::Sent))
+            {
+                out.push(self.complete(attempts).await?);
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,251 @@
+//! Quote attestations (spec §2.6 `attestation`, §2.7 price lock; DESIGN
+//! "Quotes carry a signed attestation"). The relayer signs what it
+//! promised — lane, amounts, minimum out, recipient, tier, expiry — so a
+//! later execute can hold it to that price.
+//!
+//! Scheme `relay-quote-v1`: the terms are written one `key=value` per line
+//! in a fixed order (below), hashed with keccak-256, and the 32-byte hash is
+//! signed as an EIP-191 personal message by the relayer key. Any client can
+//! rebuild the text from the `terms` object and check the signer with
+//! `ecrecover` (viem `verifyMessage({message: {raw: hash}})`).
+//!
+//! ```text
+//! relay-quote-v1
+//! fromChain=8453
+//! toChain=42161
+//! fromToken=0x…      (lower-case address; the symbol for a native asset)
+//! toToken=0x…
+//! amount=5000000
+//! rail=floatlane
+//! lane=evm->evm
+//! estimated=4962120
+//! minOut=4962120
+//! recipient=0x…      (lower-case; empty when unknown)
+//! member=false
+//! expiresAt=1700000000000
+//! ```
+//!
+//! The key never leaves the signer; nothing here logs a signature.
+
+use alloy::primitives::{keccak256, Address, Signature, B256};
+use relay_chain::signer::RelayerSigner;
+use relay_plugin_api::{Amount, ChainRef};
+use serde::{Deserialize, Serialize};
+
+/// The scheme name, first line of the signed text.
+pub const SCHEME: &str = "relay-quote-v1";
+
+/// What a quote promises.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuoteTerms {
+    /// Source node.
+    pub from_chain: ChainRef,
+    /// Destination node.
+    pub to_chain: ChainRef,
+    /// Source token (address, or symbol for a native asset).
+    pub from_token: String,
+    /// Destination token.
+    pub to_token: String,
+    /// Source amount.
+    pub amount: Amount,
+    /// Winning rail.
+    pub rail: String,
+    /// Its lane.
+    pub lane: String,
+    /// Expected net output.
+    pub estimated: Amount,
+    /// Guaranteed minimum.
+    pub min_out: Amount,
+    /// Recipient, when known.
+    pub recipient: Option<String>,
+    /// Member tier.
+    pub member: bool,
+    /// Expiry, epoch ms.
+    pub expires_at: u64,
+}
+
+impl QuoteTerms {
+    /// The canonical text that is hashed.
+    pub fn canonical(&self) -> String {
+        let lower = |s: &str| s.to_ascii_lowercase();
+        [
+            SCHEME.to_string(),
+            format!("fromChain={}", self.from_chain),
+            format!("toChain={}", self.to_chain),
+            format!("fromToken={}", lower(&self.from_token)),
+            format!("toToken={}", lower(&self.to_token)),
+            format!("amount={}", self.amount),
+            format!("rail={}", self.rail),
+            format!("lane={}", self.lane),
+            format!("estimated={}", self.estimated),
+            format!("minOut={}", self.min_out),
+            format!(
+                "recipient={}",
+                lower(self.recipient.as_deref().unwrap_or(""))
+            ),
+            format!("member={}", self.member),
+            format!("expiresAt={}", self.expires_at),
+        ]
+        .join("\n")
+    }
+
+    /// keccak-256 of the canonical text.
+    pub fn hash(&self) -> B256 {
+        keccak256(self.canonical().as_bytes())
+    }
+}
+
+/// A signed attestation as the API shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attestation {
+    /// [`SCHEME`].
+    pub scheme: &'static str,
+    /// keccak-256 of the canonical terms.
+    pub hash: B256,
+    /// The relayer address; `None` when this host has no key.
+    pub signer: Option<Address>,
+    /// 65-byte EIP-191 signature of `hash`, 0x-hex; `None` without a key.
+    pub signature: Option<String>,
+    /// Expiry, epoch ms.
+    pub expires_at: u64,
+    /// The terms, to rebuild the text.
+    pub terms: QuoteTerms,
+}
+
+/// Why an attestation does not hold.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AttestError {
+    /// Signing failed (the message never contains the key).
+    #[error("signing the attestation failed: {0}")]
+    Sign(String),
+    /// The signature does not recover to the expected signer.
+    #[error("the attestation was not signed by {expected}")]
+    WrongSigner {
+        /// Who should have signed.
+        expected: Address,
+    },
+    /// The signature is malformed.
+    #[error("the attestation signature is malformed")]
+    Malformed,
+    /// Expired.
+    #[error("the attestation expired at {0}")]
+    Expired(u64),
+}
+
+/// An EIP-191 personal-message signature by the relayer, as the API
+/// shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PersonalSignature {
+    /// The relayer address; `None` when this host has no key.
+    pub signer: Option<Address>,
+    /// 65-byte signature, 0x-hex; `None` without a key.
+    pub signature: Option<String>,
+}
+
+/// Signs `message` as an EIP-191 personal message (`personal_sign`) with
+/// the relayer key, unsigned when there is none. Quote attestations sign
+/// their 32-byte hash; the capability snapshot signs its canonical JSON.
+pub fn personal_sign(
+    signer: Option<&RelayerSigner>,
+    message: &[u8],
+) -> Result<PersonalSignature, AttestError> {
+    let signature = signer
+        .map(|s| s.sign_message(message))
+        .transpose()
+        .map_err(|e| AttestError::Sign(e.to_string()))?;
+    Ok(PersonalSignature {
+        signer: signer.map(RelayerSigner::address),
+        signature: signature.map(|s| format!("0x{}", hex::encode(s.as_bytes()))),
+    })
+}
+
+/// The address whose EIP-191 personal signature of `message` `signature` is.
+pub fn recover(message: &[u8], signature: &str) -> Result<Address, AttestError> {
+    let sig: Signature = signature.parse().map_err(|_| AttestError::Malformed)?;
+    sig.recover_address_from_msg(message)
+        .map_err(|_| AttestError::Malformed)
+}
+
+/// Signs `terms` with the relayer key (unsigned when there is none).
+pub fn sign(signer: Option<&RelayerSigner>, terms: QuoteTerms) -> Result<Attestation, AttestError> {
+    let hash = terms.hash();
+    let signed = personal_sign(signer, hash.as_slice())?;
+    Ok(Attestation {
+        scheme: SCHEME,
+        hash,
+        signer: signed.signer,
+        signature: signed.signature,
+        expires_at: terms.expires_at,
+        terms,
+    })
+}
+
+/// Checks that `signature` over `terms` is `expected`'s and unexpired at
+/// `now_ms` (the price lock of a later execute).
+pub fn verify(
+    terms: &QuoteTerms,
+    signature: &str,
+    expected: Address,
+    now_ms: u64,
+) -> Result<(), AttestError> {
+    if now_ms > terms.expires_at {
+        return Err(AttestError::Expired(terms.expires_at));
+    }
+    if recover(terms.hash().as_slice(), signature)? != expected {
+        return Err(AttestError::WrongSigner { expected });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn terms() -> QuoteTerms {
+        QuoteTerms {
+            from_chain: ChainRef::Evm(8453),
+            to_chain: ChainRef::Evm(42161),
+            from_token: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913".into(),
+            to_token: "0xaf88d065e77c8cC2239327C5EDb3A432268e5831".into(),
+            amount: Amount::from_u128(5_000_000),
+            rail: "floatlane".into(),
+            lane: "evm->evm".into(),
+            estimated: Amount::from_u128(4_900_000),
+            min_out: Amount::from_u128(4_900_000),
+            recipient: None,
+            member: false,
+            expires_at: 2_000,
+        }
+    }
+
+    #[test]
+    fn a_signed_quote_verifies_and_a_changed_one_does_not() {
+        let key = RelayerSigner::from_hex(
+            "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+        )
+        .unwrap();
+        let a = sign(Some(&key), terms()).unwrap();
+        let sig = a.signature.clone().unwrap();
+        assert_eq!(a.signer, Some(key.address()));
+        assert_eq!(verify(&terms(), &sig, key.address(), 1_000), Ok(()));
+        let mut changed = terms();
+        changed.min_out = Amount::from_u128(4_999_999);
+        assert!(verify(&changed, &sig, key.address(), 1_000).is_err());
+        assert_eq!(
+            verify(&terms(), &sig, key.address(), 3_000),
+            Err(AttestError::Expired(2_000))
+        );
+        assert!(terms()
+            .canonical()
+            .starts_with("relay-quote-v1\nfromChain=8453\n"));
+    }
+
+    #[test]
+    fn without_a_key_the_attestation_is_unsigned_but_hashed() {
+        let a = sign(None, terms()).unwrap();
+        assert_eq!((a.signer, a.signature), (None, None));
+        assert_eq!(a.hash, terms().hash());
+    }
+}

@@ -1,0 +1,148 @@
+//! Live health of rails and chains, cached (spec §8.2: status about 30 s),
+//! and the host's own probe loop, which takes readings of its own (outside
+//! the cache) as the uptime samples of `/api/uptime` ([`super::uptime`]).
+
+use std::{
+    collections::BTreeMap,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc,
+    },
+    time::{Duration, Instant},
+};
+
+use super::uptime::{UptimeTally, Verdict};
+use relay_chain::reader::ChainReader;
+use relay_config::HostConfig;
+use relay_plugin_api::{HealthStatus, RailHealth};
+use relay_runtime::rails::{RailSet, RailSnapshot};
+use relay_types::now_ms;
+use tokio::sync::Mutex;
+
+/// One health reading of everything.
+#[derive(Clone, Debug)]
+pub struct HealthReport {
+    /// When it was taken, epoch ms.
+    pub ts_ms: u64,
+    /// By rail id.
+    pub rails: BTreeMap<String, RailHealth>,
+    /// EVM chain id → whether its RPC answered with the right chain id.
+    pub chains: BTreeMap<u64, bool>,
+}
+
+impl HealthReport {
+    /// Whether a rail is serving.
+    pub fn rail_up(&self, id: &str) -> bool {
+        self.rails
+            .get(id)
+            .is_some_and(|h| matches!(h.status, HealthStatus::Operational | HealthStatus::Degraded))
+    }
+}
+
+/// A health cache with a time-to-live; concurrent readers share one refresh.
+#[derive(Debug)]
+pub struct HealthCache {
+    ttl: Duration,
+    reader: Arc<ChainReader>,
+    slot: Mutex<Option<(Instant, Arc<HealthReport>)>>,
+    uptime: std::sync::Mutex<UptimeTally>,
+    probing: AtomicBool,
+}
+
+impl HealthCache {
+    /// A cache whose readings live `ttl`; chains are asked through `reader`.
+    pub fn new(ttl: Duration, reader: Arc<ChainReader>) -> Self {
+        HealthCache {
+            ttl,
+            reader,
+            slot: Mutex::new(None),
+            uptime: Default::default(),
+            probing: AtomicBool::new(false),
+        }
+    }
+
+    /// The cached reading, refreshed when older than the ttl.
+    pub async fn get(&self, snap: &RailSnapshot, config: &HostConfig) -> Arc<HealthReport> {
+        let mut slot = self.slot.lock().await;
+        if let Some((at, r)) = slot.as_ref() {
+            if at.elapsed() < self.ttl {
+                return r.clone();
+            }
+        }
+        let report = Arc::new(self.measure(snap, config).await);
+        *slot = Some((Instant::now(), report.clone()));
+        report
+    }
+
+    /// Takes a fresh reading now and records its verdict as one uptime
+    /// sample. Only the probe loop calls this, so samples come at a steady
+    /// rate whatever the client traffic; the reading is not put in the
+    /// cache, so what status and quoting see is exactly as without the loop.
+    pub async fn probe(&self, snap: &RailSnapshot, config: &HostConfig) -> HealthReport {
+        let report = self.measure(snap, config).await;
+        if let Some(v) = Verdict::of(&report) {
+            let mut tally = self.uptime.lock().unwrap_or_else(|e| e.into_inner());
+            tally.record(report.ts_ms, v);
+        }
+        report
+    }
+
+    /// The uptime samples recorded so far.
+    pub fn uptime(&self) -> UptimeTally {
+        self.uptime
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Starts the probe loop (once per cache; later calls return `None`):
+    /// a [`HealthCache::probe`] at once, then every `every`. The task holds
+    /// only weak references to the cache and the rails, so it ends by
+    /// itself once the host's state is dropped.
+    pub fn spawn_prober(
+        self: &Arc<Self>,
+        rails: &Arc<RailSet>,
+        config: Arc<HostConfig>,
+        every: Duration,
+    ) -> Option<tokio::task::JoinHandle<()>> {
+        if self.probing.swap(true, Ordering::SeqCst) {
+            return None;
+        }
+        let (cache, rails) = (Arc::downgrade(self), Arc::downgrade(rails));
+        Some(tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                let (Some(cache), Some(rails)) = (cache.upgrade(), rails.upgrade()) else {
+                    return;
+                };
+                cache.probe(&rails.snapshot(), &config).await;
+            }
+        }))
+    }
+
+    /// Forgets the cached reading.
+    pub async fn invalidate(&self) {
+        *self.slot.lock().await = None;
+    }
+
+    async fn measure(&self, snap: &RailSnapshot, config: &HostConfig) -> HealthReport {
+        let rails = futures::future::join_all(snap.active().map(|r| {
+            let r = r.clone();
+            async move { (r.id().to_string(), r.health().await) }
+        }));
+        let chains = futures::future::join_all(
+            config
+                .chain_ids()
+                .into_iter()
+                .map(|id| async move { (id, self.reader.chain_id(id).await.ok() == Some(id)) }),
+        );
+        let (rails, chains) = tokio::join!(rails, chains);
+        HealthReport {
+            ts_ms: now_ms(),
+            rails: rails.into_iter().collect(),
+            chains: chains.into_iter().collect(),
+        }
+    }
+}

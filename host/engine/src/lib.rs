@@ -1,0 +1,50 @@
+//! The engine: what the mesh looks like right now (coverage ∩ operator
+//! state ∩ health), best-of-N quoting with fee netting and ranking, the
+//! comparison view, and execution's choice of rail. It never names a rail:
+//! everything comes from the loaded plugins.
+//!
+//! Quoting (spec §2.5, §2.6, §2.9, §8.2) is split by concern: [`tokens`],
+//! [`address`] and [`route`] turn a RouteRequest into typed values;
+//! [`quote`] finds the applicable rails and fans out; [`fees`] (pure maths),
+//! [`prices`], chain reads (`relay_chain::reader`) and [`membership`] net each answer; [`rank`]
+//! orders them; [`attest`] signs the winner; [`compare`] assesses them;
+//! [`execute`] walks the ranking for an execute and fails over.
+//!
+//! Discovery (spec §4.1): [`gasless`], [`pricefeeds`], [`floatinfo`],
+//! [`snapshot`], [`delivery`] and [`uptime`] derive the read-only answers.
+//!
+//! Read-only routing helpers (spec §2.10, §2.11, §2.14, §4.2, §4.3):
+//! [`preflight`] (blockers and warnings), [`plan`] (multi-step totals and
+//! constraints), [`solve`] (sources ranked by goal), [`intent`] (the
+//! agent's sentence parser), [`submit`] (the execute body and Permit2 sign
+//! request handed back) and [`recent`] (the anonymised feed).
+
+pub mod address;
+pub mod attest;
+pub mod compare;
+pub mod delivery;
+pub mod error;
+pub mod execute;
+pub mod fees;
+pub mod floatinfo;
+pub mod gasless;
+pub mod health;
+pub mod intent;
+pub mod membership;
+pub mod mesh;
+pub mod plan;
+pub mod preflight;
+pub mod pricefeeds;
+pub mod prices;
+pub mod quote;
+pub mod rank;
+pub mod recent;
+pub mod request;
+pub mod route;
+pub mod snapshot;
+pub mod solve;
+pub mod submit;
+pub mod tokens;
+pub mod uptime;
+
+pub use error::EngineError;

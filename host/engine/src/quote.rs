@@ -1,0 +1,517 @@
+//! Best-of-N quoting (spec §2.6, §4.2, §4.3; DESIGN "The engine").
+//!
+//! 1. **Applicable rails** = active rails whose manifest covers (from, to,
+//!    asset) on configured chains ∩ enabled by the operator ∩ healthy (health
+//!    report up, not quarantined). A lane whose operator switch
+//!    (`executeReady`) is off is left out; a lane the manifest marks not
+//!    executable is priced and marked quote-only.
+//! 2. The sender's **membership** decides the fee tier (and is passed to the
+//!    rails, which price their own member tiers).
+//! 3. Every applicable rail is asked **concurrently under one deadline**
+//!    (`quote.deadline_ms`). A rail that errs or misses the deadline is
+//!    reported as not answering, with its reason.
+//! 4. Each answer is **netted** the same way ([`super::fees`]): route fee,
+//!    relayer gas (the rail's own estimate plus the host's Permit2 pull on
+//!    an EVM source, priced by `eth_gasPrice` of the chain it is spent on)
+//!    with markup, and rail fees not yet deducted.
+//! 5. Answers are **ranked** by net output ([`super::rank`]).
+//!
+//! The engine never names a rail: everything comes from the loaded
+//! plugins' manifests and answers.
+
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    sync::Arc,
+    time::Duration,
+};
+
+use alloy::primitives::U256;
+use relay_plugin_api::{Amount, ChainRef, QuoteRequest, RailErrorKind, RailQuote, RailRole, Token};
+
+use super::{
+    fees::{self, Conversion, Deductions, FeeSchedule, GasSpend, Net, Tier},
+    membership::{self, Membership},
+    mesh::MeshInputs,
+    prices, rank,
+    route::RouteAsk,
+};
+use relay_chain::reader::ChainReader;
+use relay_config::HostConfig;
+use relay_runtime::LoadedRail;
+
+/// A rail the engine will ask.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    /// The rail.
+    pub rail: Arc<LoadedRail>,
+    /// The lane of its manifest that covers the request.
+    pub lane: String,
+    /// Why the lane is priced but never executed, when it is.
+    pub quote_only: Option<String>,
+}
+
+/// The applicable rails for `ask` (coverage ∩ operator ∩ health).
+pub fn candidates(i: &MeshInputs<'_>, ask: &RouteAsk) -> Vec<Candidate> {
+    let lanes = i.lanes();
+    let asset = ask.from_token.symbol.as_str();
+    i.snap
+        .active()
+        .filter(|r| i.health.rail_up(r.id()) && r.quarantined().is_none())
+        .filter_map(|r| {
+            let cov = r
+                .manifest()
+                .lane_for(&ask.from_chain, &ask.to_chain, asset)?;
+            let mesh = lanes
+                .iter()
+                .find(|l| l.rail == r.id() && l.lane == cov.lane)?;
+            if !mesh.from.contains(&ask.from_chain) || !mesh.to.contains(&ask.to_chain) {
+                return None;
+            }
+            let quote_only = if !cov.executable {
+                Some(
+                    cov.quote_only_reason
+                        .clone()
+                        .unwrap_or_else(|| "this lane is quote-only".into()),
+                )
+            } else if !i
+                .state
+                .lane_execute_ready(r.id(), &cov.lane, cov.executable)
+            {
+                // The operator switched the lane off: out of quotes and
+                // execute until switched on again.
+                return None;
+            } else {
+                // A lane the rail reports not ready (no float, upstream
+                // down) stays a candidate: its prepare answers
+                // FUNDS_REQUIRED, or execute fails over.
+                None
+            };
+            Some(Candidate {
+                rail: r.clone(),
+                lane: cov.lane.clone(),
+                quote_only,
+            })
+        })
+        .collect()
+}
+
+/// Why a rail has no usable price.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Silence {
+    /// The rail answered with an error (or faulted).
+    #[error("{message}")]
+    Failed {
+        /// What kind.
+        kind: RailErrorKind,
+        /// Its message.
+        message: String,
+        /// Whether asking again may help.
+        retryable: bool,
+    },
+    /// The rail missed the fan-out deadline.
+    #[error("did not answer within the {0} ms deadline")]
+    Deadline(u64),
+    /// The answer could not be priced (gas price or token price missing).
+    #[error("could not be priced: {0}")]
+    Unpriced(String),
+    /// Fees swallow the whole output.
+    #[error("fees of {fees} reach the output {out}: amount too small for this rail")]
+    Unviable {
+        /// The rail's output.
+        out: Amount,
+        /// Everything deducted.
+        fees: Amount,
+    },
+}
+
+impl Silence {
+    /// A stable machine-readable reason.
+    pub fn code(&self) -> String {
+        match self {
+            Silence::Failed { kind, .. } => format!("{kind:?}"),
+            Silence::Deadline(_) => "DEADLINE".into(),
+            Silence::Unpriced(_) => "UNPRICED".into(),
+            Silence::Unviable { .. } => "FEES_EXCEED_OUTPUT".into(),
+        }
+    }
+
+    /// Whether the amount, not the rail, is the problem.
+    pub fn is_amount_problem(&self) -> bool {
+        matches!(
+            self,
+            Silence::Unviable { .. }
+                | Silence::Failed {
+                    kind: RailErrorKind::AmountOutOfRange,
+                    ..
+                }
+        )
+    }
+}
+
+/// Relayer gas of one answer: units per chain and what it was priced at.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GasBill {
+    /// Chain id → (units, gas price wei).
+    pub chains: BTreeMap<u64, (u64, U256)>,
+    /// Markup applied, bps.
+    pub markup_bps: u32,
+    /// The charge in the destination token.
+    pub fee: Amount,
+}
+
+/// A netted answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Priced {
+    /// The rail's own answer.
+    pub quote: RailQuote,
+    /// The route fee in source units.
+    pub route_fee: Amount,
+    /// Everything deducted, destination units.
+    pub deductions: Deductions,
+    /// Relayer gas.
+    pub gas: GasBill,
+    /// What arrives.
+    pub net: Net,
+}
+
+/// One rail's place in a quote.
+#[derive(Clone, Debug)]
+pub struct RailResult {
+    /// Rail id.
+    pub rail: String,
+    /// Its role.
+    pub role: RailRole,
+    /// Its covering lane.
+    pub lane: String,
+    /// Its upstream, if it names one.
+    pub upstream: Option<String>,
+    /// Why it is quote-only, if it is.
+    pub quote_only: Option<String>,
+    /// Its netted answer, or why there is none.
+    pub outcome: Result<Priced, Silence>,
+}
+
+impl RailResult {
+    fn rank_key(&self) -> rank::RankKey<'_> {
+        let ok = self.outcome.as_ref().ok();
+        rank::RankKey {
+            net: ok.map(|p| p.net.estimated),
+            duration_sec: ok.map_or(u32::MAX, |p| p.quote.duration_sec),
+            rail: &self.rail,
+        }
+    }
+}
+
+/// A ranked quote.
+#[derive(Clone, Debug)]
+pub struct QuoteOutcome {
+    /// The request.
+    pub ask: RouteAsk,
+    /// The sender's membership.
+    pub membership: Membership,
+    /// The tier charged.
+    pub tier: Tier,
+    /// Every applicable rail, in ranking order.
+    pub results: Vec<RailResult>,
+    /// The fan-out deadline, ms.
+    pub deadline_ms: u64,
+}
+
+/// Why a quote has no route at all.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NoRoute {
+    /// Every rail refused the amount (too small for fees, above capacity).
+    #[error("no rail can carry this amount: {0}")]
+    AmountOutOfRange(String),
+    /// Every rail failed to answer.
+    #[error("no rail could quote: {0}")]
+    Unavailable(String),
+}
+
+impl QuoteOutcome {
+    /// The winner and its price.
+    pub fn best(&self) -> Option<(&RailResult, &Priced)> {
+        let r = self.results.first()?;
+        r.outcome.as_ref().ok().map(|p| (r, p))
+    }
+
+    /// How many rails answered with a viable price.
+    pub fn answered(&self) -> usize {
+        self.results.iter().filter(|r| r.outcome.is_ok()).count()
+    }
+
+    /// Why there is no winner, when there is none.
+    pub fn no_route(&self) -> Option<NoRoute> {
+        if self.best().is_some() {
+            return None;
+        }
+        let silences: Vec<&Silence> = self
+            .results
+            .iter()
+            .filter_map(|r| r.outcome.as_ref().err())
+            .collect();
+        let reasons = self
+            .results
+            .iter()
+            .filter_map(|r| r.outcome.as_ref().err().map(|e| format!("{}: {e}", r.rail)))
+            .collect::<Vec<_>>()
+            .join("; ");
+        Some(if silences.iter().all(|s| s.is_amount_problem()) {
+            NoRoute::AmountOutOfRange(reasons)
+        } else {
+            NoRoute::Unavailable(reasons)
+        })
+    }
+}
+
+/// The quoting service: chain reads, the fee schedule, the deadline.
+#[derive(Debug)]
+pub struct Quoter {
+    config: Arc<HostConfig>,
+    reader: ChainReader,
+    schedule: FeeSchedule,
+}
+
+/// Gas prices by chain id, or why one could not be read.
+type GasPrices = BTreeMap<u64, Result<U256, String>>;
+
+impl Quoter {
+    /// A quoter over `config`'s chains.
+    pub fn new(config: Arc<HostConfig>) -> Self {
+        Quoter {
+            reader: ChainReader::new(&config),
+            schedule: FeeSchedule::from_config(&config.quote),
+            config,
+        }
+    }
+
+    /// The fee schedule in force.
+    pub fn schedule(&self) -> FeeSchedule {
+        self.schedule
+    }
+
+    /// Quotes `ask` on every candidate and ranks the answers.
+    #[tracing::instrument(skip_all, fields(rails = candidates.len(), member))]
+    pub async fn quote(&self, candidates: Vec<Candidate>, ask: &RouteAsk) -> QuoteOutcome {
+        let source_gas: Vec<u64> = ask.from_chain.evm_id().into_iter().collect();
+        let (membership, mut gas) = tokio::join!(
+            membership::check(
+                &self.reader,
+                &self.config.vip.registry,
+                ask.from_address.as_deref()
+            ),
+            self.gas_prices(source_gas),
+        );
+        tracing::Span::current().record("member", membership.member);
+        let tier = self.schedule.tier(membership.member);
+        let answers = self.fan_out(&candidates, ask, membership.member).await;
+        let more: BTreeSet<u64> = answers
+            .iter()
+            .filter_map(|a| a.as_ref().ok()?.gas.as_ref()?.chain.evm_id())
+            .filter(|c| !gas.contains_key(c))
+            .collect();
+        gas.extend(self.gas_prices(more).await);
+        let mut results: Vec<RailResult> = candidates
+            .into_iter()
+            .zip(answers)
+            .map(|(c, answer)| {
+                let m = c.rail.manifest();
+                let outcome = answer.and_then(|q| self.price(ask, tier, q, &gas));
+                let quote_only = c.quote_only.or_else(|| {
+                    outcome
+                        .as_ref()
+                        .ok()
+                        .and_then(|p| p.quote.quote_only_reason.clone())
+                });
+                RailResult {
+                    rail: m.id.clone(),
+                    role: m.role,
+                    lane: c.lane,
+                    upstream: m.upstream.clone(),
+                    quote_only,
+                    outcome,
+                }
+            })
+            .collect();
+        rank::rank(&mut results, RailResult::rank_key);
+        QuoteOutcome {
+            ask: ask.clone(),
+            membership,
+            tier,
+            results,
+            deadline_ms: self.config.quote.deadline_ms,
+        }
+    }
+
+    async fn gas_prices(&self, chains: impl IntoIterator<Item = u64>) -> GasPrices {
+        let reads = chains
+            .into_iter()
+            .map(|c| async move { (c, self.reader.gas_price(c).await.map_err(|e| e.to_string())) });
+        futures::future::join_all(reads).await.into_iter().collect()
+    }
+
+    /// Asks every candidate concurrently; one deadline for all.
+    async fn fan_out(
+        &self,
+        candidates: &[Candidate],
+        ask: &RouteAsk,
+        member: bool,
+    ) -> Vec<Result<RailQuote, Silence>> {
+        let ms = self.config.quote.deadline_ms;
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(ms);
+        let req = QuoteRequest {
+            from_chain: ask.from_chain,
+            to_chain: ask.to_chain,
+            from_token: ask.from_token.clone(),
+            to_token: ask.to_token.clone(),
+            amount: ask.amount,
+            from_address: ask.from_address.clone(),
+            to_address: ask.recipient.clone(),
+            slippage_bps: ask.slippage_bps,
+            member,
+        };
+        let calls = candidates.iter().map(|c| {
+            let (rail, req) = (c.rail.clone(), req.clone());
+            async move {
+                let answer = match tokio::time::timeout_at(deadline, rail.quote(req)).await {
+                    Ok(Ok(q)) => Ok(q),
+                    Ok(Err(e)) => {
+                        let e = e.to_rail_error();
+                        Err(Silence::Failed {
+                            kind: e.kind,
+                            message: e.message,
+                            retryable: e.retryable,
+                        })
+                    }
+                    Err(_) => Err(Silence::Deadline(ms)),
+                };
+                if let Err(e) = &answer {
+                    tracing::info!(rail = rail.id(), reason = %e, "rail not answering");
+                }
+                answer
+            }
+        });
+        futures::future::join_all(calls).await
+    }
+
+    /// Nets one answer (spec §8.2).
+    fn price(
+        &self,
+        ask: &RouteAsk,
+        tier: Tier,
+        q: RailQuote,
+        gas: &GasPrices,
+    ) -> Result<Priced, Silence> {
+        let conversion =
+            Conversion::between(&ask.from_token, &ask.to_token, q.amount_in, q.amount_out);
+        let route_fee = fees::route_fee(ask.amount, tier.route_fee_bps);
+        let bill = self.gas_bill(ask, tier, &q, gas, conversion)?;
+        let rail_fees = q
+            .fees
+            .iter()
+            .filter(|f| !f.included)
+            .map(|f| {
+                if f.token.eq_ignore_ascii_case(&ask.to_token.symbol) {
+                    f.amount
+                } else if f.token.eq_ignore_ascii_case(&ask.from_token.symbol) {
+                    conversion.apply(f.amount)
+                } else {
+                    Amount::ZERO
+                }
+            })
+            .fold(Amount::ZERO, |a, b| {
+                a.checked_add(b).unwrap_or(Amount(U256::MAX))
+            });
+        let deductions = Deductions {
+            route_fee: conversion.apply(route_fee),
+            gas_fee: bill.fee,
+            rail_fees,
+        };
+        let net = fees::net(q.amount_out, q.min_out, &deductions);
+        if !net.viable() {
+            return Err(Silence::Unviable {
+                out: q.amount_out,
+                fees: deductions.total(),
+            });
+        }
+        Ok(Priced {
+            quote: q,
+            route_fee,
+            deductions,
+            gas: bill,
+            net,
+        })
+    }
+
+    /// The relayer's gas for one answer, in the destination token.
+    fn gas_bill(
+        &self,
+        ask: &RouteAsk,
+        tier: Tier,
+        q: &RailQuote,
+        gas: &GasPrices,
+        conversion: Conversion,
+    ) -> Result<GasBill, Silence> {
+        let mut units: BTreeMap<u64, u64> = BTreeMap::new();
+        if let (Some(src), Some(_)) = (ask.from_chain.evm_id(), &ask.from_token.address) {
+            *units.entry(src).or_default() += self.config.quote.permit2_pull_gas;
+        }
+        if let Some((c, u)) = q
+            .gas
+            .as_ref()
+            .and_then(|g| Some((g.chain.evm_id()?, g.gas_units)))
+        {
+            let e = units.entry(c).or_default();
+            *e = e.saturating_add(u);
+        }
+        let mut bill = GasBill {
+            markup_bps: tier.gas_markup_bps,
+            ..GasBill::default()
+        };
+        let mut spends = Vec::new();
+        for (chain, u) in units {
+            let price = gas
+                .get(&chain)
+                .cloned()
+                .unwrap_or_else(|| Err("not read".into()))
+                .map_err(|e| Silence::Unpriced(format!("gas price of chain {chain}: {e}")))?;
+            bill.chains.insert(chain, (u, price));
+            spends.push(GasSpend {
+                units: u,
+                price_wei: price,
+                native_usd_e6: self.config.quote.native_usd_e6(chain),
+            });
+        }
+        bill.fee = self.gas_in_token(ask, &spends, tier.gas_markup_bps, conversion)?;
+        Ok(bill)
+    }
+
+    /// Gas in the destination token: directly when it has a price,
+    /// otherwise through the source token's price and the quote's rate.
+    fn gas_in_token(
+        &self,
+        ask: &RouteAsk,
+        spends: &[GasSpend],
+        markup_bps: u32,
+        conversion: Conversion,
+    ) -> Result<Amount, Silence> {
+        if spends.is_empty() {
+            return Ok(Amount::ZERO);
+        }
+        let q = &self.config.quote;
+        let priced = |chain: ChainRef, t: &Token| {
+            prices::token_price(q, chain, t).and_then(|p| fees::gas_fee(spends, markup_bps, p))
+        };
+        if let Some(fee) = priced(ask.to_chain, &ask.to_token) {
+            return Ok(fee);
+        }
+        priced(ask.from_chain, &ask.from_token)
+            .map(|in_source| conversion.apply(in_source))
+            .ok_or_else(|| {
+                Silence::Unpriced(format!(
+                    "no USD price for {} or {}: set quote.token_usd_e6",
+                    ask.from_token.symbol, ask.to_token.symbol
+                ))
+            })
+    }
+}

@@ -1,0 +1,238 @@
+//! Parsing an execute request at the edge (spec §2.5, §2.7): the route part
+//! is a RouteRequest ([`parse_route`], shared with quote and compare); the
+//! execute part (mode, Permit2 signature, rail, price lock, dry run) is
+//! parsed here. Every problem is a typed 4xx that names the field; nothing
+//! moves on a request that failed validation.
+
+use relay_plugin_api::{Amount, ChainRef, SourceMode, Token};
+use serde_json::Value;
+
+use super::{
+    attest::QuoteTerms,
+    error::EngineError,
+    route::{parse_route, RequestError, RouteAsk},
+};
+use relay_chain::{
+    permit2::{self, Expected, SignedPermit},
+    reader::ChainReader,
+};
+use relay_config::HostConfig;
+
+/// A checked execute request.
+#[derive(Clone, Debug)]
+pub struct ExecuteAsk {
+    /// The route part, as quote and compare read it.
+    pub route: RouteAsk,
+    /// Source node.
+    pub from_chain: ChainRef,
+    /// Destination node.
+    pub to_chain: ChainRef,
+    /// Source token.
+    pub from_token: Token,
+    /// Destination token.
+    pub to_token: Token,
+    /// Amount, smallest units.
+    pub amount: Amount,
+    /// Who funds the route.
+    pub sender: String,
+    /// Who receives.
+    pub recipient: String,
+    /// How funds reach the relayer.
+    pub mode: SourceMode,
+    /// The Permit2 signature (mode permit2).
+    pub permit: Option<SignedPermit>,
+    /// A rail the caller asks for.
+    pub rail: Option<String>,
+    /// Price lock: the least the recipient must receive.
+    pub min_out: Option<Amount>,
+    /// Price lock: a quote's signed terms and signature.
+    pub attestation: Option<(QuoteTerms, String)>,
+    /// `dryRun: true`: a dry run whatever the rail.
+    pub dry_run: bool,
+    /// `live`, when given. Spec §4.2: `live:false` is a dry run; omitting
+    /// it means a dry run on the float lane and non-EVM legs, while an
+    /// EVM-to-EVM bridge route broadcasts ([`ExecuteAsk::is_dry`]).
+    pub live: Option<bool>,
+}
+
+impl ExecuteAsk {
+    /// Whether this execute is a dry run on a rail of `role`.
+    pub fn is_dry(&self, role: relay_plugin_api::RailRole) -> bool {
+        let non_evm = self.from_chain.evm_id().is_none() || self.to_chain.evm_id().is_none();
+        let dry_by_default = non_evm || role == relay_plugin_api::RailRole::FloatLane;
+        self.dry_run || self.live == Some(false) || (self.live.is_none() && dry_by_default)
+    }
+}
+
+fn invalid(field: &'static str, why: impl std::fmt::Display) -> RequestError {
+    RequestError::Invalid {
+        field,
+        why: why.to_string(),
+    }
+}
+
+fn missing(field: &'static str) -> RequestError {
+    RequestError::Missing { field }
+}
+
+fn amount(v: &Value, field: &'static str) -> Result<Option<Amount>, RequestError> {
+    match v.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => s.parse().map(Some).map_err(|e| invalid(field, e)),
+        Some(_) => Err(invalid(field, "must be a decimal string of smallest units")),
+    }
+}
+
+fn string<'a>(v: &'a Value, field: &'static str) -> Result<Option<&'a str>, RequestError> {
+    match v.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(invalid(field, "must be a string")),
+    }
+}
+
+fn evm_address(s: &str, field: &'static str) -> Result<alloy::primitives::Address, RequestError> {
+    s.parse().map_err(|_| RequestError::InvalidAddress {
+        field,
+        why: format!("{s:?} is not a 0x address"),
+    })
+}
+
+/// The string at `path` inside `permit2`, named `field` in errors.
+fn permit_str<'a>(
+    p: &'a Value,
+    path: &[&str],
+    field: &'static str,
+) -> Result<&'a str, RequestError> {
+    let mut cur = p;
+    for k in path {
+        cur = cur.get(k).ok_or_else(|| missing(field))?;
+    }
+    cur.as_str()
+        .ok_or_else(|| invalid(field, "must be a string"))
+}
+
+fn permit_num(
+    p: &Value,
+    path: &[&str],
+    field: &'static str,
+) -> Result<alloy::primitives::U256, RequestError> {
+    permit_str(p, path, field)?
+        .parse()
+        .map_err(|_| invalid(field, "must be a decimal integer"))
+}
+
+fn permit(v: &Value) -> Result<SignedPermit, RequestError> {
+    let p = v.get("permit2").ok_or_else(|| missing("permit2"))?;
+    Ok(SignedPermit {
+        owner: evm_address(permit_str(p, &["owner"], "permit2.owner")?, "permit2.owner")?,
+        token: evm_address(
+            permit_str(p, &["permitted", "token"], "permit2.permitted.token")?,
+            "permit2.permitted.token",
+        )?,
+        amount: permit_num(p, &["permitted", "amount"], "permit2.permitted.amount")?,
+        nonce: permit_num(p, &["nonce"], "permit2.nonce")?,
+        deadline: permit_num(p, &["deadline"], "permit2.deadline")?,
+        signature: permit_str(p, &["signature"], "permit2.signature")?
+            .parse()
+            .map_err(|_| invalid("permit2.signature", "must be 0x-hex"))?,
+    })
+}
+
+/// The attestation of an earlier quote: `{terms, signature}` as the quote
+/// returned it.
+fn attestation(v: &Value) -> Result<Option<(QuoteTerms, String)>, RequestError> {
+    let Some(a) = v.get("attestation").filter(|a| !a.is_null()) else {
+        return Ok(None);
+    };
+    let terms = a
+        .get("terms")
+        .ok_or_else(|| missing("attestation.terms"))
+        .and_then(|t| {
+            serde_json::from_value::<QuoteTerms>(t.clone())
+                .map_err(|e| invalid("attestation.terms", e))
+        })?;
+    let sig = a
+        .get("signature")
+        .and_then(Value::as_str)
+        .ok_or_else(|| missing("attestation.signature"))?;
+    Ok(Some((terms, sig.to_string())))
+}
+
+/// Parses an ExecuteRequest body.
+pub fn parse_execute(v: &Value, config: &HostConfig) -> Result<ExecuteAsk, RequestError> {
+    let route = parse_route(v, config)?;
+    let mode = match string(v, "mode")?.unwrap_or("self") {
+        "self" => SourceMode::Operator,
+        "permit2" => SourceMode::Permit2,
+        other => return Err(invalid("mode", format!("{other:?} is not self or permit2"))),
+    };
+    let permit = (mode == SourceMode::Permit2)
+        .then(|| permit(v))
+        .transpose()?;
+    let sender = match (&permit, &route.from_address) {
+        (Some(p), _) => p.owner.to_string(),
+        (None, Some(a)) => a.clone(),
+        (None, None) => config.relayer.clone().unwrap_or_default(),
+    };
+    let recipient = match &route.recipient {
+        Some(r) => r.clone(),
+        None if super::address::same_family(route.from_chain, route.to_chain) => sender.clone(),
+        None => return Err(missing("toAddress")),
+    };
+    let flag = |k: &str| v.get(k).and_then(Value::as_bool);
+    Ok(ExecuteAsk {
+        from_chain: route.from_chain,
+        to_chain: route.to_chain,
+        from_token: route.from_token.clone(),
+        to_token: route.to_token.clone(),
+        amount: route.amount,
+        sender,
+        recipient,
+        mode,
+        permit,
+        rail: string(v, "rail")?.map(str::to_string),
+        min_out: amount(v, "minOut")?,
+        attestation: attestation(v)?,
+        dry_run: flag("dryRun") == Some(true),
+        live: flag("live"),
+        route,
+    })
+}
+/// Verifies the request's Permit2 signature off-chain and its nonce on
+/// chain (through the reader's failover provider), before anything is
+/// broadcast. `spender` is the relayer the signature must name.
+pub async fn verify_permit(
+    reader: &ChainReader,
+    config: &HostConfig,
+    spender: alloy::primitives::Address,
+    ask: &ExecuteAsk,
+    now_secs: u64,
+) -> Result<(), EngineError> {
+    let Some(p) = &ask.permit else { return Ok(()) };
+    let chain_id = ask
+        .from_chain
+        .evm_id()
+        .ok_or_else(|| invalid("fromChain", "permit2 needs an EVM source chain"))?;
+    let token = ask.from_token.address.as_deref().unwrap_or_default();
+    let expected = Expected {
+        chain_id,
+        permit2: config
+            .permit2
+            .parse()
+            .map_err(|_| EngineError::RelayerUnavailable("bad permit2 address in config".into()))?,
+        spender,
+        token: evm_address(token, "fromToken")?,
+        amount: ask.amount.0,
+        now_secs,
+    };
+    permit2::verify_offline(p, &expected)?;
+    let unused = reader
+        .permit2_nonce_unused(chain_id, expected.permit2, p.owner, p.nonce)
+        .await
+        .map_err(|e| EngineError::RelayerUnavailable(format!("cannot read Permit2 nonces: {e}")))?;
+    if !unused {
+        return Err(permit2::Permit2Error::NonceUsed(p.nonce).into());
+    }
+    Ok(())
+}

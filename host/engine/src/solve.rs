@@ -1,0 +1,204 @@
+//! The intent solver (spec §2.10, §4.3, §8.2), pure logic: read the
+//! request's sources, turn each into a RouteRequest, and order the priced
+//! (source, rail) pairs by the caller's goal. Quoting happens in the API
+//! handler, every source concurrently; nothing here signs or executes.
+//!
+//! - **Sources**: `from` is a JSON array (or, from a query string, its
+//!   url-encoded text) of 1 to 10 `{chain, token, amount}`; `amount`
+//!   falls back to the request's shared `amount`. Each becomes a
+//!   RouteRequest to the request's `toChain`/`toToken`, with its
+//!   `toAddress`, `fromAddress` and `slippage`.
+//! - **Candidates** are every executable answer of every source (a source
+//!   may win on a rail that is not its own net-best, e.g. for `fastest`).
+//! - **Goals**: `max-output` (default) ranks by delivered amount, then
+//!   speed; `cheapest` by effective fee (share of value withheld; unpriced
+//!   last), then output; `fastest` by duration, then output.
+//! - **qualityScore** is compare's score ([`super::compare::quality_score`])
+//!   against the best delivery among all candidates.
+
+use relay_plugin_api::Amount;
+use serde_json::{Map, Value};
+use std::cmp::Reverse;
+
+/// Most sources one request may carry.
+pub const MAX_SOURCES: usize = 10;
+
+/// What the caller optimises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Goal {
+    /// Most delivered.
+    MaxOutput,
+    /// Least withheld, relative to value.
+    Cheapest,
+    /// Soonest delivered.
+    Fastest,
+}
+
+impl Goal {
+    /// Parses `goal` (omitted → `max-output`).
+    pub fn parse(raw: Option<&str>) -> Result<Goal, String> {
+        match raw.map(str::trim) {
+            None | Some("max-output") => Ok(Goal::MaxOutput),
+            Some("cheapest") => Ok(Goal::Cheapest),
+            Some("fastest") => Ok(Goal::Fastest),
+            Some(other) => Err(format!("{other:?} is not max-output, cheapest or fastest")),
+        }
+    }
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Goal::MaxOutput => "max-output",
+            Goal::Cheapest => "cheapest",
+            Goal::Fastest => "fastest",
+        }
+    }
+}
+
+/// Reads `from`: an array, or its JSON text; 1 to [`MAX_SOURCES`] objects.
+pub fn sources(from: Option<&Value>) -> Result<Vec<Map<String, Value>>, String> {
+    let parsed;
+    let list = match from {
+        None | Some(Value::Null) => {
+            return Err("required: 1 to 10 sources {chain, token, amount}".into())
+        }
+        Some(Value::String(text)) => {
+            parsed = serde_json::from_str::<Value>(text)
+                .map_err(|e| format!("not a JSON array of sources: {e}"))?;
+            &parsed
+        }
+        Some(v) => v,
+    };
+    let Value::Array(items) = list else {
+        return Err("must be an array of sources {chain, token, amount}".into());
+    };
+    if items.is_empty() || items.len() > MAX_SOURCES {
+        return Err(format!(
+            "{} sources given; 1 to {MAX_SOURCES} are accepted",
+            items.len()
+        ));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            s.as_object()
+                .cloned()
+                .ok_or_else(|| format!("[{i}] must be an object {{chain, token, amount}}"))
+        })
+        .collect()
+}
+
+/// The RouteRequest of one source: its `chain`/`token`/`amount` (shared
+/// `amount` when it has none) to the request's destination. Fields of the
+/// request other than `from`, `goal` and `amount` carry over.
+pub fn route_fields(request: &Map<String, Value>, source: &Map<String, Value>) -> Value {
+    let mut fields: Map<String, Value> = request
+        .iter()
+        .filter(|(k, _)| !["from", "goal", "amount", "fromToken", "token"].contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let pick = |k: &str| source.get(k).filter(|v| !v.is_null()).cloned();
+    fields.extend(pick("chain").map(|c| ("fromChain".to_string(), c)));
+    fields.extend(pick("token").map(|t| ("fromToken".to_string(), t)));
+    let amount = pick("amount").or_else(|| request.get("amount").cloned());
+    fields.extend(amount.map(|a| ("amount".to_string(), a)));
+    Value::Object(fields)
+}
+
+/// One priced (source, rail) pair.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// Index of the source in `from`.
+    pub source: usize,
+    /// Index of the answer in that source's quote.
+    pub result: usize,
+    /// Delivered, destination units.
+    pub est_out: Amount,
+    /// Effective fee, ppm, when the lane can be valued.
+    pub fee_ppm: Option<u64>,
+    /// Duration, seconds.
+    pub duration_sec: u32,
+}
+
+/// Orders `c` best first for `goal` (module docs).
+pub fn rank(goal: Goal, c: &mut [Candidate]) {
+    match goal {
+        Goal::MaxOutput => c.sort_by_key(|x| (Reverse(x.est_out), x.duration_sec, x.source)),
+        Goal::Cheapest => {
+            c.sort_by_key(|x| (x.fee_ppm.is_none(), x.fee_ppm, Reverse(x.est_out), x.source))
+        }
+        Goal::Fastest => c.sort_by_key(|x| (x.duration_sec, Reverse(x.est_out), x.source)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn cand(source: usize, out: u128, fee: Option<u64>, secs: u32) -> Candidate {
+        Candidate {
+            source,
+            result: 0,
+            est_out: Amount::from_u128(out),
+            fee_ppm: fee,
+            duration_sec: secs,
+        }
+    }
+
+    #[test]
+    fn each_goal_orders_its_own_way() {
+        let all = vec![
+            cand(0, 100, Some(5_000), 600),
+            cand(1, 90, Some(1_000), 15),
+            cand(2, 95, None, 5),
+        ];
+        let order = |g| {
+            let mut c = all.clone();
+            rank(g, &mut c);
+            c.iter().map(|x| x.source).collect::<Vec<_>>()
+        };
+        assert_eq!(order(Goal::MaxOutput), [0, 2, 1]);
+        assert_eq!(order(Goal::Cheapest), [1, 0, 2]);
+        assert_eq!(order(Goal::Fastest), [2, 1, 0]);
+        assert_eq!(Goal::parse(None), Ok(Goal::MaxOutput));
+        assert!(Goal::parse(Some("cheap")).is_err());
+    }
+
+    #[test]
+    fn sources_come_as_an_array_or_its_json_text_and_number_one_to_ten() {
+        let one = json!([{"chain": 8453, "token": "USDC", "amount": "5"}]);
+        assert_eq!(sources(Some(&one)).unwrap().len(), 1);
+        assert_eq!(sources(Some(&json!(one.to_string()))).unwrap().len(), 1);
+        for bad in [
+            json!([]),
+            json!((0..11).map(|_| json!({})).collect::<Vec<_>>()),
+            json!("[1"),
+            json!({"chain": 1}),
+            json!([1]),
+        ] {
+            assert!(sources(Some(&bad)).is_err(), "{bad}");
+        }
+        assert!(sources(None).unwrap_err().contains("required"));
+    }
+
+    #[test]
+    fn a_source_becomes_a_route_request_with_the_shared_amount() {
+        let req = json!({"toChain": 42161, "toToken": "USDC", "amount": "7", "goal": "fastest", "fromAddress": "0xabc"});
+        let req = req.as_object().unwrap();
+        let r = route_fields(
+            req,
+            json!({"chain": 8453, "token": "USDC"}).as_object().unwrap(),
+        );
+        assert_eq!(
+            r,
+            json!({"fromChain": 8453, "fromToken": "USDC", "amount": "7", "toChain": 42161, "toToken": "USDC", "fromAddress": "0xabc"})
+        );
+        let own = route_fields(
+            req,
+            json!({"chain": 10, "amount": "9"}).as_object().unwrap(),
+        );
+        assert_eq!(own["amount"], "9");
+    }
+}

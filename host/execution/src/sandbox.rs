@@ -1,0 +1,140 @@
+//! The zero-funds sandbox (spec §1.5, §3.1, §8.2): `x-relay-sandbox: 1`
+//! gives an `sbx_` route that walks RECEIVING → SWAPPING → SENDING →
+//! COMPLETED over about 40 s on a timer, then DONE. Nothing is signed or
+//! moved; records live in memory for an hour, are never persisted and never
+//! appear in the public feed.
+
+use relay_types::{RouteRecord, RouteStatus};
+use std::{collections::HashMap, sync::Mutex, time::Duration};
+use tokio::time::Instant;
+
+/// Time from acceptance to DONE.
+pub const SANDBOX_DURATION: Duration = Duration::from_secs(40);
+/// How long a sandbox record is kept.
+pub const SANDBOX_RETENTION: Duration = Duration::from_secs(3600);
+/// The stages, each a quarter of [`SANDBOX_DURATION`].
+pub const STAGES: [&str; 4] = ["RECEIVING", "SWAPPING", "SENDING", "COMPLETED"];
+
+struct Entry {
+    record: RouteRecord,
+    started: Instant,
+}
+
+/// In-memory sandbox routes.
+#[derive(Default)]
+pub struct Sandbox {
+    routes: Mutex<HashMap<String, Entry>>,
+}
+
+impl std::fmt::Debug for Sandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sandbox").finish_non_exhaustive()
+    }
+}
+
+/// The state of a sandbox route `elapsed` after acceptance.
+/// A route accepted in a terminal state (FUNDS_REQUIRED) stays there.
+pub fn at(mut r: RouteRecord, elapsed: Duration) -> RouteRecord {
+    if r.status.is_terminal() {
+        return r;
+    }
+    if elapsed >= SANDBOX_DURATION {
+        r.status = RouteStatus::Done;
+        r.stage = Some("COMPLETED".into());
+        r.dest_tx = None;
+    } else {
+        let quarter = SANDBOX_DURATION.as_millis() / STAGES.len() as u128;
+        let i = (elapsed.as_millis() / quarter) as usize;
+        r.status = RouteStatus::Bridging;
+        r.stage = Some(STAGES[i.min(STAGES.len() - 1)].into());
+    }
+    r
+}
+
+impl Sandbox {
+    /// Starts a sandbox route (its id must start with `sbx_`).
+    pub fn start(&self, record: RouteRecord) -> RouteRecord {
+        let mut routes = self.routes.lock().expect("sandbox lock");
+        routes.retain(|_, e| e.started.elapsed() < SANDBOX_RETENTION);
+        let now = at(record.clone(), Duration::ZERO);
+        routes.insert(
+            record.id.clone(),
+            Entry {
+                record,
+                started: Instant::now(),
+            },
+        );
+        now
+    }
+
+    /// The route's current state and seconds since acceptance.
+    pub fn get(&self, id: &str) -> Option<(RouteRecord, f64)> {
+        let routes = self.routes.lock().expect("sandbox lock");
+        let e = routes
+            .get(id)
+            .filter(|e| e.started.elapsed() < SANDBOX_RETENTION)?;
+        let elapsed = e.started.elapsed();
+        Some((at(e.record.clone(), elapsed), elapsed.as_secs_f64()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use relay_plugin_api::{Amount, ChainRef, ExecutionPlan, SourceMode};
+
+    use super::*;
+
+    fn record() -> RouteRecord {
+        RouteRecord {
+            id: "sbx_test".into(),
+            status: RouteStatus::Bridging,
+            stage: None,
+            rail: "floatlane".into(),
+            lane: "evm->evm".into(),
+            from_chain: ChainRef::Evm(8453),
+            to_chain: ChainRef::Evm(42161),
+            from_token: "USDC".into(),
+            to_token: "USDC".into(),
+            amount: Amount::from_u128(5_000_000),
+            estimated: Amount::from_u128(5_000_000),
+            min_out: Amount::from_u128(5_000_000),
+            relay_fee: Amount::ZERO,
+            gas_fee: relay_plugin_api::Amount::ZERO,
+            sender: String::new(),
+            recipient: String::new(),
+            mode: SourceMode::Operator,
+            plan: ExecutionPlan::default(),
+            next_step: 0,
+            track_ref: None,
+            src_tx: None,
+            dest_tx: None,
+            failure: None,
+            created_ms: 0,
+            permit: None,
+            passed_over: Vec::new(),
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn stages_walk_on_the_timer_then_done_then_expire() {
+        let sb = Sandbox::default();
+        assert_eq!(sb.start(record()).stage.as_deref(), Some("RECEIVING"));
+        let mut seen = vec![];
+        for _ in 0..5 {
+            let (r, _) = sb.get("sbx_test").unwrap();
+            seen.push((r.status.public(), r.stage.unwrap()));
+            tokio::time::advance(Duration::from_secs(10)).await;
+        }
+        let expect = [
+            ("BRIDGING", "RECEIVING"),
+            ("BRIDGING", "SWAPPING"),
+            ("BRIDGING", "SENDING"),
+            ("BRIDGING", "COMPLETED"),
+            ("DONE", "COMPLETED"),
+        ];
+        let seen: Vec<(&str, &str)> = seen.iter().map(|(a, b)| (*a, b.as_str())).collect();
+        assert_eq!(seen, expect);
+        tokio::time::advance(SANDBOX_RETENTION).await;
+        assert!(sb.get("sbx_test").is_none(), "kept at most an hour");
+    }
+}

@@ -1,0 +1,227 @@
+//! Wasm components of the `relay:rail` world, run under wasmtime.
+//!
+//! Containment, as the design asks: one [`WasmRuntime`] per host owns the
+//! `Engine` (component model, async host imports, epoch interruption) and a
+//! background thread that advances the epoch every [`EPOCH_TICK`]. Each
+//! artifact is compiled once, cached on disk by its sha256 and the wasmtime
+//! version, and pre-instantiated ([`WasmBackend`]). Every call gets a fresh
+//! `Store` with a memory limit and an epoch deadline taken from the call's
+//! deadline, so a trap, a hang or a runaway allocation ends that call only:
+//! the next call starts from a clean instance.
+//!
+//! What it must never do: give a component any import but `relay:rail/host`
+//! (no WASI, no filesystem, no sockets, no keys). Components that import
+//! anything else are refused at load.
+
+mod backend;
+mod bindings;
+mod cache;
+
+use std::{
+    path::{Path, PathBuf},
+    sync::{
+        mpsc::{self, RecvTimeoutError},
+        Arc,
+    },
+    thread::JoinHandle,
+    time::Duration,
+};
+
+pub use self::backend::WasmBackend;
+use self::bindings::{CallState, RailPlugin};
+use serde::{Deserialize, Serialize};
+use wasmtime::{component::Linker, Engine};
+
+/// How often the epoch advances; deadlines are enforced to this granularity.
+pub const EPOCH_TICK: Duration = Duration::from_millis(10);
+
+/// Default linear-memory limit of one call: 64 MiB.
+pub const DEFAULT_MEMORY_LIMIT_BYTES: usize = 64 * 1024 * 1024;
+
+/// Settings of the wasm runtime.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WasmRuntimeConfig {
+    /// Largest linear memory one call may grow to (default 64 MiB). Growth
+    /// beyond it is refused and the call ends with a resource-limit error.
+    pub memory_limit_bytes: usize,
+    /// Directory for precompiled components (default none: compile on every
+    /// load). Must be writable by the host only: its files are loaded as
+    /// trusted machine code.
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl Default for WasmRuntimeConfig {
+    fn default() -> Self {
+        WasmRuntimeConfig {
+            memory_limit_bytes: DEFAULT_MEMORY_LIMIT_BYTES,
+            cache_dir: None,
+        }
+    }
+}
+
+/// Why a component did not load.
+#[derive(Debug, thiserror::Error)]
+pub enum WasmLoadError {
+    /// The wasmtime engine could not be configured.
+    #[error("wasm engine: {0}")]
+    Engine(String),
+    /// The artifact could not be read.
+    #[error("reading {path}: {source}")]
+    Io {
+        /// Artifact path.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The artifact is not the one its manifest names.
+    #[error("{path}: checksum mismatch: expected sha256 {expected}, artifact has {actual}")]
+    Checksum {
+        /// Artifact path.
+        path: PathBuf,
+        /// The sha256 the caller expected.
+        expected: String,
+        /// The sha256 of the file.
+        actual: String,
+    },
+    /// The artifact is a core wasm module, not a component.
+    #[error("{0}: a core wasm module, not a component (build it with plugins/build-wasm.sh)")]
+    CoreModule(PathBuf),
+    /// wasmtime refused the component.
+    #[error("{path}: not a valid component: {reason}")]
+    Compile {
+        /// Artifact path.
+        path: PathBuf,
+        /// wasmtime's reason.
+        reason: String,
+    },
+    /// The component imports something the host does not provide.
+    #[error("{path}: imports {import:?}; a rail may import only {allowed:?}")]
+    ForeignImport {
+        /// Artifact path.
+        path: PathBuf,
+        /// The offending import.
+        import: String,
+        /// What the world allows.
+        allowed: &'static [&'static str],
+    },
+    /// The component does not export the rail interface.
+    #[error("{path}: does not export {export:?} (is it a relay:rail@1 component?)")]
+    MissingExport {
+        /// Artifact path.
+        path: PathBuf,
+        /// The missing export.
+        export: &'static str,
+    },
+    /// Imports or exports exist but their types do not match the world.
+    #[error("{path}: does not match the relay:rail world: {reason}")]
+    Incompatible {
+        /// Artifact path.
+        path: PathBuf,
+        /// wasmtime's type-check error.
+        reason: String,
+    },
+}
+
+/// The host's wasm runtime: one engine, its epoch ticker, and the linker
+/// that provides `relay:rail/host`. Cheap to clone; the ticker stops when
+/// the last clone (including those inside loaded backends) is dropped.
+#[derive(Clone)]
+pub struct WasmRuntime {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    engine: Engine,
+    linker: Linker<CallState>,
+    config: WasmRuntimeConfig,
+    _ticker: EpochTicker,
+}
+
+impl std::fmt::Debug for WasmRuntime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WasmRuntime")
+            .field("config", &self.shared.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WasmRuntime {
+    /// Builds the engine and linker and starts the epoch ticker.
+    pub fn new(config: WasmRuntimeConfig) -> Result<Self, WasmLoadError> {
+        let mut wasm_config = wasmtime::Config::new();
+        wasm_config
+            .wasm_component_model(true)
+            .epoch_interruption(true);
+        let engine = Engine::new(&wasm_config).map_err(|e| WasmLoadError::Engine(e.to_string()))?;
+        let mut linker = Linker::new(&engine);
+        RailPlugin::add_to_linker::<CallState, wasmtime::component::HasSelf<CallState>>(
+            &mut linker,
+            |state| state,
+        )
+        .map_err(|e| WasmLoadError::Engine(e.to_string()))?;
+        let ticker = EpochTicker::start(engine.clone(), EPOCH_TICK);
+        Ok(WasmRuntime {
+            shared: Arc::new(Shared {
+                engine,
+                linker,
+                config,
+                _ticker: ticker,
+            }),
+        })
+    }
+
+    /// Loads the component at `path`, whose sha256 must be `sha256` (hex).
+    /// Same as [`WasmBackend::load`].
+    pub fn load(&self, path: &Path, sha256: &str) -> Result<WasmBackend, WasmLoadError> {
+        WasmBackend::load(self, path, sha256)
+    }
+
+    /// The configuration it runs with.
+    pub fn config(&self) -> &WasmRuntimeConfig {
+        &self.shared.config
+    }
+
+    fn engine(&self) -> &Engine {
+        &self.shared.engine
+    }
+
+    fn linker(&self) -> &Linker<CallState> {
+        &self.shared.linker
+    }
+}
+
+/// A thread that advances the engine's epoch every tick until dropped.
+struct EpochTicker {
+    stop: Option<mpsc::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl EpochTicker {
+    fn start(engine: Engine, tick: Duration) -> Self {
+        let (stop, stopped) = mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("relay-wasm-epoch".into())
+            .spawn(move || {
+                while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(tick) {
+                    engine.increment_epoch();
+                }
+            })
+            .map_err(|e| tracing::error!(error = %e, "epoch ticker did not start; wasm deadlines rely on timeouts alone"))
+            .ok();
+        EpochTicker {
+            stop: Some(stop),
+            thread,
+        }
+    }
+}
+
+impl Drop for EpochTicker {
+    fn drop(&mut self) {
+        // Disconnecting the channel ends the loop at its next wake-up.
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}

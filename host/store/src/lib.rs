@@ -1,0 +1,112 @@
+//! Persistence. One schema for SQLite (the embedded default, a file in the
+//! data directory) and Postgres (the scale-out backend), reached through
+//! sqlx's `Any` driver so every query is written once.
+//!
+//! Each domain has its own module: `operator` (operator state for the
+//! registry), `routes` (route rows, the side-effect journal, claims),
+//! `outbox` (webhook-ready events), `idempotency` (keys and first
+//! responses).
+
+mod delivery;
+mod idempotency;
+mod migrate;
+mod nonces;
+mod operator;
+mod outbox;
+mod recent;
+mod routes;
+
+pub use idempotency::IdempotencyBegin;
+pub use outbox::OutboxEvent;
+pub use routes::{JournalEntry, TxState};
+use sqlx::{any::AnyPoolOptions, AnyPool};
+
+/// Which database is behind the store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// SQLite file.
+    Sqlite,
+    /// Postgres server.
+    Postgres,
+}
+
+/// Why the store failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The URL names no supported database.
+    #[error("unsupported database url (use sqlite://… or postgres://…)")]
+    UnsupportedUrl,
+    /// A database error.
+    #[error("database: {0}")]
+    Db(#[from] sqlx::Error),
+    /// Creating the data directory failed.
+    #[error("data directory: {0}")]
+    Io(#[from] std::io::Error),
+    /// A stored row does not decode.
+    #[error("corrupt row: {0}")]
+    Corrupt(String),
+}
+
+/// The store handle (cheap to clone).
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+impl Store {
+    /// Connects to `url` and applies pending migrations.
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("sqlite:") {
+            create_sqlite_parent(url)?;
+            Backend::Sqlite
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Backend::Postgres
+        } else {
+            return Err(StoreError::UnsupportedUrl);
+        };
+        let max = if backend == Backend::Sqlite { 4 } else { 16 };
+        let pool = AnyPoolOptions::new()
+            .max_connections(max)
+            .connect(url)
+            .await?;
+        let store = Store { pool, backend };
+        if backend == Backend::Sqlite {
+            sqlx::query("PRAGMA journal_mode=WAL")
+                .execute(&store.pool)
+                .await?;
+            sqlx::query("PRAGMA busy_timeout=5000")
+                .execute(&store.pool)
+                .await?;
+        }
+        migrate::run(&store).await?;
+        Ok(store)
+    }
+
+    /// The pool.
+    pub fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
+    /// The backend.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+}
+
+fn create_sqlite_parent(url: &str) -> std::io::Result<()> {
+    let path = url
+        .trim_start_matches("sqlite://")
+        .trim_start_matches("sqlite:")
+        .split('?')
+        .next()
+        .unwrap_or_default();
+    if path.is_empty() || path == ":memory:" {
+        return Ok(());
+    }
+    match std::path::Path::new(path).parent() {
+        Some(p) if !p.as_os_str().is_empty() => std::fs::create_dir_all(p),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,46 @@
+//! Schema migrations, embedded in the binary and applied in order at
+//! connect. On Postgres an advisory lock makes concurrent replicas apply
+//! them once.
+
+use super::{Backend, Store, StoreError};
+
+/// `(version, sql)` in order.
+const MIGRATIONS: &[(i64, &str)] = &[
+    (1, include_str!("../migrations/0001_operator_state.sql")),
+    (2, include_str!("../migrations/0002_routes.sql")),
+    (3, include_str!("../migrations/0003_nonces.sql")),
+    (4, include_str!("../migrations/0004_idempotency_route.sql")),
+];
+
+/// Applies every migration not yet recorded.
+pub async fn run(store: &Store) -> Result<(), StoreError> {
+    let mut tx = store.pool().begin().await?;
+    if store.backend() == Backend::Postgres {
+        sqlx::query("SELECT pg_advisory_xact_lock(7265)")
+            .execute(&mut *tx)
+            .await?;
+    }
+    sqlx::query("CREATE TABLE IF NOT EXISTS relay_migrations (version BIGINT PRIMARY KEY, applied_ms BIGINT NOT NULL)")
+        .execute(&mut *tx)
+        .await?;
+    for (version, sql) in MIGRATIONS {
+        let done: Option<(i64,)> =
+            sqlx::query_as("SELECT version FROM relay_migrations WHERE version = $1")
+                .bind(*version)
+                .fetch_optional(&mut *tx)
+                .await?;
+        if done.is_some() {
+            continue;
+        }
+        for stmt in sql.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+            sqlx::query(stmt).execute(&mut *tx).await?;
+        }
+        sqlx::query("INSERT INTO relay_migrations (version, applied_ms) VALUES ($1, $2)")
+            .bind(*version)
+            .bind(relay_types::now_ms() as i64)
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}

@@ -1,0 +1,32 @@
+//! The recent-routes query behind the public feed (spec §2.11): the newest
+//! stored routes first. Only live routes are ever stored (sandbox routes
+//! live in memory), so the feed can never show a sandbox route. The caller
+//! anonymises what it shows; this module only reads.
+
+use super::{Store, StoreError};
+use relay_types::route::RouteRecord;
+use sqlx::Row;
+
+impl Store {
+    /// The `limit` most recently created routes, newest first. A row that
+    /// does not decode is skipped (and logged), never shown half-read.
+    pub async fn recent_routes(&self, limit: u32) -> Result<Vec<RouteRecord>, StoreError> {
+        let rows =
+            sqlx::query("SELECT id, body FROM routes ORDER BY created_ms DESC, id DESC LIMIT $1")
+                .bind(i64::from(limit))
+                .fetch_all(self.pool())
+                .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in rows {
+            let body: String = row.try_get("body")?;
+            match serde_json::from_str(&body) {
+                Ok(r) => out.push(r),
+                Err(e) => {
+                    let id: String = row.try_get("id")?;
+                    tracing::warn!(route = %id, error = %e, "undecodable route row left out of the feed");
+                }
+            }
+        }
+        Ok(out)
+    }
+}

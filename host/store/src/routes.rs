@@ -1,0 +1,256 @@
+//! Route rows, the side-effect journal, and route claims.
+//!
+//! Every state change writes the route row and its outbox event in one
+//! transaction, guarded by the row's version (optimistic concurrency), so two
+//! replicas can never both advance the same route from the same state.
+//! Claims are leases with expiry: a replica that dies releases its routes
+//! when the lease runs out.
+
+use super::{Store, StoreError};
+use relay_types::now_ms;
+use relay_types::route::{RouteRecord, RouteStatus};
+use sqlx::Row;
+
+/// A side effect's journal state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxState {
+    /// Signed with a nonce, not yet known to be broadcast.
+    Planned,
+    /// Broadcast; hash known.
+    Sent,
+    /// Mined successfully.
+    Mined,
+    /// Mined and reverted, or dropped.
+    Failed,
+}
+
+impl TxState {
+    fn as_str(self) -> &'static str {
+        match self {
+            TxState::Planned => "planned",
+            TxState::Sent => "sent",
+            TxState::Mined => "mined",
+            TxState::Failed => "failed",
+        }
+    }
+
+    fn parse(s: &str) -> Self {
+        match s {
+            "sent" => TxState::Sent,
+            "mined" => TxState::Mined,
+            "failed" => TxState::Failed,
+            _ => TxState::Planned,
+        }
+    }
+}
+
+/// One journaled side effect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JournalEntry {
+    /// Route.
+    pub route_id: String,
+    /// Plan step index.
+    pub step: i64,
+    /// Attempt (replacements bump it).
+    pub attempt: i64,
+    /// Chain.
+    pub chain: String,
+    /// Nonce, once allocated.
+    pub nonce: Option<i64>,
+    /// What was (to be) sent: signed raw tx or call description.
+    pub payload: String,
+    /// Transaction hash, once known.
+    pub tx_hash: Option<String>,
+    /// State.
+    pub state: TxState,
+}
+
+fn corrupt(e: serde_json::Error) -> StoreError {
+    StoreError::Corrupt(e.to_string())
+}
+
+impl Store {
+    /// Inserts a new route with its `created` event.
+    pub async fn insert_route(&self, r: &RouteRecord) -> Result<(), StoreError> {
+        self.insert_route_for_key(r, None).await
+    }
+
+    /// Inserts a new route and, in the same transaction, records it as the
+    /// route of idempotency key `key`.
+    pub async fn insert_route_for_key(
+        &self,
+        r: &RouteRecord,
+        key: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let body = serde_json::to_string(r).map_err(corrupt)?;
+        let now = now_ms() as i64;
+        let mut tx = self.pool().begin().await?;
+        sqlx::query(
+            "INSERT INTO routes (id, status, version, body, terminal, claim_owner, claim_until_ms, created_ms, updated_ms) \
+             VALUES ($1, $2, 1, $3, $4, NULL, 0, $5, $5)",
+        )
+        .bind(&r.id)
+        .bind(r.status.as_str())
+        .bind(&body)
+        .bind(r.status.is_terminal() as i64)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        super::outbox::append(&mut tx, r, 1, "created").await?;
+        if let Some(key) = key {
+            sqlx::query("UPDATE idempotency SET route_id = $1 WHERE key = $2")
+                .bind(&r.id)
+                .bind(key)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Writes `r` if the stored version is still `version`; returns the new
+    /// version, or `None` when someone else advanced the route first. The
+    /// state change and its outbox event commit together.
+    pub async fn update_route(
+        &self,
+        r: &RouteRecord,
+        version: i64,
+        event: &str,
+    ) -> Result<Option<i64>, StoreError> {
+        let body = serde_json::to_string(r).map_err(corrupt)?;
+        let mut tx = self.pool().begin().await?;
+        let done = sqlx::query(
+            "UPDATE routes SET status = $1, body = $2, terminal = $3, version = version + 1, updated_ms = $4 \
+             WHERE id = $5 AND version = $6",
+        )
+        .bind(r.status.as_str())
+        .bind(&body)
+        .bind(r.status.is_terminal() as i64)
+        .bind(now_ms() as i64)
+        .bind(&r.id)
+        .bind(version)
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Ok(None);
+        }
+        super::outbox::append(&mut tx, r, version + 1, event).await?;
+        tx.commit().await?;
+        Ok(Some(version + 1))
+    }
+
+    /// A route and its version.
+    pub async fn get_route(&self, id: &str) -> Result<Option<(RouteRecord, i64)>, StoreError> {
+        let row = sqlx::query("SELECT body, version FROM routes WHERE id = $1")
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?;
+        row.map(|r| {
+            let body: String = r.try_get("body")?;
+            let version: i64 = r.try_get("version")?;
+            Ok((serde_json::from_str(&body).map_err(corrupt)?, version))
+        })
+        .transpose()
+    }
+
+    /// Ids of routes that are not terminal and not claimed by a live lease.
+    pub async fn open_routes(&self) -> Result<Vec<String>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id FROM routes WHERE terminal = 0 AND claim_until_ms < $1 ORDER BY created_ms",
+        )
+        .bind(now_ms() as i64)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| r.try_get("id").map_err(Into::into))
+            .collect()
+    }
+
+    /// Takes (or renews) the lease on a route for `owner`; `false` when
+    /// another live owner holds it. Atomic on both backends: one UPDATE.
+    pub async fn claim_route(
+        &self,
+        id: &str,
+        owner: &str,
+        lease_ms: u64,
+    ) -> Result<bool, StoreError> {
+        let now = now_ms() as i64;
+        let done = sqlx::query(
+            "UPDATE routes SET claim_owner = $1, claim_until_ms = $2 \
+             WHERE id = $3 AND terminal = 0 AND (claim_owner IS NULL OR claim_owner = $1 OR claim_until_ms < $4)",
+        )
+        .bind(owner)
+        .bind(now + lease_ms as i64)
+        .bind(id)
+        .bind(now)
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Releases a lease held by `owner`.
+    pub async fn release_route(&self, id: &str, owner: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE routes SET claim_owner = NULL, claim_until_ms = 0 WHERE id = $1 AND claim_owner = $2")
+            .bind(id)
+            .bind(owner)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// Journals a side effect before it happens (or updates it after).
+    pub async fn journal(&self, e: &JournalEntry) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO tx_journal (route_id, step, attempt, chain, nonce, payload, tx_hash, state, updated_ms) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+             ON CONFLICT (route_id, step, attempt) DO UPDATE SET nonce = excluded.nonce, payload = excluded.payload, \
+             tx_hash = excluded.tx_hash, state = excluded.state, updated_ms = excluded.updated_ms",
+        )
+        .bind(&e.route_id)
+        .bind(e.step)
+        .bind(e.attempt)
+        .bind(&e.chain)
+        .bind(e.nonce)
+        .bind(&e.payload)
+        .bind(&e.tx_hash)
+        .bind(e.state.as_str())
+        .bind(now_ms() as i64)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// The journal of a route, in step and attempt order.
+    pub async fn journal_of(&self, route_id: &str) -> Result<Vec<JournalEntry>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT route_id, step, attempt, chain, nonce, payload, tx_hash, state FROM tx_journal \
+             WHERE route_id = $1 ORDER BY step, attempt",
+        )
+        .bind(route_id)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(JournalEntry {
+                    route_id: r.try_get("route_id")?,
+                    step: r.try_get("step")?,
+                    attempt: r.try_get("attempt")?,
+                    chain: r.try_get("chain")?,
+                    nonce: r.try_get("nonce")?,
+                    payload: r.try_get("payload")?,
+                    tx_hash: r.try_get("tx_hash")?,
+                    state: TxState::parse(&r.try_get::<String, _>("state")?),
+                })
+            })
+            .collect()
+    }
+
+    /// Counts routes by status (for operators and tests).
+    pub async fn count_routes(&self, status: RouteStatus) -> Result<i64, StoreError> {
+        let row = sqlx::query("SELECT COUNT(*) AS n FROM routes WHERE status = $1")
+            .bind(status.as_str())
+            .fetch_one(self.pool())
+            .await?;
+        Ok(row.try_get("n")?)
+    }
+}

@@ -1,0 +1,158 @@
+//! The route record and its states (spec §2.8, §3.1).
+
+use relay_plugin_api::{Amount, ChainRef, ExecutionPlan, SourceMode};
+use serde::{Deserialize, Serialize};
+
+/// Route status values (spec §3.1), plus the internal `PENDING` a route
+/// holds while its source leg is being executed (shown as `BRIDGING` with
+/// stage `RECEIVING`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum RouteStatus {
+    /// Accepted; source-leg steps still running.
+    Pending,
+    /// In flight.
+    Bridging,
+    /// Delivered.
+    Done,
+    /// Failed (with a typed reason; refunded where funds were pulled).
+    Failed,
+    /// Unfunded non-EVM lane: the relayer lacks float.
+    FundsRequired,
+    /// The user must send funds to a deposit address.
+    AwaitingDeposit,
+    /// A dry run.
+    Dry,
+}
+
+impl RouteStatus {
+    /// Whether nothing will change any more.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            RouteStatus::Done | RouteStatus::Failed | RouteStatus::FundsRequired | RouteStatus::Dry
+        )
+    }
+
+    /// The wire name (spec §3.1); `PENDING` is reported as `BRIDGING`.
+    pub fn public(self) -> &'static str {
+        match self {
+            RouteStatus::Pending | RouteStatus::Bridging => "BRIDGING",
+            RouteStatus::Done => "DONE",
+            RouteStatus::Failed => "FAILED",
+            RouteStatus::FundsRequired => "FUNDS_REQUIRED",
+            RouteStatus::AwaitingDeposit => "AWAITING_DEPOSIT",
+            RouteStatus::Dry => "DRY",
+        }
+    }
+
+    /// The database name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RouteStatus::Pending => "PENDING",
+            other => other.public(),
+        }
+    }
+}
+
+crate::code_table! {
+    /// Why a live route ended `FAILED` (`failure.code` of the receipt).
+    pub enum FailureCode {
+        /// The host's policy refused a plan step.
+        StepRefused => ("STEP_REFUSED", "the host's policy refused a step of the rail's plan (an undeclared contract, a payout to someone else, above the estimate); nothing of that step was signed"),
+        /// A transaction reverted.
+        TxReverted => ("TX_REVERTED", "a transaction of the route reverted on chain; pulled funds are refunded (less the relayer's gas)"),
+        /// The upstream reported failure.
+        UpstreamFailed => ("UPSTREAM_FAILED", "the bridge or aggregator reported the transfer failed; pulled funds are refunded"),
+        /// The upstream refunded the relayer.
+        RefundedByUpstream => ("REFUNDED_BY_UPSTREAM", "the upstream refunded the transfer; the sender is refunded"),
+        /// No delivery before the tracking deadline.
+        UpstreamTimeout => ("UPSTREAM_TIMEOUT", "no delivery within execution.track_timeout_ms; pulled funds are refunded"),
+        /// Anything else (RPC, signing, store).
+        ExecutionFailed => ("EXECUTION_FAILED", "the route could not be completed (RPC, signing or store failure); pulled funds are refunded unless a transaction's fate is unknown"),
+    }
+}
+
+/// Why a route failed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Failure {
+    /// Machine-readable reason ([`FailureCode`], as its wire string).
+    pub code: String,
+    /// Detail.
+    pub message: String,
+    /// Whether source funds had moved (refund owed).
+    pub funds_moved: bool,
+    /// The refund transaction, once sent.
+    pub refund_tx: Option<String>,
+}
+
+impl Failure {
+    /// Whether a refund is owed and not yet sent (a crash between deciding
+    /// and sending it).
+    pub fn refund_due(&self) -> bool {
+        self.funds_moved && self.refund_tx.is_none()
+    }
+}
+
+/// Everything persisted about one route.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RouteRecord {
+    /// `rt_…` (never `sbx_`: sandbox routes are never persisted).
+    pub id: String,
+    /// State.
+    pub status: RouteStatus,
+    /// Finer stage (`RECEIVING`, `SWAPPING`, `SENDING`, `COMPLETED`).
+    pub stage: Option<String>,
+    /// Rail that executes it.
+    pub rail: String,
+    /// Lane name within the rail.
+    pub lane: String,
+    /// Source node.
+    pub from_chain: ChainRef,
+    /// Destination node.
+    pub to_chain: ChainRef,
+    /// Source token symbol.
+    pub from_token: String,
+    /// Destination token symbol.
+    pub to_token: String,
+    /// Source amount.
+    pub amount: Amount,
+    /// Estimated delivery.
+    pub estimated: Amount,
+    /// Guaranteed minimum delivery.
+    pub min_out: Amount,
+    /// The relay's route fee, withheld from the token in flight.
+    pub relay_fee: Amount,
+    /// Relayer gas with markup, withheld from the token in flight.
+    #[serde(default)]
+    pub gas_fee: Amount,
+    /// Who funds it.
+    pub sender: String,
+    /// Who receives.
+    pub recipient: String,
+    /// How funds reach the relayer.
+    pub mode: SourceMode,
+    /// The declarative plan the rail prepared.
+    pub plan: ExecutionPlan,
+    /// Index of the next plan step to run.
+    pub next_step: usize,
+    /// The rail's tracking reference.
+    pub track_ref: Option<String>,
+    /// Source transaction.
+    pub src_tx: Option<String>,
+    /// Destination transaction, once delivered.
+    pub dest_tx: Option<String>,
+    /// Why it failed.
+    pub failure: Option<Failure>,
+    /// Accepted at, epoch ms.
+    pub created_ms: u64,
+    /// The user's Permit2 signature (mode `permit2`), kept to pull the funds.
+    #[serde(default)]
+    pub permit: Option<crate::permit::SignedPermit>,
+    /// Rails ranked above the one executing that were passed over at
+    /// execute (failover), with why.
+    #[serde(default)]
+    pub passed_over: Vec<String>,
+}
