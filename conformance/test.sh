@@ -4,8 +4,9 @@
 #   conformance/test.sh
 #
 # 1. Installs what the tests need and is missing: anvil + solc (npm, into
-#    .tools/), the wasm toolchain (rustup's wasm32 target if installed,
-#    otherwise Debian's rustc-web), a PostgreSQL server when none answers.
+#    .tools/), schemathesis (PyPI, into .tools/venv), the wasm toolchain
+#    (rustup's wasm32 target if installed, otherwise Debian's rustc-web), a
+#    PostgreSQL server when none answers.
 # 2. Checks: compiled contracts match their sources, rustfmt, clippy -D warnings.
 # 3. Packages every rail (plugins/plugins.toml) into the test plugins dir.
 # 4. cargo test: unit, integration (real anvil chains, SQLite, Postgres,
@@ -20,6 +21,8 @@ step() { printf '\n== %s\n' "$*" >&2; }
 step "tools"
 conformance/devnet/tools/install.sh >/dev/null
 export RELAY_ANVIL="$root/.tools/bin/anvil"
+RELAY_SCHEMATHESIS=$(conformance/tools/schemathesis.sh)
+export RELAY_SCHEMATHESIS
 RELAY_TEST_POSTGRES_URL=$(conformance/tools/postgres.sh)
 export RELAY_TEST_POSTGRES_URL
 

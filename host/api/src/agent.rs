@@ -32,21 +32,22 @@
 use super::{edge, plan::winner, quote::Quoting, solve::spender, ApiError, AppState, ErrorCode};
 use axum::{
     body::Body,
-    extract::{DefaultBodyLimit, State},
+    extract::State,
     http::{HeaderMap, Request, StatusCode},
     response::{IntoResponse, Response},
-    routing::post,
-    Json, Router,
+    Json,
 };
-use relay_engine::{intent, route::RouteAsk, submit, tokens};
+use relay_engine::{
+    intent::{self, AgentAnswer, Receives},
+    route::RouteAsk,
+    submit, tokens,
+};
 use serde_json::{json, Map, Value};
 use tower::ServiceExt;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub(super) fn routes(q: Quoting) -> Router<AppState> {
-    Router::new()
-        .route("/api/agent/do", post(agent))
-        .layer(DefaultBodyLimit::max(edge::BODY_LIMIT))
-        .with_state(q)
+pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(agent)).with_state(q)
 }
 
 fn bad(field: &str, why: impl std::fmt::Display) -> ApiError {
@@ -132,6 +133,7 @@ fn as_intent(mut e: ApiError) -> ApiError {
     e
 }
 
+#[utoipa::path(post, path = "/api/agent/do", tag = "routing", summary = "Plain-language or structured intent to a sign request (x-relay-sandbox: 1 runs it in the sandbox)", request_body = relay_engine::wire::AgentRequest, responses((status = 200, description = "OK", body = AgentAnswer), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(lane, rail, status))]
 async fn agent(
     State(q): State<Quoting>,
@@ -168,30 +170,37 @@ async fn agent(
         ));
     };
     span.record("rail", r.rail.as_str());
-    let mut answer = json!({
-        "rail": r.rail,
-        "receives": {
-            "units": p.net.estimated,
-            "human": intent::units_to_human(p.net.estimated, ask.to_token.decimals),
-            "token": ask.to_token.symbol,
-            "chain": ask.to_chain,
+    let mut answer = AgentAnswer {
+        status: String::new(),
+        rail: r.rail.clone(),
+        receives: Receives {
+            units: p.net.estimated,
+            human: intent::units_to_human(p.net.estimated, ask.to_token.decimals),
+            token: ask.to_token.symbol.clone(),
+            chain: ask.to_chain,
         },
-        "durationSec": p.quote.duration_sec,
-        "understood": understood,
-    });
+        duration_sec: p.quote.duration_sec,
+        understood,
+        note: String::new(),
+        sign_request: None,
+        id: None,
+        receipt: None,
+    };
     if headers.get("x-relay-sandbox").and_then(|v| v.to_str().ok()) == Some("1") {
         return sandbox(&q, &headers, &ask, &r.rail, answer).await;
     }
     let sign = submit::sign_request(&ask, Some(&r.rail), &spender(&q), &q.app.config.permit2);
     let status = if sign.is_some() { "sign" } else { "quoted" };
     span.record("status", status);
-    answer["status"] = json!(status);
-    answer["note"] = json!(match status {
-        "sign" =>
-            "sign the Permit2 transfer, fill signRequest.fill into submitBody, POST it to submitTo",
+    answer.status = status.into();
+    answer.note = match status {
+        "sign" => {
+            "sign the Permit2 transfer, fill signRequest.fill into submitBody, POST it to submitTo"
+        }
         _ => "quoted only: send fromAddress (an EVM sender of an ERC-20) to get a signRequest",
-    });
-    answer["signRequest"] = sign.unwrap_or(Value::Null);
+    }
+    .into();
+    answer.sign_request = sign;
     Ok(Json(answer).into_response())
 }
 
@@ -201,7 +210,7 @@ async fn sandbox(
     headers: &HeaderMap,
     ask: &RouteAsk,
     rail: &str,
-    mut answer: Value,
+    mut answer: AgentAnswer,
 ) -> Result<Response, ApiError> {
     let mut req = Request::post(submit::SUBMIT_TO)
         .header("content-type", "application/json")
@@ -210,9 +219,12 @@ async fn sandbox(
         req = req.header("x-idempotency-key", key);
     }
     let req = req
-        .body(Body::from(submit::route_body(ask, Some(rail)).to_string()))
+        .body(Body::from(
+            serde_json::to_string(&submit::route_body(ask, Some(rail))).unwrap_or_default(),
+        ))
         .map_err(|e| ApiError::new(ErrorCode::MalformedBody, e.to_string()))?;
-    let execute = super::execute::routes(q.clone()).with_state(q.app.clone());
+    let (execute, _) = super::execute::routes(q.clone()).split_for_parts();
+    let execute = execute.with_state(q.app.clone());
     let resp = match execute.oneshot(req).await {
         Ok(r) => r,
         Err(never) => match never {},
@@ -225,12 +237,12 @@ async fn sandbox(
         .map_err(|e| ApiError::new(ErrorCode::RailsUnavailable, e.to_string()))?;
     let receipt: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
     tracing::Span::current().record("status", "done");
-    answer["status"] = json!("done");
-    answer["id"] = receipt["id"].clone();
-    answer["receipt"] = receipt;
-    answer["signRequest"] = Value::Null;
-    answer["note"] = json!(
+    answer.status = "done".into();
+    answer.id = Some(receipt["id"].clone());
+    answer.receipt = Some(receipt);
+    answer.sign_request = None;
+    answer.note =
         "sandbox: run through execute with nothing signed or moved; track it at receipt.track"
-    );
+            .into();
     Ok(Json(answer).into_response())
 }

@@ -8,9 +8,10 @@
 //! `{type: added | changed | fixed | removed, path?, what}`.
 
 use super::AppState;
-use axum::{routing::get, Json, Router};
+use axum::Json;
 use serde_json::{json, Value};
 use std::sync::LazyLock;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// The interface description this API implements (spec §9.1).
 pub const INTERFACE_VERSION: &str = "3.1.0";
@@ -25,26 +26,53 @@ static ENTRIES: LazyLock<Value> =
 
 /// What is running: the host's version, the interface it implements, the
 /// rail contract version.
-pub fn running() -> Value {
-    json!({
-        "version": env!("CARGO_PKG_VERSION"),
-        "interface": INTERFACE_VERSION,
-        "release": SERVICE_RELEASE,
-        "railContract": relay_plugin_api::CONTRACT_VERSION,
-    })
+pub fn running() -> Running {
+    Running {
+        version: env!("CARGO_PKG_VERSION"),
+        interface: INTERFACE_VERSION,
+        release: SERVICE_RELEASE,
+        rail_contract: relay_plugin_api::CONTRACT_VERSION,
+    }
 }
 
-pub(super) fn routes() -> Router<AppState> {
-    Router::new().route("/api/changelog", get(changelog))
+/// The versions running.
+#[derive(Clone, Copy, Debug, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Running {
+    /// The host's version.
+    pub version: &'static str,
+    /// The interface description version.
+    pub interface: &'static str,
+    /// The service release.
+    pub release: &'static str,
+    /// The rail contract version.
+    pub rail_contract: &'static str,
 }
 
+/// `GET /api/changelog`.
+#[derive(Clone, Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct Changelog {
+    /// What runs.
+    pub running: Running,
+    /// Entries, newest first (`{version, date, interface, summary, changes[]}`).
+    #[schema(value_type = Vec<Object>)]
+    pub entries: Value,
+    /// How to read it.
+    pub note: &'static str,
+}
+
+pub(super) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(changelog))
+}
+
+#[utoipa::path(get, path = "/api/changelog", tag = "discovery", summary = "Changes to the API and the versions running", responses((status = 200, description = "OK", body = Changelog), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn changelog() -> Json<Value> {
-    Json(json!({
-        "running": running(),
-        "entries": *ENTRIES,
-        "note": "newest first; clients must ignore fields they do not know (spec §9.4)",
-    }))
+async fn changelog() -> Json<Changelog> {
+    Json(Changelog {
+        running: running(),
+        entries: ENTRIES.clone(),
+        note: "newest first; clients must ignore fields they do not know (spec §9.4)",
+    })
 }
 
 #[cfg(test)]

@@ -6,49 +6,43 @@
 //! lane where no rail answers is still a 200 with every rail `ok:false` and
 //! `best: null`; an unroutable lane is 404 `UNROUTABLE_LANE`.
 
-use axum::{
-    extract::{DefaultBodyLimit, State},
-    routing::get,
-    Json, Router,
-};
-use serde_json::{json, Value};
+use axum::{extract::State, Json};
+use serde_json::Value;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     edge::{self, JsonObject, QueryFields},
-    quote::{rail_entry, Quoting},
+    quote::Quoting,
     ApiError, AppState,
 };
-use relay_engine::{
-    compare::{self, cache_key},
-    quote::QuoteOutcome,
-    route::RouteAsk,
-};
+use relay_engine::{answer::CompareResult, compare::cache_key};
 
-pub(super) fn routes(q: Quoting) -> Router<AppState> {
-    Router::new()
-        .route("/api/route/compare", get(compare_get).post(compare_post))
-        .layer(DefaultBodyLimit::max(edge::BODY_LIMIT))
+pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(compare_get, compare_post))
         .with_state(q)
 }
 
+#[utoipa::path(get, path = "/api/route/compare", tag = "best-execution", summary = "Every applicable rail ranked (12 s cache)", params(("fromChain" = String, Query, description = "source node", example = "8453"), ("toChain" = String, Query, description = "destination node", example = "42161"), ("amount" = String, Query, description = "source smallest units", example = "5000000"), ("fromToken" = Option<String>, Query, description = "symbol or address", example = "USDC"), ("toToken" = Option<String>, Query, description = "symbol or address", example = "USDC"), ("toAddress" = Option<String>, Query, description = "recipient")), responses((status = 200, description = "OK", body = CompareResult), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(lane, cached))]
 async fn compare_get(
     State(q): State<Quoting>,
     query: QueryFields,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<CompareResult>, ApiError> {
     respond(&q, edge::params(None, query)?).await
 }
 
+#[utoipa::path(post, path = "/api/route/compare", tag = "best-execution", summary = "Every applicable rail ranked (12 s cache)", request_body = relay_engine::wire::RouteRequest, responses((status = 200, description = "OK", body = CompareResult), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(lane, cached))]
 async fn compare_post(
     State(q): State<Quoting>,
     query: QueryFields,
     body: JsonObject,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<CompareResult>, ApiError> {
     respond(&q, edge::params(Some(body), query)?).await
 }
 
-async fn respond(q: &Quoting, fields: Value) -> Result<Json<Value>, ApiError> {
+async fn respond(q: &Quoting, fields: Value) -> Result<Json<CompareResult>, ApiError> {
     let ask = q.parse(&fields)?;
     let span = tracing::Span::current();
     span.record("lane", format!("{}->{}", ask.from_chain, ask.to_chain));
@@ -58,75 +52,14 @@ async fn respond(q: &Quoting, fields: Value) -> Result<Json<Value>, ApiError> {
         None => {
             let outcome = q.run(&ask).await?;
             (
-                q.compare_cache.put(key, compare_body(q, &ask, &outcome)),
+                q.compare_cache
+                    .put(key, CompareResult::of(&q.app.config.quote, &ask, &outcome)),
                 false,
             )
         }
     };
     span.record("cached", cached);
     let mut body = (*result).clone();
-    body["cached"] = json!(cached);
+    body.cached = cached;
     Ok(Json(body))
-}
-
-fn compare_body(q: &Quoting, ask: &RouteAsk, o: &QuoteOutcome) -> Value {
-    let cfg = &q.app.config.quote;
-    let threshold_ppm = u64::from(cfg.guard_threshold_pct) * 10_000;
-    let best = o.best();
-    let best_net = best.map(|(_, p)| p.net.estimated).unwrap_or_default();
-    let quotes: Vec<Value> = o
-        .results
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let mut v = rail_entry(o, r, i);
-            let (fee, score) = match &r.outcome {
-                Ok(p) => {
-                    let fee = compare::effective_fee_ppm(cfg, ask, p.net.estimated);
-                    let score = compare::quality_score(
-                        p.net.estimated,
-                        best_net,
-                        fee,
-                        threshold_ppm,
-                        p.quote.duration_sec,
-                    );
-                    (fee, score)
-                }
-                Err(_) => (None, 0),
-            };
-            v["effectiveFeePct"] = json!(fee.map(compare::ppm_to_pct));
-            v["qualityScore"] = json!(score);
-            v
-        })
-        .collect();
-    let best_fee = best.and_then(|(_, p)| compare::effective_fee_ppm(cfg, ask, p.net.estimated));
-    let guard = compare::guard(
-        ask.amount,
-        best_fee,
-        o.tier.route_fee_bps,
-        cfg.guard_threshold_pct,
-    );
-    json!({
-        "lane": {
-            "fromChain": ask.from_chain,
-            "toChain": ask.to_chain,
-            "fromToken": ask.from_token.symbol,
-            "toToken": ask.to_token.symbol,
-            "amount": ask.amount,
-            "applicableRails": o.results.iter().map(|r| r.rail.as_str()).collect::<Vec<_>>(),
-            "estOutUnit": ask.to_token.symbol,
-            "estOutDecimals": ask.to_token.decimals,
-        },
-        "quotes": quotes,
-        "best": best.map(|(r, _)| r.rail.clone()),
-        "comparedRails": o.answered(),
-        "railsAttempted": o.results.len(),
-        "guard": {
-            "ok": guard.ok,
-            "effectiveFeePct": guard.effective_fee_ppm.map(compare::ppm_to_pct),
-            "thresholdPct": guard.threshold_pct,
-            "recommendedMinInput": guard.recommended_min_input,
-        },
-        "member": o.membership.member,
-    })
 }

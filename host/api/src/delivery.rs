@@ -4,8 +4,9 @@
 //! `days` (1 to 365, default 30); anything else is 400 `INVALID_FIELD`
 //! naming `days`. Sandbox routes are never counted.
 
-use axum::{extract::State, routing::get, Json, Router};
-use serde_json::{json, Value};
+use axum::{extract::State, Json};
+use serde_json::Value;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     edge::{self, QueryFields},
@@ -19,8 +20,8 @@ const DEFAULT_DAYS: u64 = 30;
 /// The longest window, days.
 const MAX_DAYS: u64 = 365;
 
-pub(super) fn routes() -> Router<AppState> {
-    Router::new().route("/api/delivery/stats", get(stats))
+pub(super) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(stats))
 }
 
 fn window_days(fields: &Value) -> Result<u64, ApiError> {
@@ -40,8 +41,12 @@ fn window_days(fields: &Value) -> Result<u64, ApiError> {
         })
 }
 
+#[utoipa::path(get, path = "/api/delivery/stats", tag = "discovery", summary = "Delivery success and latency distribution", params(("days" = Option<u64>, Query, description = "window, 1 to 365 days (default 30)")), responses((status = 200, description = "OK", body = delivery::DeliveryReport), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn stats(State(s): State<AppState>, query: QueryFields) -> Result<Json<Value>, ApiError> {
+async fn stats(
+    State(s): State<AppState>,
+    query: QueryFields,
+) -> Result<Json<delivery::DeliveryReport>, ApiError> {
     let days = window_days(&edge::params(None, query)?)?;
     let to = now_ms();
     let from = to.saturating_sub(days * 86_400_000);
@@ -53,8 +58,6 @@ async fn stats(State(s): State<AppState>, query: QueryFields) -> Result<Json<Val
     )
     .map_err(store)?;
     let stats = delivery::compute(&counts, &latencies);
-    let mut body = serde_json::to_value(&stats).unwrap_or_default();
-    body["window"] = json!({"days": days, "from": from, "to": to});
-    body["note"] = json!("routes created in the window, by status (PENDING shown as BRIDGING; dry runs left out); successRate = DONE / (DONE + FAILED); latencySec is created-to-DONE, nearest-rank percentiles; sandbox routes are never stored or counted");
-    Ok(Json(body))
+    let window = delivery::Window { days, from, to };
+    Ok(Json(delivery::DeliveryReport::new(stats, window)))
 }

@@ -2,16 +2,21 @@
 //! query strings become one JSON object, and every rejection is a typed
 //! error — never axum's plain-text rejections, never a 5xx.
 //!
+//! - [`parse_json`]: the one strict JSON parser of every body. A key that
+//!   appears twice in one object is refused (`DUPLICATE_KEY` naming it —
+//!   never last-wins, so two readers of one body cannot disagree about
+//!   it); anything else that is not JSON is `MALFORMED_BODY` naming the
+//!   line and column. The HTTP edge ([`crate::layers`]) runs it on every
+//!   request body before a handler sees it.
 //! - [`JsonObject`]: the body must be a JSON object no larger than
-//!   [`BODY_LIMIT`] (`MALFORMED_BODY` naming the line and column,
-//!   `BODY_TOO_LARGE`).
+//!   `http.body_limit_bytes` (`BODY_TOO_LARGE` above it).
 //! - [`params`]: query-string fields fill in what the body does not carry
 //!   (so `?token=USDC` is the source-token alias on a POST, and a GET
 //!   compare is a RouteRequest in the query).
 //! - [`RequestError`] maps onto `errorCode`s with the field named and a
 //!   `suggestedAction`.
 
-use std::collections::BTreeMap;
+use std::{cell::RefCell, collections::BTreeMap, collections::HashSet, fmt};
 
 use super::{ApiError, ErrorCode};
 use axum::{
@@ -20,9 +25,10 @@ use axum::{
     http::StatusCode,
 };
 use relay_engine::{route::RequestError, EngineError};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-/// Largest body a RouteRequest endpoint reads.
+/// Largest body an endpoint reads by default (`http.body_limit_bytes`).
 pub const BODY_LIMIT: usize = 64 * 1024;
 
 impl From<EngineError> for ApiError {
@@ -66,27 +72,129 @@ fn malformed(why: impl std::fmt::Display) -> ApiError {
         .suggest("send a JSON object with content-type: application/json")
 }
 
+/// Walks a JSON document and refuses the first object key seen twice in
+/// one object, remembering it in `dup`. Values are not kept: [`parse_json`]
+/// builds the [`Value`] once the document is known to be unambiguous.
+struct NoDuplicateKeys<'a> {
+    dup: &'a RefCell<Option<String>>,
+}
+
+impl<'de> DeserializeSeed<'de> for NoDuplicateKeys<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for NoDuplicateKeys<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq
+            .next_element_seed(NoDuplicateKeys { dup: self.dup })?
+            .is_some()
+        {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut seen = HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                *self.dup.borrow_mut() = Some(key);
+                // Stops the walk; the caller reports the key it recorded.
+                return Err(serde::de::Error::custom("duplicate key"));
+            }
+            map.next_value_seed(NoDuplicateKeys { dup: self.dup })?;
+        }
+        Ok(())
+    }
+}
+
+/// Parses a request body strictly: JSON (any value) in which no object
+/// repeats a key. `DUPLICATE_KEY` names the repeated key (in `field`);
+/// every other failure is `MALFORMED_BODY` with the line and column.
+pub fn parse_json(bytes: &[u8]) -> Result<Value, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(malformed("empty; expected a JSON object"));
+    }
+    let not_json = |e: serde_json::Error| {
+        malformed(format!(
+            "not JSON ({} at line {}, column {})",
+            category(&e),
+            e.line(),
+            e.column()
+        ))
+    };
+    let dup = RefCell::new(None);
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let walked = NoDuplicateKeys { dup: &dup }
+        .deserialize(&mut de)
+        .and_then(|()| de.end());
+    if let Err(e) = walked {
+        return Err(match dup.into_inner() {
+            Some(key) => ApiError::new(
+                ErrorCode::DuplicateKey,
+                format!(
+                    "body: key {:?} appears twice in one object (line {}, column {})",
+                    relay_engine::tokens::clip(&key),
+                    e.line(),
+                    e.column()
+                ),
+            )
+            .field(relay_engine::tokens::clip(&key))
+            .suggest("send each key once"),
+            None => not_json(e),
+        });
+    }
+    serde_json::from_slice(bytes).map_err(not_json)
+}
+
+/// A body the HTTP edge has already read and parsed with [`parse_json`],
+/// handed to the extractors in the request's extensions.
+#[derive(Clone, Debug)]
+pub struct ParsedBody(pub Value);
+
 /// A request body that is a JSON object.
 #[derive(Clone, Debug)]
 pub struct JsonObject(pub Map<String, Value>);
 
 impl JsonObject {
-    /// Parses `bytes` as a JSON object.
+    /// Parses `bytes` as a JSON object ([`parse_json`]: duplicate keys refused).
     pub fn parse(bytes: &[u8]) -> Result<Self, ApiError> {
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Err(malformed("empty; expected a JSON object"));
-        }
-        match serde_json::from_slice::<Value>(bytes) {
-            Ok(Value::Object(m)) => Ok(JsonObject(m)),
-            Ok(other) => Err(malformed(format!(
+        Self::from_value(parse_json(bytes)?)
+    }
+
+    fn from_value(v: Value) -> Result<Self, ApiError> {
+        match v {
+            Value::Object(m) => Ok(JsonObject(m)),
+            other => Err(malformed(format!(
                 "expected a JSON object, got {}",
                 kind(&other)
-            ))),
-            Err(e) => Err(malformed(format!(
-                "not JSON ({} at line {}, column {})",
-                category(&e),
-                e.line(),
-                e.column()
             ))),
         }
     }
@@ -115,13 +223,13 @@ fn category(e: &serde_json::Error) -> &'static str {
 impl<S: Send + Sync> FromRequest<S> for JsonObject {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+    async fn from_request(mut req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        if let Some(ParsedBody(v)) = req.extensions_mut().remove::<ParsedBody>() {
+            return JsonObject::from_value(v);
+        }
         let bytes = Bytes::from_request(req, state).await.map_err(|e| {
             if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::new(
-                    ErrorCode::BodyTooLarge,
-                    format!("body: larger than {BODY_LIMIT} bytes"),
-                )
+                ApiError::new(ErrorCode::BodyTooLarge, "body: larger than this host reads")
             } else {
                 malformed(e.body_text())
             }
@@ -164,6 +272,28 @@ mod tests {
             assert!(e.message.contains(says), "{}", e.message);
         }
         assert!(JsonObject::parse(b" {\"a\": 1} ").is_ok());
+    }
+
+    #[test]
+    fn a_repeated_key_is_refused_by_name_at_any_depth() {
+        for (body, key) in [
+            (&br#"{"amount":"1","amount":"2"}"#[..], "amount"),
+            (br#"{"permit2":{"nonce":"1","x":[],"nonce":"2"}}"#, "nonce"),
+            (br#"[{"a":1},{"b":1,"b":2}]"#, "b"),
+        ] {
+            let e = parse_json(body).unwrap_err();
+            assert_eq!(
+                (e.code, e.field.as_deref()),
+                (ErrorCode::DuplicateKey, Some(key))
+            );
+            assert!(e.message.contains(&format!("{key:?}")), "{}", e.message);
+        }
+        let same_key_elsewhere = br#"{"a":{"a":1},"b":[{"a":2},{"a":3}],"n":1.5}"#;
+        assert!(parse_json(same_key_elsewhere).is_ok());
+        assert_eq!(
+            parse_json(br#"{"a":1} x"#).unwrap_err().code,
+            ErrorCode::MalformedBody
+        );
     }
 
     #[test]

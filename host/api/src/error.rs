@@ -10,7 +10,6 @@ use axum::{
 };
 use relay_engine::preflight::{BlockerCode, WarningCode};
 use relay_types::route::FailureCode;
-use serde_json::json;
 
 /// Declares [`ErrorCode`] and its catalogue from one table, so the
 /// catalogue served at `/api/errors` can never miss a code.
@@ -82,37 +81,119 @@ error_codes! {
     /// A token is neither a symbol nor an address this host knows on that chain.
     UnknownToken => ("UNKNOWN_TOKEN", BAD_REQUEST, false, "fromToken/toToken is not a symbol or contract address known on that chain; omit it for the native asset"),
     /// An amount is not a positive decimal string of smallest units.
-    InvalidAmount => ("INVALID_AMOUNT", BAD_REQUEST, false, "amount must be a positive decimal string of the token's smallest units (\"5000000\" is 5 USDC)"),
+    InvalidAmount => ("INVALID_AMOUNT", BAD_REQUEST, false, "amount must be a positive decimal string of the token's smallest units (\"5000000\" is 5 USDC), below 10^15 whole tokens"),
     /// An address is not valid for its chain.
     InvalidAddress => ("INVALID_ADDRESS", BAD_REQUEST, false, "fromAddress/toAddress (or a token address) is not a valid address on its chain"),
     /// The body is larger than the endpoint accepts.
-    BodyTooLarge => ("BODY_TOO_LARGE", PAYLOAD_TOO_LARGE, false, "the request body is larger than this endpoint accepts"),
+    BodyTooLarge => ("BODY_TOO_LARGE", PAYLOAD_TOO_LARGE, false, "the request body is larger than http.body_limit_bytes (64 KiB by default)"),
     /// Every applicable rail refused the amount.
     AmountOutOfRange => ("AMOUNT_OUT_OF_RANGE", UNPROCESSABLE_ENTITY, false, "every applicable rail refused this amount (too small to cover fees, or above what it can carry now); the message lists why"),
     /// Too many requests from this client to this endpoint this minute.
-    RateLimited => ("RATE_LIMITED", TOO_MANY_REQUESTS, true, "the per-minute limit of this endpoint was reached for this IP (or x-relay-key); retry after retryAfterMs"),
+    RateLimited => ("RATE_LIMITED", TOO_MANY_REQUESTS, true, "the per-minute limit of this endpoint was reached for this IP (or issued x-relay-key); retry after retryAfterMs"),
+    /// A JSON object in the body repeats a key (the message and `field` name it).
+    DuplicateKey => ("DUPLICATE_KEY", BAD_REQUEST, false, "a JSON object in the body repeats a key; `field` names it (keys are never last-wins)"),
+    /// The request target is longer than the host reads.
+    UriTooLong => ("URI_TOO_LONG", URI_TOO_LONG, false, "the path and query are longer than http.uri_limit_bytes (8 KiB by default); send the fields in a POST body"),
+    /// A body that is not declared `application/json`.
+    UnsupportedMediaType => ("UNSUPPORTED_MEDIA_TYPE", UNSUPPORTED_MEDIA_TYPE, false, "a request body must be sent with content-type: application/json (charset optional)"),
+    /// The request's body did not arrive in time.
+    RequestTimeout => ("REQUEST_TIMEOUT", REQUEST_TIMEOUT, true, "the request body did not arrive within http.body_read_timeout_ms (10 s by default)"),
+    /// The host did not answer in time.
+    HandlerTimeout => ("HANDLER_TIMEOUT", SERVICE_UNAVAILABLE, true, "the host did not answer within http.request_timeout_ms (30 s by default); retry (an execute with the same x-idempotency-key never moves funds twice)"),
+    /// The host failed unexpectedly (a bug; the `x-request-id` names it in the logs).
+    Internal => ("INTERNAL", INTERNAL_SERVER_ERROR, true, "the host failed unexpectedly; report the x-request-id of the response"),
     /// The quote attestation given as a price lock does not hold.
     AttestationInvalid => ("ATTESTATION_INVALID", BAD_REQUEST, false, "attestation: not signed by this relayer, expired, or for another route; quote again"),
     /// The price moved below the lock (`minOut` or the attestation's minimum).
     PriceMoved => ("PRICE_MOVED", CONFLICT, true, "no route delivers the locked minimum any more; quote again"),
     /// Every rail for the lane only quotes it.
     QuoteOnly => ("QUOTE_ONLY", UNPROCESSABLE_ENTITY, false, "this lane is priced for comparison but never executed here; the message gives quoteOnlyReason"),
+    /// The route would spend the operator's own funds and no valid owner token was sent.
+    OperatorAuthRequired => ("OPERATOR_AUTH_REQUIRED", UNAUTHORIZED, false, "mode self (the default) spends the operator's own funds and needs Authorization: Bearer <owner token>; a client without it sends mode permit2 with a Permit2 signature of its own funds"),
+    /// The simulated Permit2 pull reverts: the owner's allowance to Permit2 is below the amount.
+    Permit2AllowanceMissing => ("PERMIT2_ALLOWANCE_MISSING", UNPROCESSABLE_ENTITY, false, "the owner has not approved Permit2 for the amount, so the pull would revert; nothing was sent: approve Permit2 for the token once, then retry"),
+    /// The simulated Permit2 pull reverts: the owner holds less than the amount.
+    InsufficientBalance => ("INSUFFICIENT_BALANCE", UNPROCESSABLE_ENTITY, false, "the owner holds less than the amount, so the pull would revert; nothing was sent"),
+    /// The simulated Permit2 pull reverts: the permit's nonce is spent.
+    Permit2NonceUsed => ("PERMIT2_NONCE_USED", CONFLICT, false, "the permit's nonce is already used on chain, so the pull would revert; nothing was sent: sign a new permit with an unused nonce"),
+    /// The route's first transaction reverts when simulated.
+    RailCallReverts => ("RAIL_CALL_REVERTS", UNPROCESSABLE_ENTITY, false, "the route's first transaction reverts when simulated at the pending block; nothing was sent; the message gives the revert reason"),
+}
+
+/// One `errorCode` of the catalogue.
+#[derive(Clone, Debug, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorEntry {
+    /// The code.
+    pub error_code: &'static str,
+    /// The HTTP status it is answered with.
+    pub status: u16,
+    /// Whether the same request may succeed later.
+    pub retryable: bool,
+    /// What it means and what to do about it.
+    pub meaning: &'static str,
+}
+
+/// `GET /api/errors`: every table, generated from its enum.
+#[derive(Clone, Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct Catalogue {
+    /// Every `errorCode` a failed request answers with.
+    pub errors: Vec<ErrorEntry>,
+    /// How many.
+    pub count: usize,
+    /// Preflight `blockers[].code` (`{code, meaning}`).
+    #[schema(value_type = Vec<Object>)]
+    pub blockers: Vec<relay_types::codes::CodeEntry>,
+    /// Preflight `warnings[].code`.
+    #[schema(value_type = Vec<Object>)]
+    pub warnings: Vec<relay_types::codes::CodeEntry>,
+    /// `failure.code` of a route that ended FAILED.
+    #[schema(value_type = Vec<Object>)]
+    pub failures: Vec<relay_types::codes::CodeEntry>,
+    /// How to read it.
+    pub note: &'static str,
 }
 
 /// The catalogue served at `GET /api/errors`: every table, generated.
-pub fn catalogue() -> serde_json::Value {
-    let codes: Vec<serde_json::Value> = ErrorCode::ALL
+pub fn catalogue() -> Catalogue {
+    let errors: Vec<ErrorEntry> = ErrorCode::ALL
         .iter()
-        .map(|c| json!({"errorCode": c.as_str(), "status": c.status().as_u16(), "retryable": c.retryable(), "meaning": c.meaning()}))
+        .map(|c| ErrorEntry {
+            error_code: c.as_str(),
+            status: c.status().as_u16(),
+            retryable: c.retryable(),
+            meaning: c.meaning(),
+        })
         .collect();
-    json!({
-        "errors": codes,
-        "count": codes.len(),
-        "blockers": BlockerCode::catalogue(),
-        "warnings": WarningCode::catalogue(),
-        "failures": FailureCode::catalogue(),
-        "note": "errors: every errorCode a failed request answers with (HTTP status, retryable); blockers and warnings: preflight's blockers[].code and warnings[].code (200, decision NO_GO); failures: failure.code of a route that ended FAILED",
-    })
+    Catalogue {
+        count: errors.len(),
+        errors,
+        blockers: BlockerCode::catalogue(),
+        warnings: WarningCode::catalogue(),
+        failures: FailureCode::catalogue(),
+        note: "errors: every errorCode a failed request answers with (HTTP status, retryable); blockers and warnings: preflight's blockers[].code and warnings[].code (200, decision NO_GO); failures: failure.code of a route that ended FAILED",
+    }
+}
+
+/// Every failure's body (spec §7). Branch on `errorCode`, never on wording.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorBody {
+    /// What went wrong, for people.
+    pub error: String,
+    /// The machine-readable code (`GET /api/errors`).
+    pub error_code: String,
+    /// Whether the same request may succeed later.
+    pub retryable: bool,
+    /// The request field at fault.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// What to do about it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggested_action: Option<String>,
+    /// When a retry can succeed, ms from now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
 }
 
 /// An error answer.
@@ -161,22 +242,15 @@ impl ApiError {
     }
 
     /// The JSON body.
-    pub fn body(&self) -> serde_json::Value {
-        let mut body = json!({
-            "error": self.message,
-            "errorCode": self.code.as_str(),
-            "retryable": self.code.retryable(),
-        });
-        if let Some(f) = &self.field {
-            body["field"] = json!(f);
+    pub fn body(&self) -> ErrorBody {
+        ErrorBody {
+            error: self.message.clone(),
+            error_code: self.code.as_str().into(),
+            retryable: self.code.retryable(),
+            field: self.field.clone(),
+            suggested_action: self.suggested_action.clone(),
+            retry_after_ms: self.retry_after_ms,
         }
-        if let Some(a) = &self.suggested_action {
-            body["suggestedAction"] = json!(a);
-        }
-        if let Some(ms) = self.retry_after_ms {
-            body["retryAfterMs"] = json!(ms);
-        }
-        body
     }
 }
 

@@ -5,21 +5,18 @@
 //! when no float-lane rail is loaded or the operator disabled it.
 
 use super::{ApiError, AppState, ErrorCode};
-use axum::{extract::State, routing::get, Json, Router};
-use relay_chain::reader::ChainReader;
+use axum::{extract::State, Json};
 use relay_engine::floatinfo;
-use serde_json::Value;
-use std::sync::Arc;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub(super) fn routes(reader: Arc<ChainReader>) -> Router<AppState> {
-    Router::new().route(
-        "/api/floatlane/info",
-        get(move |State(s): State<AppState>| async move { info(s, &reader).await }),
-    )
+pub(super) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(info))
 }
 
+#[utoipa::path(get, path = "/api/floatlane/info", tag = "discovery", summary = "Float-lane tiers, per-chain float, capNow and cost floors", responses((status = 200, description = "OK", body = floatinfo::FloatLaneInfo), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn info(s: AppState, reader: &ChainReader) -> Result<Json<Value>, ApiError> {
+async fn info(State(s): State<AppState>) -> Result<Json<floatinfo::FloatLaneInfo>, ApiError> {
+    let reader = &s.reader;
     use relay_registry::OperatorStateStore;
     let state = s
         .store

@@ -8,8 +8,9 @@
 //! default the lowest configured chain. A chain this host does not serve
 //! is 400 `UNKNOWN_CHAIN` naming `chainId`.
 
-use axum::{extract::State, routing::get, Json, Router};
+use axum::{extract::State, Json};
 use serde_json::Value;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     changelog::SERVICE_RELEASE,
@@ -18,12 +19,16 @@ use super::{
 };
 use relay_engine::gasless;
 
-pub(super) fn routes() -> Router<AppState> {
-    Router::new().route("/api/gasless/info", get(info))
+pub(super) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(info))
 }
 
+#[utoipa::path(get, path = "/api/gasless/info", tag = "discovery", summary = "Gasless signing info and the EIP-712 domain", params(("chainId" = Option<u64>, Query, description = "the chain the domain is for (default: the lowest configured)")), responses((status = 200, description = "OK", body = gasless::GaslessInfo), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn info(State(s): State<AppState>, query: QueryFields) -> Result<Json<Value>, ApiError> {
+async fn info(
+    State(s): State<AppState>,
+    query: QueryFields,
+) -> Result<Json<gasless::GaslessInfo>, ApiError> {
     let fields = edge::params(None, query)?;
     let chain = match fields.get("chainId").and_then(Value::as_str) {
         None => None,

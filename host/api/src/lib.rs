@@ -1,10 +1,13 @@
 //! The HTTP API (spec §4). One module per endpoint group; handlers parse,
 //! call the engine, and shape the response. Every request gets a tracing
 //! span; every failure is `{error, errorCode, retryable, …}` — unknown
-//! paths and wrong methods included (404 `NOT_FOUND`). Rate limits (§8.1)
-//! and CORS (§5.10) wrap every route ([`limits`]).
+//! paths and wrong methods included (404 `NOT_FOUND`). The HTTP edge
+//! ([`layers`]: body, URI and time limits, strict JSON, request ids) with
+//! rate limits (§8.1) and CORS (§5.10, [`limits`]) wraps every route;
+//! [`metrics`] serves `GET /metrics`.
 
 mod agent;
+pub mod auth;
 mod changelog;
 mod compare;
 mod delivery;
@@ -13,8 +16,10 @@ mod error;
 mod execute;
 mod floatlane;
 mod gasless;
+pub mod layers;
 pub mod limits;
 mod membership;
+pub mod metrics;
 pub mod openapi;
 mod plan;
 mod preflight;
@@ -38,6 +43,7 @@ use relay_registry::OperatorStateStore;
 use relay_runtime::rails::RailSet;
 use relay_store::Store;
 use std::sync::Arc;
+use utoipa_axum::router::OpenApiRouter;
 
 /// What every handler can reach.
 #[derive(Clone)]
@@ -58,62 +64,44 @@ pub struct AppState {
     pub relayer: Option<Arc<Relayer>>,
     /// Runs live routes.
     pub executor: Option<Arc<Executor>>,
+    /// The SHA-256 of the operator's owner token (from the environment;
+    /// `None`: nobody may spend the operator's funds) ([`auth`]).
+    pub owner_token: Option<auth::OwnerTokenHash>,
 }
 
 /// The whole API router.
 pub fn router(state: AppState) -> Router {
     let quoting = quote::Quoting::new(state.clone());
     let limiter = Arc::new(limits::RateLimiter::new(&state.config.limits));
-    let reader = state.reader.clone();
-    Router::new()
+    metrics::handle();
+    let (documented, doc) = OpenApiRouter::with_openapi(openapi::base())
         .merge(status::routes())
         .merge(routes::routes())
-        .merge(track::routes())
         .merge(gasless::routes())
-        .merge(uptime::routes(&state))
+        .merge(uptime::routes())
         .merge(delivery::routes())
         .merge(snapshot::routes())
         .merge(changelog::routes())
         .merge(pricefeeds::routes())
-        .merge(floatlane::routes(reader.clone()))
-        .merge(membership::routes(reader))
-        .merge(preflight::routes(quoting.clone()))
+        .merge(floatlane::routes())
+        .merge(membership::routes())
         .merge(plan::routes(quoting.clone()))
         .merge(solve::routes(quoting.clone()))
         .merge(agent::routes(quoting.clone()))
         .merge(recent::routes())
-        .merge(execute::routes(quoting.clone()))
         .merge(quote::routes(quoting.clone()))
-        .merge(compare::routes(quoting))
+        .merge(compare::routes(quoting.clone()))
+        .merge(track::routes())
+        .merge(preflight::routes(quoting.clone()))
+        .merge(execute::routes(quoting))
         .merge(openapi::routes())
+        .merge(metrics::routes())
+        .split_for_parts();
+    openapi::finish(doc);
+    let routes = documented
         .fallback(error::not_found)
-        .method_not_allowed_fallback(error::not_found)
-        .layer(axum::middleware::from_fn_with_state(limiter, limits::enforce))
-        .layer(limits::cors())
-        .layer(
-            tower_http::trace::TraceLayer::new_for_http().make_span_with(|req: &axum::http::Request<_>| {
-                tracing::info_span!("http", method = %req.method(), path = %req.uri().path())
-            }),
-        )
-        .with_state(state)
-}
-
-/// Verifies an execute's Permit2 signature (off-chain checks, then its
-/// nonce on chain) against this host's relayer as spender.
-pub(crate) async fn verify_permit(
-    s: &AppState,
-    ask: &relay_engine::request::ExecuteAsk,
-) -> Result<(), ApiError> {
-    let relayer = s.relayer.as_ref().ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::RelayerUnavailable,
-            "this host has no relayer key",
-        )
-    })?;
-    let now = relay_types::now_ms() / 1000;
-    relay_engine::request::verify_permit(&s.reader, &s.config, relayer.address(), ask, now)
-        .await
-        .map_err(ApiError::from)
+        .method_not_allowed_fallback(error::not_found);
+    layers::edge(routes, &state.config.http, limiter).with_state(state)
 }
 
 /// Runs `f` over the current mesh inputs: installed rails, operator state

@@ -1,53 +1,80 @@
-//! Rate limits and CORS (spec §5.2, §5.10, §8.1).
+//! Rate limits and CORS (spec §5.2, §5.10, §8.1), on the `governor` crate.
 //!
-//! **Limits** are per client per endpoint per minute, in fixed one-minute
-//! windows that start at a client's first request. The endpoints of §8.1
-//! have their spec limits (operators override them per bucket in
-//! `[limits.per_minute]`); every other endpoint is unlimited unless
-//! `limits.default_per_minute` is set. GET and POST compare share one
-//! bucket, as do GET and POST solve. Endpoints §8.1 does not list but
-//! that fan out to every rail get their own buckets here: `preflight` 40
-//! (one quote, like `quote`), `plan` 20 and `agent` 20 (up to ten quotes,
-//! or a quote and a sandbox execute — like `solve`). Every limited
-//! response carries `x-ratelimit-limit`, `x-ratelimit-remaining` and
-//! `x-ratelimit-reset` (seconds until the window resets); a refused one
-//! is 429 `{error: "rate limited", errorCode: "RATE_LIMITED", retryable:
-//! true, retryAfterMs}` with `retry-after`.
+//! **Limits** are per client per endpoint, N per minute, counted by the
+//! generic cell rate algorithm (GCRA): a client may send N requests at
+//! once, and one more every 60/N seconds after that — never more than N in
+//! a burst, N per minute sustained. The endpoints of §8.1 have their spec
+//! limits (operators override them per bucket in `[limits.per_minute]`);
+//! every other endpoint is unlimited unless `limits.default_per_minute`
+//! is set (then each matched route has its own bucket, and every unknown
+//! path shares one). GET and POST compare share one bucket, as do GET and
+//! POST solve. Endpoints §8.1 does not list but that fan out to every rail
+//! get their own buckets here: `preflight` 40 (one quote, like `quote`),
+//! `plan` 20 and `agent` 20 (up to ten quotes, or a quote and a sandbox
+//! execute — like `solve`). Every request counts, including those refused
+//! later for a bad body. Every limited response carries
+//! `x-ratelimit-limit`, `x-ratelimit-remaining` and `x-ratelimit-reset`
+//! (seconds until the full limit is available again); a refused one is 429
+//! `{error: "rate limited", errorCode: "RATE_LIMITED", retryable: true,
+//! retryAfterMs}` with `retry-after` (seconds until the next request can
+//! pass). A per-minute limit of 0 refuses every request to the bucket.
 //!
 //! The discovery reads of §4.1 beyond `/api/status` ([`DISCOVERY`]) are
 //! limited like status — its limit, `per_minute.status` included — each
-//! path in its own window (§8.1 counts per endpoint), so a dashboard
+//! path in its own bucket (§8.1 counts per endpoint), so a dashboard
 //! polling them all is not throttled by their sum.
 //!
-//! **The client** is the `x-relay-key` when it carries a well-formed key
-//! (`ak_…`): the limit is then the key's, wherever it calls from. Otherwise
-//! it is the TCP peer's IP — or, only when that peer is one of
-//! `limits.trusted_proxies`, the right-most `X-Forwarded-For` address that
-//! is not itself a trusted proxy (a client cannot spoof its way out of its
-//! limit).
+//! **The client** is an *issued* API key when the request's `x-relay-key`
+//! is one ([`KeyRegistry`]): the limit is then the key's, wherever it calls
+//! from. Developer keys are not issued yet ([`NoKeysIssued`]), so today
+//! every `x-relay-key` is **unrecognised**: the request is limited by its
+//! IP exactly as if it carried no key — a made-up `ak_…` per request buys
+//! nothing — and the response says so with `x-relay-key-status:
+//! unrecognised` (`issued` for an issued key). The IP is the TCP peer's —
+//! or, only when that peer is one of `limits.trusted_proxies`, the
+//! right-most `X-Forwarded-For` address that is not itself a trusted proxy
+//! (a client cannot spoof its way out of its limit). An IPv6 client is
+//! counted by its /64 network (one subscriber's allocation), an
+//! IPv4-mapped IPv6 address as the IPv4 address.
+//!
+//! **Memory** stays bounded: every 1024 requests, buckets that have fully
+//! refilled (indistinguishable from a fresh client) are dropped, so the
+//! state holds at most the clients seen in the last minute.
 //!
 //! **CORS** allows any origin, the methods the API uses, and the headers
 //! of §5 (`content-type`, `x-relay-sandbox`, `x-idempotency-key`,
-//! `x-relay-key`, `x-payment`, …), and exposes the rate-limit headers.
+//! `x-relay-key`, `x-payment`, …), and exposes the rate-limit headers,
+//! `x-relay-key-status` and `x-request-id`.
 
 use std::{
-    collections::HashMap,
-    net::{IpAddr, SocketAddr},
-    sync::{Arc, Mutex},
-    time::{Duration, Instant},
+    collections::BTreeMap,
+    fmt,
+    net::{IpAddr, Ipv6Addr, SocketAddr},
+    num::NonZeroU32,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc, RwLock,
+    },
+    time::Duration,
 };
 
 use super::{ApiError, ErrorCode};
 use axum::{
-    extract::{ConnectInfo, Request, State},
+    extract::{ConnectInfo, MatchedPath, Request, State},
     http::{HeaderMap, HeaderName, HeaderValue, Method},
     middleware::Next,
     response::{IntoResponse, Response},
 };
+use governor::{
+    clock::{Clock, DefaultClock},
+    middleware::StateInformationMiddleware,
+    state::keyed::DashMapStateStore,
+    Quota,
+};
 use relay_config::LimitsConfig;
 use tower_http::cors::{Any, CorsLayer};
 
-/// The length of a window.
+/// The period every limit is counted over.
 pub const WINDOW: Duration = Duration::from_secs(60);
 
 /// The limited endpoints of §8.1: bucket, methods, path, per-minute limit.
@@ -76,7 +103,7 @@ const TABLE: &[(&str, &[Method], &str, u32)] = &[
 ];
 
 /// Discovery reads (§4.1) limited like `GET /api/status`, each in its
-/// own window.
+/// own bucket.
 pub const DISCOVERY: &[&str] = &[
     "/api/gasless/info",
     "/api/uptime",
@@ -88,13 +115,75 @@ pub const DISCOVERY: &[&str] = &[
     "/api/membership/status",
 ];
 
-/// Sweep expired windows once the map holds this many.
-const SWEEP_AT: usize = 10_000;
+/// Refilled buckets are dropped once per this many requests.
+const SWEEP_EVERY: u64 = 1024;
 
-#[derive(Clone, Copy, Debug)]
-struct Window {
-    start: Instant,
-    count: u32,
+/// Answers "did this host issue this API key?" — the seam the developer
+/// keys plug their store into. Called on every request, so it answers from
+/// memory.
+pub trait KeyRegistry: Send + Sync + 'static {
+    /// Whether `key` (an `x-relay-key` value) was issued by this host and
+    /// is live.
+    fn is_issued(&self, key: &str) -> bool;
+}
+
+impl<F: Fn(&str) -> bool + Send + Sync + 'static> KeyRegistry for F {
+    fn is_issued(&self, key: &str) -> bool {
+        self(key)
+    }
+}
+
+/// No developer keys exist yet: every `x-relay-key` is unrecognised.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoKeysIssued;
+
+impl KeyRegistry for NoKeysIssued {
+    fn is_issued(&self, _: &str) -> bool {
+        false
+    }
+}
+
+/// Who a request is counted against.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Client {
+    /// An issued API key.
+    Key(String),
+    /// An IP address (an IPv6 client's /64 network).
+    Ip(IpAddr),
+    /// No peer address known (never the case behind the real server).
+    Unknown,
+}
+
+impl fmt::Display for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Client::Key(k) => write!(f, "key:{k}"),
+            Client::Ip(ip) => write!(f, "ip:{ip}"),
+            Client::Unknown => f.write_str("ip:unknown"),
+        }
+    }
+}
+
+/// What became of the request's `x-relay-key`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyStatus {
+    /// No key was sent.
+    Absent,
+    /// An issued key: the limits are the key's.
+    Issued,
+    /// A key this host did not issue: limited by IP, like no key.
+    Unrecognised,
+}
+
+impl KeyStatus {
+    /// The `x-relay-key-status` header value, when a key was sent.
+    pub fn header(self) -> Option<&'static str> {
+        match self {
+            KeyStatus::Absent => None,
+            KeyStatus::Issued => Some("issued"),
+            KeyStatus::Unrecognised => Some("unrecognised"),
+        }
+    }
 }
 
 /// The outcome of counting one request.
@@ -102,103 +191,200 @@ struct Window {
 pub struct Decision {
     /// Whether the request may proceed.
     pub allowed: bool,
-    /// The bucket's limit.
+    /// The bucket's per-minute limit.
     pub limit: u32,
-    /// Requests left in this window.
+    /// Requests that may follow at once.
     pub remaining: u32,
-    /// Until the window resets.
+    /// Until the whole limit is available again.
     pub reset: Duration,
+    /// Until the next request may pass (zero when this one did).
+    pub retry_after: Duration,
 }
 
-/// Per-client, per-endpoint fixed-window counters.
-#[derive(Debug)]
-pub struct RateLimiter {
+type Keyed<C> = governor::RateLimiter<
+    (String, Client),
+    DashMapStateStore<(String, Client)>,
+    C,
+    StateInformationMiddleware,
+>;
+
+/// Per-client, per-endpoint GCRA limiters: one keyed `governor` limiter
+/// per distinct per-minute limit, keyed by (bucket, client).
+pub struct RateLimiter<C: Clock + Clone = DefaultClock> {
     config: LimitsConfig,
-    windows: Mutex<HashMap<(String, String), Window>>,
+    keys: Arc<dyn KeyRegistry>,
+    clock: C,
+    limiters: RwLock<BTreeMap<u32, Arc<Keyed<C>>>>,
+    checks: AtomicU64,
+}
+
+impl<C: Clock + Clone> fmt::Debug for RateLimiter<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RateLimiter")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
 }
 
 impl RateLimiter {
-    /// A limiter configured by `[limits]`.
+    /// A limiter configured by `[limits]`, with no keys issued.
     pub fn new(config: &LimitsConfig) -> Self {
+        Self::with_keys(config, Arc::new(NoKeysIssued))
+    }
+
+    /// A limiter whose issued keys `keys` answers for.
+    pub fn with_keys(config: &LimitsConfig, keys: Arc<dyn KeyRegistry>) -> Self {
+        Self::with_clock(config, keys, DefaultClock::default())
+    }
+}
+
+impl<C: Clock + Clone> RateLimiter<C> {
+    /// A limiter reading time from `clock` (tests advance a fake one).
+    pub fn with_clock(config: &LimitsConfig, keys: Arc<dyn KeyRegistry>, clock: C) -> Self {
         RateLimiter {
             config: config.clone(),
-            windows: Mutex::new(HashMap::new()),
+            keys,
+            clock,
+            limiters: RwLock::new(BTreeMap::new()),
+            checks: AtomicU64::new(0),
         }
     }
 
-    /// The bucket and limit of an endpoint, if it is limited.
-    pub fn bucket(&self, method: &Method, path: &str) -> Option<(String, u32)> {
+    /// The bucket and per-minute limit of an endpoint, if it is limited.
+    /// `route` is the matched route (`None` for an unknown path).
+    pub fn bucket(
+        &self,
+        method: &Method,
+        path: &str,
+        route: Option<&str>,
+    ) -> Option<(String, u32)> {
         if !self.config.enabled {
             return None;
         }
+        let limit_of =
+            |name: &str, spec: u32| self.config.per_minute.get(name).copied().unwrap_or(spec);
         let listed = TABLE
             .iter()
             .find(|(_, methods, p, _)| *p == path && methods.contains(method));
         match listed {
-            Some((name, _, _, limit)) => {
-                let limit = self.config.per_minute.get(*name).copied().unwrap_or(*limit);
-                Some((name.to_string(), limit))
-            }
+            Some((name, _, _, spec)) => Some((name.to_string(), limit_of(name, *spec))),
             None if *method == Method::GET && DISCOVERY.contains(&path) => {
-                let (_, _, _, limit) = TABLE.iter().find(|(n, ..)| *n == "status")?;
-                let limit = self
-                    .config
-                    .per_minute
-                    .get("status")
-                    .copied()
-                    .unwrap_or(*limit);
-                Some((format!("status {path}"), limit))
+                let (name, _, _, spec) = TABLE.iter().find(|(n, ..)| *n == "status")?;
+                Some((format!("status {path}"), limit_of(name, *spec)))
             }
             None => self
                 .config
                 .default_per_minute
-                .map(|l| (format!("{method} {path}"), l)),
+                .map(|l| (format!("{method} {}", route.unwrap_or("(unknown path)")), l)),
         }
     }
 
-    /// Counts one request of `client` in `bucket` at `now`.
-    pub fn hit(&self, bucket: &str, limit: u32, client: &str, now: Instant) -> Decision {
-        let mut windows = self.windows.lock().unwrap_or_else(|e| e.into_inner());
-        if windows.len() >= SWEEP_AT {
-            windows.retain(|_, w| now.saturating_duration_since(w.start) < WINDOW);
+    fn limiter(&self, limit: NonZeroU32) -> Arc<Keyed<C>> {
+        if let Some(l) = self
+            .limiters
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&limit.get())
+        {
+            return l.clone();
         }
-        let w = windows
-            .entry((bucket.to_string(), client.to_string()))
-            .or_insert(Window {
-                start: now,
-                count: 0,
-            });
-        if now.saturating_duration_since(w.start) >= WINDOW {
-            *w = Window {
-                start: now,
-                count: 0,
+        let mut all = self.limiters.write().unwrap_or_else(|e| e.into_inner());
+        all.entry(limit.get())
+            .or_insert_with(|| {
+                let quota = Quota::with_period(WINDOW / limit.get())
+                    .expect("a nonzero period")
+                    .allow_burst(limit);
+                Arc::new(
+                    governor::RateLimiter::dashmap_with_clock(quota, self.clock.clone())
+                        .with_middleware::<StateInformationMiddleware>(),
+                )
+            })
+            .clone()
+    }
+
+    /// Counts one request of `client` in `bucket`, whose limit is `limit`
+    /// per minute.
+    pub fn hit(&self, bucket: &str, limit: u32, client: &Client) -> Decision {
+        let Some(n) = NonZeroU32::new(limit) else {
+            return Decision {
+                allowed: false,
+                limit,
+                remaining: 0,
+                reset: WINDOW,
+                retry_after: WINDOW,
             };
-        }
-        let reset = (w.start + WINDOW).saturating_duration_since(now);
-        let allowed = w.count < limit;
-        if allowed {
-            w.count += 1;
-        }
-        Decision {
-            allowed,
-            limit,
-            remaining: limit.saturating_sub(w.count),
-            reset,
+        };
+        self.sweep();
+        let per_request = WINDOW / limit;
+        match self
+            .limiter(n)
+            .check_key(&(bucket.to_string(), client.clone()))
+        {
+            Ok(snapshot) => {
+                let remaining = snapshot.remaining_burst_capacity();
+                Decision {
+                    allowed: true,
+                    limit,
+                    remaining,
+                    reset: per_request * (limit - remaining),
+                    retry_after: Duration::ZERO,
+                }
+            }
+            Err(not_until) => {
+                let wait = not_until.wait_time_from(self.clock.now());
+                Decision {
+                    allowed: false,
+                    limit,
+                    remaining: 0,
+                    reset: wait + per_request * (limit - 1),
+                    retry_after: wait,
+                }
+            }
         }
     }
 
-    /// Who is calling: the API key's scope, or the client IP.
-    pub fn client(&self, headers: &HeaderMap, peer: Option<IpAddr>) -> String {
-        let key = headers.get("x-relay-key").and_then(|v| v.to_str().ok());
-        if let Some(k) = key.filter(|k| well_formed_key(k)) {
-            return format!("key:{k}");
+    /// Drops refilled buckets once per [`SWEEP_EVERY`] requests.
+    fn sweep(&self) {
+        if self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY != SWEEP_EVERY - 1 {
+            return;
         }
+        let all: Vec<_> = self
+            .limiters
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        for l in all {
+            l.retain_recent();
+            l.shrink_to_fit();
+        }
+    }
+
+    /// Clients currently tracked in any bucket (for tests and metrics).
+    pub fn tracked(&self) -> usize {
+        let all = self.limiters.read().unwrap_or_else(|e| e.into_inner());
+        all.values().map(|l| l.len()).sum()
+    }
+
+    /// Who is calling: an issued key, or the client IP — and what became
+    /// of the `x-relay-key` the request carried.
+    pub fn client(&self, headers: &HeaderMap, peer: Option<IpAddr>) -> (Client, KeyStatus) {
+        let status = match headers.get("x-relay-key") {
+            None => KeyStatus::Absent,
+            Some(v) => match v.to_str().ok().filter(|k| well_formed_key(k)) {
+                Some(k) if self.keys.is_issued(k) => {
+                    return (Client::Key(k.to_string()), KeyStatus::Issued)
+                }
+                _ => KeyStatus::Unrecognised,
+            },
+        };
         let Some(peer) = peer else {
-            return "ip:unknown".into();
+            return (Client::Unknown, status);
         };
         let trusted = &self.config.trusted_proxies;
         if !trusted.contains(&peer) {
-            return format!("ip:{peer}");
+            return (Client::Ip(counted_as(peer)), status);
         }
         let forwarded = headers
             .get_all("x-forwarded-for")
@@ -213,7 +399,19 @@ impl RateLimiter {
             .map_while(|s| s.parse::<IpAddr>().ok())
             .find(|ip| !trusted.contains(ip))
             .unwrap_or(peer);
-        format!("ip:{client}")
+        (Client::Ip(counted_as(client)), status)
+    }
+}
+
+/// The address a client is counted as: IPv4 as is (IPv4-mapped IPv6
+/// included), IPv6 by its /64 network.
+fn counted_as(ip: IpAddr) -> IpAddr {
+    match ip.to_canonical() {
+        IpAddr::V6(v6) => {
+            let network = u128::from(v6) & !((1u128 << 64) - 1);
+            IpAddr::V6(Ipv6Addr::from(network))
+        }
+        v4 => v4,
     }
 }
 
@@ -236,40 +434,52 @@ fn set_headers(headers: &mut HeaderMap, d: &Decision) {
     ] {
         headers.insert(
             HeaderName::from_static(name),
-            HeaderValue::from(value as u64),
+            HeaderValue::from(u64::try_from(value).unwrap_or(u64::MAX)),
         );
     }
 }
 
 /// The middleware: counts the request, refuses it over the limit, and
-/// labels the response.
+/// labels the response (limit headers, `x-relay-key-status`).
 pub async fn enforce(
     State(limiter): State<Arc<RateLimiter>>,
     req: Request,
     next: Next,
 ) -> Response {
-    let Some((bucket, limit)) = limiter.bucket(req.method(), req.uri().path()) else {
-        return next.run(req).await;
-    };
     let peer = req
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map(|c| c.0.ip());
-    let client = limiter.client(req.headers(), peer);
-    let d = limiter.hit(&bucket, limit, &client, Instant::now());
-    let mut resp = if d.allowed {
-        next.run(req).await
-    } else {
-        tracing::info!(%bucket, %client, "rate limited");
-        let ms = u64::try_from(d.reset.as_millis())
-            .unwrap_or(u64::MAX)
-            .max(1);
-        ApiError::new(ErrorCode::RateLimited, "rate limited")
-            .retry_after_ms(ms)
-            .suggest("wait retryAfterMs, or send an x-relay-key to be limited per key")
-            .into_response()
+    let (client, key_status) = limiter.client(req.headers(), peer);
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|m| m.as_str().to_string());
+    let bucket = limiter.bucket(req.method(), req.uri().path(), route.as_deref());
+    let mut resp = match &bucket {
+        None => next.run(req).await,
+        Some((bucket, limit)) => {
+            let d = limiter.hit(bucket, *limit, &client);
+            let mut resp = if d.allowed {
+                next.run(req).await
+            } else {
+                tracing::info!(%bucket, %client, "rate limited");
+                let ms = u64::try_from(d.retry_after.as_millis())
+                    .unwrap_or(u64::MAX)
+                    .max(1);
+                ApiError::new(ErrorCode::RateLimited, "rate limited")
+                    .retry_after_ms(ms)
+                    .suggest("wait retryAfterMs; an x-relay-key the host did not issue does not raise the limit")
+                    .into_response()
+            };
+            set_headers(resp.headers_mut(), &d);
+            resp
+        }
     };
-    set_headers(resp.headers_mut(), &d);
+    if let Some(status) = key_status.header() {
+        resp.headers_mut()
+            .insert("x-relay-key-status", HeaderValue::from_static(status));
+    }
     resp
 }
 
@@ -284,12 +494,15 @@ pub fn cors() -> CorsLayer {
         "x-payment",
         "x-relay-pass",
         "x-relay-rehearse",
+        "x-request-id",
     ];
     let expose = [
         "x-ratelimit-limit",
         "x-ratelimit-remaining",
         "x-ratelimit-reset",
         "retry-after",
+        "x-relay-key-status",
+        "x-request-id",
     ];
     CorsLayer::new()
         .allow_origin(Any)
@@ -302,67 +515,124 @@ pub fn cors() -> CorsLayer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use governor::clock::FakeRelativeClock;
 
-    fn limiter(trusted: &[&str]) -> RateLimiter {
-        RateLimiter::new(&LimitsConfig {
+    fn config(trusted: &[&str]) -> LimitsConfig {
+        LimitsConfig {
             trusted_proxies: trusted.iter().map(|s| s.parse().unwrap()).collect(),
             ..LimitsConfig::default()
-        })
+        }
+    }
+
+    fn limiter(trusted: &[&str]) -> RateLimiter {
+        RateLimiter::new(&config(trusted))
+    }
+
+    fn fake() -> (RateLimiter<FakeRelativeClock>, FakeRelativeClock) {
+        let clock = FakeRelativeClock::default();
+        let l = RateLimiter::with_clock(&config(&[]), Arc::new(NoKeysIssued), clock.clone());
+        (l, clock)
+    }
+
+    fn ip(s: &str) -> Client {
+        Client::Ip(s.parse().unwrap())
     }
 
     #[test]
-    fn the_41st_quote_in_a_minute_is_refused_and_the_next_window_serves() {
-        let l = limiter(&[]);
-        let (bucket, limit) = l.bucket(&Method::POST, "/api/route/quote").unwrap();
+    fn forty_quotes_pass_at_once_the_41st_waits_for_one_more_cell() {
+        let (l, clock) = fake();
+        let (bucket, limit) = l.bucket(&Method::POST, "/api/route/quote", None).unwrap();
         assert_eq!(limit, 40);
-        let t0 = Instant::now();
         for i in 0..40 {
-            let d = l.hit(&bucket, limit, "ip:1.2.3.4", t0 + Duration::from_millis(i));
+            let d = l.hit(&bucket, limit, &ip("1.2.3.4"));
             assert!(d.allowed);
-            assert_eq!(d.remaining, 39 - i as u32);
+            assert_eq!(d.remaining, 39 - i);
         }
-        let refused = l.hit(&bucket, limit, "ip:1.2.3.4", t0 + Duration::from_secs(1));
+        let refused = l.hit(&bucket, limit, &ip("1.2.3.4"));
         assert!(!refused.allowed);
-        assert_eq!(refused.reset, Duration::from_secs(59));
+        assert_eq!(refused.retry_after, Duration::from_millis(1500));
+        assert_eq!(refused.reset, WINDOW);
         assert!(
-            l.hit(&bucket, limit, "ip:5.6.7.8", t0).allowed,
+            l.hit(&bucket, limit, &ip("5.6.7.8")).allowed,
             "other clients are not affected"
         );
-        assert!(l.hit(&bucket, limit, "ip:1.2.3.4", t0 + WINDOW).allowed);
+        assert!(
+            l.hit("execute", limit, &ip("1.2.3.4")).allowed,
+            "other buckets are not affected"
+        );
+        clock.advance(Duration::from_millis(1500));
+        assert!(l.hit(&bucket, limit, &ip("1.2.3.4")).allowed);
+        assert!(!l.hit(&bucket, limit, &ip("1.2.3.4")).allowed);
+        clock.advance(WINDOW);
+        let full = l.hit(&bucket, limit, &ip("1.2.3.4"));
+        assert_eq!((full.allowed, full.remaining), (true, 39));
+    }
+
+    #[test]
+    fn refilled_buckets_are_dropped_so_memory_stays_bounded() {
+        let (l, clock) = fake();
+        for i in 0..SWEEP_EVERY - 1 {
+            let client = Client::Ip(IpAddr::from([10, 0, (i / 256) as u8, i as u8]));
+            l.hit("quote", 40, &client);
+        }
+        assert_eq!(l.tracked(), (SWEEP_EVERY - 1) as usize);
+        clock.advance(WINDOW);
+        l.hit("quote", 40, &ip("1.2.3.4"));
+        assert!(l.tracked() <= 1, "{} still tracked", l.tracked());
+    }
+
+    #[test]
+    fn a_zero_limit_refuses_everything() {
+        let (l, _) = fake();
+        let d = l.hit("execute", 0, &ip("1.2.3.4"));
+        assert_eq!((d.allowed, d.retry_after), (false, WINDOW));
     }
 
     #[test]
     fn buckets_follow_the_spec_table() {
         let l = limiter(&[]);
+        let b = |m: Method, p: &str| l.bucket(&m, p, Some(p));
         assert_eq!(
-            l.bucket(&Method::GET, "/api/route/compare"),
-            l.bucket(&Method::POST, "/api/route/compare")
+            b(Method::GET, "/api/route/compare"),
+            b(Method::POST, "/api/route/compare")
         );
-        assert_eq!(l.bucket(&Method::POST, "/api/route/execute").unwrap().1, 8);
-        assert_eq!(l.bucket(&Method::GET, "/api/route/quote"), None);
-        assert_eq!(l.bucket(&Method::GET, "/api/route/chains"), None);
+        assert_eq!(b(Method::POST, "/api/route/execute").unwrap().1, 8);
+        assert_eq!(b(Method::GET, "/api/route/quote"), None);
+        assert_eq!(b(Method::GET, "/api/route/chains"), None);
         assert_eq!(
-            l.bucket(&Method::GET, "/api/intent/solve"),
-            l.bucket(&Method::POST, "/api/intent/solve")
+            b(Method::GET, "/api/intent/solve"),
+            b(Method::POST, "/api/intent/solve")
         );
-        assert_eq!(l.bucket(&Method::GET, "/api/routes/recent").unwrap().1, 60);
-        assert_eq!(
-            l.bucket(&Method::POST, "/api/route/preflight").unwrap().1,
-            40
-        );
-        assert_eq!(l.bucket(&Method::POST, "/api/agent/do").unwrap().1, 20);
+        assert_eq!(b(Method::GET, "/api/routes/recent").unwrap().1, 60);
+        assert_eq!(b(Method::POST, "/api/route/preflight").unwrap().1, 40);
+        assert_eq!(b(Method::POST, "/api/agent/do").unwrap().1, 20);
     }
 
     #[test]
-    fn discovery_reads_are_limited_like_status_each_in_its_own_window() {
+    fn discovery_reads_are_limited_like_status_each_in_its_own_bucket() {
         let mut l = limiter(&[]);
-        let (info, limit) = l.bucket(&Method::GET, "/api/gasless/info").unwrap();
+        let (info, limit) = l.bucket(&Method::GET, "/api/gasless/info", None).unwrap();
         assert_eq!(limit, 60);
-        let (uptime, _) = l.bucket(&Method::GET, "/api/uptime").unwrap();
+        let (uptime, _) = l.bucket(&Method::GET, "/api/uptime", None).unwrap();
         assert_ne!(info, uptime);
-        assert_eq!(l.bucket(&Method::POST, "/api/gasless/info"), None);
+        assert_eq!(l.bucket(&Method::POST, "/api/gasless/info", None), None);
         l.config.per_minute.insert("status".into(), 5);
-        assert_eq!(l.bucket(&Method::GET, "/api/pricefeeds").unwrap().1, 5);
+        assert_eq!(
+            l.bucket(&Method::GET, "/api/pricefeeds", None).unwrap().1,
+            5
+        );
+    }
+
+    #[test]
+    fn unknown_paths_share_one_default_bucket() {
+        let mut l = limiter(&[]);
+        l.config.default_per_minute = Some(100);
+        let a = l.bucket(&Method::GET, "/nope/1", None);
+        assert_eq!(a, l.bucket(&Method::GET, "/nope/2", None));
+        assert_ne!(
+            a,
+            l.bucket(&Method::GET, "/api/route/chains", Some("/api/route/chains"))
+        );
     }
 
     #[test]
@@ -373,14 +643,49 @@ mod tests {
             HeaderValue::from_static("6.6.6.6, 9.9.9.9, 10.0.0.2"),
         );
         let peer: IpAddr = "10.0.0.1".parse().unwrap();
-        assert_eq!(limiter(&[]).client(&h, Some(peer)), "ip:10.0.0.1");
+        assert_eq!(limiter(&[]).client(&h, Some(peer)).0, ip("10.0.0.1"));
         assert_eq!(
-            limiter(&["10.0.0.1", "10.0.0.2"]).client(&h, Some(peer)),
-            "ip:9.9.9.9"
+            limiter(&["10.0.0.1", "10.0.0.2"]).client(&h, Some(peer)).0,
+            ip("9.9.9.9")
         );
-        h.insert("x-relay-key", HeaderValue::from_static("ak_test_key_1"));
-        assert_eq!(limiter(&[]).client(&h, Some(peer)), "key:ak_test_key_1");
+    }
+
+    #[test]
+    fn only_issued_keys_scope_limits() {
+        let mut h = HeaderMap::new();
+        let peer: IpAddr = "10.0.0.1".parse().unwrap();
+        assert_eq!(
+            limiter(&[]).client(&h, Some(peer)),
+            (ip("10.0.0.1"), KeyStatus::Absent)
+        );
+        h.insert("x-relay-key", HeaderValue::from_static("ak_made_up_1"));
+        assert_eq!(
+            limiter(&[]).client(&h, Some(peer)),
+            (ip("10.0.0.1"), KeyStatus::Unrecognised)
+        );
+        let issued = RateLimiter::with_keys(&config(&[]), Arc::new(|k: &str| k == "ak_made_up_1"));
+        assert_eq!(
+            issued.client(&h, Some(peer)),
+            (Client::Key("ak_made_up_1".into()), KeyStatus::Issued)
+        );
         h.insert("x-relay-key", HeaderValue::from_static("not-a-key"));
-        assert_eq!(limiter(&[]).client(&h, Some(peer)), "ip:10.0.0.1");
+        assert_eq!(issued.client(&h, Some(peer)).1, KeyStatus::Unrecognised);
+    }
+
+    #[test]
+    fn ipv6_clients_count_by_their_64_network() {
+        let l = limiter(&[]);
+        let h = HeaderMap::new();
+        let a = l
+            .client(&h, Some("2001:db8:1:2:aaaa::1".parse().unwrap()))
+            .0;
+        let b = l
+            .client(&h, Some("2001:db8:1:2:bbbb::2".parse().unwrap()))
+            .0;
+        let c = l.client(&h, Some("2001:db8:1:3::1".parse().unwrap())).0;
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        let mapped = l.client(&h, Some("::ffff:1.2.3.4".parse().unwrap())).0;
+        assert_eq!(mapped, ip("1.2.3.4"));
     }
 }

@@ -14,24 +14,18 @@
 //! `INVALID_FIELD`; both name `address`.
 
 use alloy::primitives::Address;
-use axum::{extract::State, routing::get, Json, Router};
-use serde_json::{json, Value};
-use std::sync::Arc;
+use axum::{extract::State, Json};
+use serde_json::Value;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     edge::{self, QueryFields},
     ApiError, AppState, ErrorCode,
 };
-use relay_chain::reader::ChainReader;
-use relay_engine::{fees::FeeSchedule, floatinfo, membership};
+use relay_engine::membership;
 
-pub(super) fn routes(reader: Arc<ChainReader>) -> Router<AppState> {
-    Router::new().route(
-        "/api/membership/status",
-        get(move |State(s): State<AppState>, q: QueryFields| async move {
-            status(s, &reader, q).await
-        }),
-    )
+pub(super) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(status))
 }
 
 fn parse_address(fields: &Value) -> Result<Address, ApiError> {
@@ -62,36 +56,14 @@ fn parse_address(fields: &Value) -> Result<Address, ApiError> {
         })
 }
 
+#[utoipa::path(get, path = "/api/membership/status", tag = "discovery", summary = "Membership tier and benefits of an address", params(("address" = String, Query, description = "0x address")), responses((status = 200, description = "OK", body = membership::MembershipStatus), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all)]
 async fn status(
-    s: AppState,
-    reader: &ChainReader,
+    State(s): State<AppState>,
     q: QueryFields,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<membership::MembershipStatus>, ApiError> {
     let address = parse_address(&edge::params(None, q)?)?;
-    let who = address.to_string();
-    let m = membership::check(reader, &s.config.vip.registry, Some(&who)).await;
-    let tier = FeeSchedule::from_config(&s.config.quote).tier(m.member);
-    let float_tier = floatinfo::tiers()[if m.member { 0 } else { 1 }].clone();
-    let note = match (m.member, m.unread.is_empty()) {
-        (true, _) => "member: holds a recognised collection (see via)",
-        (false, true) => "standard: holds none of the recognised collections",
-        (false, false) => {
-            "standard as far as could be read: some collections did not answer (see unread)"
-        }
-    };
-    Ok(Json(json!({
-        "address": who,
-        "tier": if m.member { "member" } else { "standard" },
-        "member": m.member,
-        "via": m.via,
-        "benefits": {
-            "routeFeeBps": tier.route_fee_bps,
-            "gasMarkupBps": tier.gas_markup_bps,
-            "floatlaneFee": float_tier,
-        },
-        "registry": s.config.vip.registry.len(),
-        "unread": m.unread,
-        "note": note,
-    })))
+    Ok(Json(
+        membership::status(&s.reader, &s.config, address).await,
+    ))
 }

@@ -28,21 +28,18 @@
 //! step binds as `{constraint: "routable", limit: "every step routable",
 //! actual: "step i: <errorCode>", why, step: i}`.
 
-use axum::{
-    extract::{DefaultBodyLimit, State},
-    routing::post,
-    Json, Router,
-};
+use axum::{extract::State, Json};
 use relay_plugin_api::Amount;
-use serde_json::{json, Value};
+use serde_json::Value;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
-    edge::{self, JsonObject},
+    edge::JsonObject,
     quote::{no_route, Quoting},
     ApiError, AppState, ErrorCode,
 };
 use relay_engine::{
-    plan::{self, Binding, Constraints, Unusable},
+    plan::{self, Binding, Constraints, PlanAnswer, PlanStep, Unusable},
     quote::QuoteOutcome,
     route::RouteAsk,
 };
@@ -50,11 +47,8 @@ use relay_engine::{
 /// Most steps one plan may carry.
 const MAX_STEPS: usize = 10;
 
-pub(super) fn routes(q: Quoting) -> Router<AppState> {
-    Router::new()
-        .route("/api/route/plan", post(plan))
-        .layer(DefaultBodyLimit::max(edge::BODY_LIMIT))
-        .with_state(q)
+pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(plan)).with_state(q)
 }
 
 /// The typed error of a quote with no usable answer.
@@ -165,13 +159,14 @@ fn parse_constraints(v: Option<&Value>) -> Result<Constraints, ApiError> {
     })
 }
 
+#[utoipa::path(post, path = "/api/route/plan", tag = "routing", summary = "Feasibility of a multi-step plan under constraints", request_body = relay_engine::wire::PlanRequest, responses((status = 200, description = "OK", body = PlanAnswer), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(steps, feasible))]
-async fn plan(State(q): State<Quoting>, body: JsonObject) -> Result<Json<Value>, ApiError> {
+async fn plan(State(q): State<Quoting>, body: JsonObject) -> Result<Json<PlanAnswer>, ApiError> {
     let steps = parse_steps(&q, &body.0)?;
     let constraints = parse_constraints(body.0.get("constraints"))?;
     let span = tracing::Span::current();
     span.record("steps", steps.len());
-    let (mut costs, mut shown) = (Vec::new(), Vec::new());
+    let (mut costs, mut shown) = (Vec::new(), Vec::<PlanStep>::new());
     let mut stopped: Option<Binding> = None;
     for (i, (ask, rail)) in steps.iter().enumerate() {
         match winner(&q, ask, rail.as_deref()).await {
@@ -179,11 +174,12 @@ async fn plan(State(q): State<Quoting>, body: JsonObject) -> Result<Json<Value>,
                 let c = plan::step_cost(i, &o, w).ok_or_else(|| {
                     ApiError::new(ErrorCode::RailsUnavailable, "the winning answer vanished")
                 })?;
-                let mut v = json!(c);
-                v["token"] = json!(o.ask.to_token.symbol);
-                v["lane"] = json!(o.results[w].lane);
+                shown.push(PlanStep {
+                    cost: c.clone(),
+                    token: o.ask.to_token.symbol.clone(),
+                    lane: o.results[w].lane.clone(),
+                });
                 costs.push(c);
-                shown.push(v);
             }
             Err(e) if e.code == ErrorCode::StoreUnavailable => return Err(e),
             Err(e) => {
@@ -199,17 +195,10 @@ async fn plan(State(q): State<Quoting>, body: JsonObject) -> Result<Json<Value>,
     }
     let binding = stopped.or_else(|| plan::binding(&constraints, &costs));
     span.record("feasible", binding.is_none());
-    let totals = plan::totals(&costs);
-    let echo = json!({"maxTotalSeconds": constraints.max_total_seconds, "maxTotalFeeUnits": constraints.max_total_fee_units});
-    Ok(Json(match binding {
-        None => json!({
-            "feasible": true, "steps": shown, "totals": totals, "constraints": echo,
-            "note": format!("{} step(s) priced in order; durations and fee units add up; nothing was signed", costs.len()),
-        }),
-        Some(b) => json!({
-            "feasible": false, "bindingConstraint": b.constraint, "whatWouldMakeThisWork": b.fixes,
-            "steps": shown, "totals": totals, "constraints": echo,
-            "note": format!("{} of {} step(s) priced before the verdict; nothing was signed", costs.len(), steps.len()),
-        }),
-    }))
+    Ok(Json(PlanAnswer::new(
+        steps.len(),
+        shown,
+        &constraints,
+        binding,
+    )))
 }

@@ -9,6 +9,15 @@
 //! the `fromAddress` as owner and answers the `PERMIT2_SIGNATURE_MISSING`
 //! blocker beside whatever else is in the way.
 //!
+//! Checked as execute checks it, with the very same functions of the
+//! execute service: a self-mode route without the owner token is the
+//! `OPERATOR_AUTH_REQUIRED` blocker (`Authorization: Bearer <owner token>`
+//! is read as execute reads it; sandbox and dry runs need none); a signed
+//! permit is verified and, for a route that would broadcast, its Permit2
+//! pull simulated at the pending block — a revert is the blocker naming
+//! its cause (`PERMIT2_ALLOWANCE_MISSING`, `INSUFFICIENT_BALANCE`,
+//! `PERMIT2_NONCE_USED`, `RAIL_CALL_REVERTS`).
+//!
 //! Query `deep=1` (or `true`) adds on-chain reads: the relayer's
 //! destination balance against the payout when the winner pays out of
 //! inventory, the owner's Permit2 allowance (`mode: permit2`) and the
@@ -29,14 +38,11 @@
 //! like the quote it runs.
 
 use alloy::primitives::Address;
-use axum::{
-    extract::{DefaultBodyLimit, State},
-    routing::post,
-    Json, Router,
-};
+use axum::{extract::State, http::HeaderMap, Json};
 use relay_plugin_api::{RailRole, SourceMode, Token};
 use serde_json::{json, Value};
 use std::sync::Arc;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     edge::{self, JsonObject, QueryFields},
@@ -46,23 +52,28 @@ use super::{
 use relay_chain::reader::ChainReader;
 use relay_engine::{
     plan,
-    preflight::{self, Blocker, DeepAsk, Warning},
+    preflight::{self, Blocker, BlockerCode, DeepAsk, ExpectedOutcome, PreflightAnswer, Warning},
     quote::QuoteOutcome,
     request::{parse_execute, ExecuteAsk},
+};
+use relay_execution::{
+    execute::{ExecuteError, ExecuteService},
+    simulate::WouldRevert,
 };
 
 #[derive(Clone)]
 struct Preflight {
     q: Quoting,
     reader: Arc<ChainReader>,
+    service: Arc<ExecuteService>,
 }
 
-pub(super) fn routes(q: Quoting) -> Router<AppState> {
+pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
     let reader = q.app.reader.clone();
-    Router::new()
-        .route("/api/route/preflight", post(preflight))
-        .layer(DefaultBodyLimit::max(edge::BODY_LIMIT))
-        .with_state(Preflight { q, reader })
+    let service = super::execute::service(&q.app);
+    OpenApiRouter::new()
+        .routes(routes!(preflight))
+        .with_state(Preflight { q, reader, service })
 }
 
 fn deep_flag(query: QueryFields) -> Result<bool, ApiError> {
@@ -162,27 +173,62 @@ fn deep_ask(p: &Preflight, ask: &ExecuteAsk, exp: Option<&Expected>) -> DeepAsk 
     }
 }
 
-/// What stops the relayer from signing what this execute needs: a live
-/// route or a Permit2 pull needs the relayer key; a given permit must
-/// verify.
-async fn signing(s: &AppState, ask: &ExecuteAsk, exp: Option<&Expected>) -> Option<Blocker> {
+/// What stops the relayer from signing what this execute needs: a route
+/// spending the operator's funds needs the owner token (`operator`); a
+/// live route or a Permit2 pull needs the relayer key; a given permit must
+/// verify, and its pull must not revert when the route would broadcast.
+async fn signing(
+    p: &Preflight,
+    ask: &ExecuteAsk,
+    exp: Option<&Expected>,
+    operator: bool,
+) -> Vec<Blocker> {
+    let s = &p.q.app;
     let dry = exp.map_or(ask.dry_run || ask.live == Some(false), |e| {
         ask.is_dry(e.role)
     });
+    // Only a route known to broadcast needs the authority: with no rail to
+    // run it, `live` omitted leaves that open.
+    let live = exp.map_or(!ask.dry_run && ask.live == Some(true), |_| !dry);
+    let mut out = Vec::new();
+    if live && !operator && ask.spends_operator_funds(None) {
+        out.push(preflight::operator_auth_required());
+    }
     let needs_key = ask.permit.is_some() || !dry;
     if needs_key && (s.relayer.is_none() || s.executor.is_none()) {
-        return Some(preflight::relayer_unavailable(
+        out.push(preflight::relayer_unavailable(
             "this host has no relayer key (RELAY_RELAYER_KEY)",
         ));
+        return out;
     }
-    let e = match ask.permit {
-        Some(_) => crate::verify_permit(s, ask).await.err()?,
-        None => return None,
+    if ask.permit.is_none() {
+        return out;
+    }
+    let checked = match p.service.verify_permit(ask).await {
+        Ok(()) if dry => Ok(()),
+        Ok(()) => p.service.simulate_pull(ask).await,
+        Err(e) => Err(e),
     };
-    Some(match e.code {
+    out.extend(checked.err().map(refused));
+    out
+}
+
+/// The blocker of a refused permit or pull.
+fn refused(e: ExecuteError) -> Blocker {
+    if let ExecuteError::WouldRevert(w) = &e {
+        let code = match w {
+            WouldRevert::AllowanceMissing { .. } => BlockerCode::Permit2AllowanceMissing,
+            WouldRevert::InsufficientBalance { .. } => BlockerCode::InsufficientBalance,
+            WouldRevert::NonceUsed(_) => BlockerCode::Permit2NonceUsed,
+            WouldRevert::CallReverts { .. } => BlockerCode::RailCallReverts,
+        };
+        return preflight::reverts(code, &w.to_string());
+    }
+    let e = ApiError::from(e);
+    match e.code {
         ErrorCode::Permit2Invalid => preflight::permit_invalid(&e.message),
         _ => preflight::relayer_unavailable(&e.message),
-    })
+    }
 }
 
 /// Parses the execute body. A `mode: permit2` body without its `permit2`
@@ -211,12 +257,14 @@ fn parse_unsigned(
     Ok((ask, true))
 }
 
+#[utoipa::path(post, path = "/api/route/preflight", tag = "routing", summary = "GO/NO_GO with blockers and warnings for an execute body; deep=1 reads chain state; signs and moves nothing", request_body = relay_engine::wire::ExecuteRequest, params(("deep" = Option<String>, Query, description = "1: also read the relayer's balance and the owner's balance and Permit2 allowance"), ("authorization" = Option<String>, Header, description = "Bearer <owner token>: mode self is checked as the operator")), responses((status = 200, description = "OK", body = PreflightAnswer), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(lane, decision))]
 async fn preflight(
     State(p): State<Preflight>,
     query: QueryFields,
+    headers: HeaderMap,
     body: JsonObject,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<PreflightAnswer>, ApiError> {
     let deep = deep_flag(query)?;
     let (ask, unsigned) = parse_unsigned(body.0, &p.q.app.config)?;
     let span = tracing::Span::current();
@@ -224,23 +272,26 @@ async fn preflight(
     let s = &p.q.app;
     let (exp, mut blockers, mut warnings) = quoted(&p, &ask).await?;
     blockers.extend(unsigned.then(preflight::permit_missing));
-    blockers.extend(signing(s, &ask, exp.as_ref()).await);
+    let sandbox = headers.get("x-relay-sandbox").and_then(|v| v.to_str().ok()) == Some("1");
+    let operator = sandbox || crate::auth::is_operator(s.owner_token.as_ref(), &headers);
+    blockers.extend(signing(&p, &ask, exp.as_ref(), operator).await);
     if deep {
         let (b, w) = preflight::deep(&p.reader, &deep_ask(&p, &ask, exp.as_ref())).await;
-        blockers.extend(b);
+        // The simulated pull and the deep reads may name the same cause.
+        let fresh: Vec<Blocker> = b
+            .into_iter()
+            .filter(|b| !blockers.iter().any(|x| x.code == b.code))
+            .collect();
+        blockers.extend(fresh);
         warnings.extend(w);
     }
-    let decision = if blockers.is_empty() { "GO" } else { "NO_GO" };
-    span.record("decision", decision);
-    let expected = exp.map(|e| {
-        json!({"rail": e.rail, "deliveredUnits": e.delivered, "token": ask.to_token.symbol, "durationSec": e.duration_sec})
+    let expected = exp.map(|e| ExpectedOutcome {
+        rail: e.rail,
+        delivered_units: e.delivered,
+        token: ask.to_token.symbol.clone(),
+        duration_sec: e.duration_sec,
     });
-    Ok(Json(json!({
-        "decision": decision,
-        "blockers": blockers,
-        "warnings": warnings,
-        "expected": expected,
-        "deep": deep,
-        "note": "preflight signs, broadcasts and moves nothing; branch on blockers[].code",
-    })))
+    let answer = PreflightAnswer::new(blockers, warnings, expected, deep);
+    span.record("decision", answer.decision.as_str());
+    Ok(Json(answer))
 }

@@ -3,15 +3,16 @@
 //! on-chain oracles, and say so ([`relay_engine::pricefeeds`]).
 
 use super::AppState;
-use axum::{extract::State, routing::get, Json, Router};
+use axum::{extract::State, Json};
 use relay_engine::pricefeeds;
-use serde_json::Value;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub(super) fn routes() -> Router<AppState> {
-    Router::new().route("/api/pricefeeds", get(feeds))
+pub(super) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(feeds))
 }
 
+#[utoipa::path(get, path = "/api/pricefeeds", tag = "discovery", summary = "The price inputs the host uses", responses((status = 200, description = "OK", body = pricefeeds::PriceFeeds), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn feeds(State(s): State<AppState>) -> Json<Value> {
+async fn feeds(State(s): State<AppState>) -> Json<pricefeeds::PriceFeeds> {
     Json(pricefeeds::feeds(&s.config))
 }

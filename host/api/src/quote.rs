@@ -16,20 +16,18 @@
 //! rail refusing the amount → 422 `AMOUNT_OUT_OF_RANGE`.
 
 use std::sync::Arc;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-use axum::{
-    extract::{DefaultBodyLimit, State},
-    routing::post,
-    Json, Router,
-};
-use relay_plugin_api::{RailRole, Token};
-use serde_json::{json, Value};
+use axum::{extract::State, Json};
+use relay_plugin_api::Token;
+use serde_json::Value;
 
 use super::{
     edge::{self, JsonObject, QueryFields},
     ApiError, AppState, ErrorCode,
 };
 use relay_engine::{
+    answer::{CompareResult, Quote},
     attest::{self, QuoteTerms},
     compare::TtlCache,
     quote::{NoRoute, Priced, QuoteOutcome, Quoter, RailResult},
@@ -45,7 +43,7 @@ pub(super) struct Quoting {
     /// The engine.
     pub quoter: Arc<Quoter>,
     /// Compare answers (spec §8.2: 12 s).
-    pub compare_cache: Arc<TtlCache<Value>>,
+    pub compare_cache: Arc<TtlCache<CompareResult>>,
 }
 
 impl Quoting {
@@ -81,19 +79,17 @@ impl Quoting {
     }
 }
 
-pub(super) fn routes(q: Quoting) -> Router<AppState> {
-    Router::new()
-        .route("/api/route/quote", post(quote))
-        .layer(DefaultBodyLimit::max(edge::BODY_LIMIT))
-        .with_state(q)
+pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(quote)).with_state(q)
 }
 
+#[utoipa::path(post, path = "/api/route/quote", tag = "routing", summary = "Best-of-N quote: every applicable rail compared by net output after every fee", request_body = relay_engine::wire::RouteRequest, responses((status = 200, description = "OK", body = Quote), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(lane, rail, best_of))]
 async fn quote(
     State(q): State<Quoting>,
     query: QueryFields,
     body: JsonObject,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Quote>, ApiError> {
     let ask = q.parse(&edge::params(Some(body), query)?)?;
     let span = tracing::Span::current();
     span.record("lane", format!("{}->{}", ask.from_chain, ask.to_chain));
@@ -107,12 +103,7 @@ async fn quote(
     let terms = terms(&outcome, winner, priced, q.app.config.quote.validity_ms);
     let attestation = attest::sign(signer, terms)
         .map_err(|e| ApiError::new(ErrorCode::RelayerUnavailable, e.to_string()))?;
-    Ok(Json(quote_body(
-        &outcome,
-        winner,
-        priced,
-        json!(attestation),
-    )))
+    Ok(Json(Quote::of(&outcome, winner, priced, attestation)))
 }
 
 pub(super) fn no_route(why: Option<NoRoute>) -> ApiError {
@@ -122,6 +113,8 @@ pub(super) fn no_route(why: Option<NoRoute>) -> ApiError {
                 .field("amount")
                 .suggest("try a larger amount (fees) or a smaller one (capacity)")
         }
+        Some(e @ NoRoute::Unroutable(_)) => ApiError::new(ErrorCode::UnroutableLane, e.to_string())
+            .suggest("see GET /api/route/chains for the lanes and assets this host routes"),
         Some(e) => ApiError::new(ErrorCode::RailsUnavailable, e.to_string()),
         None => ApiError::new(ErrorCode::RailsUnavailable, "no rail could quote"),
     }
@@ -147,129 +140,4 @@ fn terms(o: &QuoteOutcome, winner: &RailResult, p: &Priced, validity_ms: u64) ->
         member: o.membership.member,
         expires_at,
     }
-}
-
-/// The itemised fees of one netted answer.
-pub(super) fn fees_json(o: &QuoteOutcome, p: &Priced) -> Value {
-    let gas: Vec<Value> = p
-        .gas
-        .chains
-        .iter()
-        .map(|(chain, (units, price))| json!({"chain": chain, "units": units, "gasPriceWei": price.to_string()}))
-        .collect();
-    json!({
-        "route": {"bps": o.tier.route_fee_bps, "amount": p.route_fee, "token": o.ask.from_token.symbol, "deducted": p.deductions.route_fee},
-        "gas": {"amount": p.gas.fee, "token": o.ask.to_token.symbol, "markupBps": p.gas.markup_bps, "spent": gas},
-        "rail": p.quote.fees,
-        "railNotIncluded": p.deductions.rail_fees,
-        "total": p.deductions.total(),
-    })
-}
-
-/// One rail's entry in `compared[]` (quote) and `quotes[]` (compare).
-pub(super) fn rail_entry(o: &QuoteOutcome, r: &RailResult, rank: usize) -> Value {
-    let best = rank == 0 && r.outcome.is_ok();
-    let mut v = match &r.outcome {
-        Ok(p) => json!({
-            "rail": r.rail, "ok": true, "lane": r.lane, "rank": rank + 1, "best": best,
-            "amountOut": p.quote.amount_out, "estOut": p.net.estimated, "minOut": p.net.min,
-            "durationSec": p.quote.duration_sec, "etaSeconds": p.quote.duration_sec,
-            "fees": fees_json(o, p),
-        }),
-        Err(e) => json!({
-            "rail": r.rail, "ok": false, "lane": r.lane, "best": false, "estOut": null,
-            "error": e.to_string(), "errorKind": e.code(), "answered": false,
-        }),
-    };
-    if let Some(reason) = &r.quote_only {
-        v["quoteOnly"] = json!(true);
-        v["quoteOnlyReason"] = json!(reason);
-    }
-    v
-}
-
-fn side(chain: relay_plugin_api::ChainRef, t: &Token) -> Value {
-    json!({"chain": chain, "token": t.symbol, "tokenAddress": t.address, "decimals": t.decimals})
-}
-
-fn quote_body(o: &QuoteOutcome, winner: &RailResult, p: &Priced, attestation: Value) -> Value {
-    let ask = &o.ask;
-    let mut from = side(ask.from_chain, &ask.from_token);
-    from["amount"] = json!(ask.amount);
-    let mut to = side(ask.to_chain, &ask.to_token);
-    to["estimated"] = json!(p.net.estimated);
-    to["min"] = json!(p.net.min);
-    to["recipient"] = json!(ask.recipient);
-    let mut via = vec![json!(winner.rail)];
-    via.extend(winner.upstream.iter().map(|u| json!(u)));
-    let compared: Vec<Value> = o
-        .results
-        .iter()
-        .enumerate()
-        .map(|(i, r)| rail_entry(o, r, i))
-        .collect();
-    let silent = o.results.len() - o.answered();
-    let mut body = json!({
-        "gasless": ask.from_chain.is_evm(),
-        "from": from,
-        "to": to,
-        "bridge": winner.rail,
-        "lane": winner.lane,
-        "via": via,
-        "bestOf": o.answered(),
-        "compared": compared,
-        "durationSec": p.quote.duration_sec,
-        "relayRouteFeeBps": o.tier.route_fee_bps,
-        "relayRouteFee": p.route_fee,
-        "fees": fees_json(o, p),
-        "member": o.membership.member,
-        "note": note(o, silent),
-        "attestation": attestation,
-        "expiresAt": attestation_expiry(&attestation),
-    });
-    if let Some(reason) = &winner.quote_only {
-        body["quoteOnly"] = json!(true);
-        body["quoteOnlyReason"] = json!(reason);
-    }
-    let float = o.results.iter().find(|r| r.role == RailRole::FloatLane);
-    if let Some(Ok(fp)) = float.map(|r| &r.outcome) {
-        body["floatlane"] = fp.quote.detail.clone();
-    }
-    if !(ask.from_chain.is_evm() && ask.to_chain.is_evm()) {
-        let mut rail = p.quote.detail.clone();
-        if !rail.is_object() {
-            rail = json!({});
-        }
-        rail["id"] = json!(winner.rail);
-        rail["lane"] = json!(winner.lane);
-        body["rail"] = rail;
-    }
-    body
-}
-
-fn attestation_expiry(a: &Value) -> Value {
-    a.get("expiresAt").cloned().unwrap_or(Value::Null)
-}
-
-fn note(o: &QuoteOutcome, silent: usize) -> String {
-    let tier = if o.membership.member {
-        "member tier"
-    } else {
-        "standard tier"
-    };
-    let mut n = format!(
-        "best of {} answering rail(s) by net output after every fee ({tier}: route fee {} bps, gas at cost +{} %)",
-        o.answered(),
-        o.tier.route_fee_bps,
-        o.tier.gas_markup_bps / 100
-    );
-    if silent > 0 {
-        n.push_str(&format!(
-            "; {silent} rail(s) did not answer and are listed with ok:false"
-        ));
-    }
-    if !o.membership.unread.is_empty() {
-        n.push_str("; some membership collections could not be read");
-    }
-    n
 }

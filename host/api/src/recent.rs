@@ -8,8 +8,9 @@
 //! Response: `{routes: [{lane, asset, rail, status, when, size, sandbox}],
 //! count, limit, note}`.
 
-use axum::{extract::State, routing::get, Json, Router};
-use serde_json::{json, Value};
+use axum::{extract::State, Json};
+use serde_json::Value;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     edge::{self, QueryFields},
@@ -18,15 +19,16 @@ use super::{
 use relay_engine::{recent, tokens};
 use relay_types::now_ms;
 
-pub(super) fn routes() -> Router<AppState> {
-    Router::new().route("/api/routes/recent", get(recent_routes))
+pub(super) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(recent_routes))
 }
 
+#[utoipa::path(get, path = "/api/routes/recent", tag = "routing", summary = "Recent routes, coarse: no addresses, hashes or amounts", params(("limit" = Option<u32>, Query, description = "1 to 100 (default 25)")), responses((status = 200, description = "OK", body = recent::RecentRoutes), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(limit))]
 async fn recent_routes(
     State(s): State<AppState>,
     query: QueryFields,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<recent::RecentRoutes>, ApiError> {
     let fields = edge::params(None, query)?;
     let limit =
         recent::parse_limit(fields.get("limit").and_then(Value::as_str)).map_err(|why| {
@@ -41,7 +43,7 @@ async fn recent_routes(
         .await
         .map_err(|e| ApiError::new(ErrorCode::StoreUnavailable, e.to_string()))?;
     let now = now_ms();
-    let routes: Vec<Value> = rows
+    let routes: Vec<recent::RecentRoute> = rows
         .iter()
         .map(|r| {
             let decimals = tokens::resolve(&s.config, r.from_chain, Some(&r.from_token))
@@ -50,10 +52,5 @@ async fn recent_routes(
             recent::entry(r, decimals, now)
         })
         .collect();
-    Ok(Json(json!({
-        "count": routes.len(),
-        "routes": routes,
-        "limit": limit,
-        "note": "anonymised: coarse lane, asset, rail, status, age and size bucket only — no addresses, hashes, ids or exact amounts; sandbox routes are never stored and never listed",
-    })))
+    Ok(Json(recent::RecentRoutes::new(routes, limit)))
 }

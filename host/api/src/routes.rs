@@ -1,15 +1,16 @@
 //! `GET /api/route/chains` (spec §2.3): the mesh.
 
 use super::{ApiError, AppState};
-use axum::{extract::State, routing::get, Json, Router};
+use axum::{extract::State, Json};
 use relay_engine::mesh;
-use serde_json::Value;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub(super) fn routes() -> Router<AppState> {
-    Router::new().route("/api/route/chains", get(chains))
+pub(super) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(chains))
 }
 
+#[utoipa::path(get, path = "/api/route/chains", tag = "discovery", summary = "The mesh, derived from the loaded rails and live health", responses((status = 200, description = "OK", body = mesh::Mesh), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn chains(State(s): State<AppState>) -> Result<Json<Value>, ApiError> {
+async fn chains(State(s): State<AppState>) -> Result<Json<mesh::Mesh>, ApiError> {
     super::with_mesh(&s, mesh::route_chains).await.map(Json)
 }

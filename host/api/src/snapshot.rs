@@ -9,34 +9,25 @@
 //! without a relayer key answers with `signature: null` and says so.
 
 use super::{changelog, ApiError, AppState, ErrorCode};
-use axum::{extract::State, routing::get, Json, Router};
-use relay_engine::snapshot::{self, SCHEME};
+use axum::{extract::State, Json};
+use relay_engine::snapshot;
 use relay_types::now_ms;
-use serde_json::{json, Value};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub(super) fn routes() -> Router<AppState> {
-    Router::new().route("/api/capability/snapshot", get(capability_snapshot))
+pub(super) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(capability_snapshot))
 }
 
+#[utoipa::path(get, path = "/api/capability/snapshot", tag = "discovery", summary = "Signed, timestamped capability snapshot", responses((status = 200, description = "OK", body = snapshot::CapabilitySnapshot), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn capability_snapshot(State(s): State<AppState>) -> Result<Json<Value>, ApiError> {
+async fn capability_snapshot(
+    State(s): State<AppState>,
+) -> Result<Json<snapshot::CapabilitySnapshot>, ApiError> {
     let ts = now_ms();
-    let mut snap = super::with_mesh(&s, |i| snapshot::summary(i, ts)).await?;
-    snap["versions"] = changelog::running();
+    let versions = serde_json::to_value(changelog::running()).unwrap_or_default();
+    let summary = super::with_mesh(&s, |i| snapshot::summary(i, ts, versions)).await?;
     let signer = s.relayer.as_ref().map(|r| r.signer());
-    let sealed = snapshot::seal(&snap, signer)
-        .map_err(|e| ApiError::new(ErrorCode::RelayerUnavailable, e.to_string()))?;
-    let note = match &sealed.signed.signature {
-        Some(_) => "verify: the EIP-191 personal_sign signer of `message` (its UTF-8 bytes) must equal `signer`, e.g. viem verifyMessage({address: signer, message, signature}); `message` is `snapshot` as canonical JSON (keys sorted at every level, no whitespace), so it can also be rebuilt from `snapshot`",
-        None => "unsigned: this host has no relayer key; `message` is still the canonical JSON of `snapshot`",
-    };
-    Ok(Json(json!({
-        "snapshot": snap,
-        "message": sealed.canonical,
-        "scheme": SCHEME,
-        "signer": sealed.signed.signer.map(|a| a.to_string()),
-        "signature": sealed.signed.signature,
-        "ts": ts,
-        "note": note,
-    })))
+    snapshot::capability_snapshot(summary, signer)
+        .map(Json)
+        .map_err(|e| ApiError::new(ErrorCode::RelayerUnavailable, e.to_string()))
 }

@@ -18,12 +18,9 @@
 //! Permit2 request that completes it, or `null`; see
 //! [`relay_engine::submit`] for the fields left to fill.
 
-use axum::{
-    extract::{DefaultBodyLimit, State},
-    routing::get,
-    Json, Router,
-};
-use serde_json::{json, Map, Value};
+use axum::{extract::State, Json};
+use serde_json::{Map, Value};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     edge::{self, JsonObject, QueryFields},
@@ -35,28 +32,32 @@ use relay_engine::{
     compare, plan,
     quote::QuoteOutcome,
     route::RequestError,
-    solve::{self, Candidate, Goal},
+    solve::{self, Candidate, Goal, Skipped, SolveAnswer, SolveOption, SolveTo, SourceRef},
     submit, tokens,
 };
 
-pub(super) fn routes(q: Quoting) -> Router<AppState> {
-    Router::new()
-        .route("/api/intent/solve", get(solve_get).post(solve_post))
-        .layer(DefaultBodyLimit::max(edge::BODY_LIMIT))
+pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(solve_get, solve_post))
         .with_state(q)
 }
 
+#[utoipa::path(get, path = "/api/intent/solve", tag = "best-execution", summary = "Best source among 1-10 for a goal (never executes)", params(("toChain" = String, Query, description = "destination node", example = "42161"), ("toToken" = String, Query, description = "destination token", example = "USDC"), ("from" = String, Query, description = "url-encoded JSON array of {chain, token, amount}", example = "[{\"chain\":8453,\"token\":\"USDC\",\"amount\":\"5000000\"}]"), ("goal" = Option<String>, Query, description = "max-output (default), cheapest, fastest"), ("amount" = Option<String>, Query, description = "shared amount"), ("toAddress" = Option<String>, Query, description = "recipient")), responses((status = 200, description = "OK", body = SolveAnswer), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(sources, goal))]
-async fn solve_get(State(q): State<Quoting>, query: QueryFields) -> Result<Json<Value>, ApiError> {
+async fn solve_get(
+    State(q): State<Quoting>,
+    query: QueryFields,
+) -> Result<Json<SolveAnswer>, ApiError> {
     respond(&q, edge::params(None, query)?).await
 }
 
+#[utoipa::path(post, path = "/api/intent/solve", tag = "best-execution", summary = "Best source among 1-10 for a goal (never executes)", request_body = relay_engine::wire::SolveRequest, responses((status = 200, description = "OK", body = SolveAnswer), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(sources, goal))]
 async fn solve_post(
     State(q): State<Quoting>,
     query: QueryFields,
     body: JsonObject,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<SolveAnswer>, ApiError> {
     respond(&q, edge::params(Some(body), query)?).await
 }
 
@@ -102,11 +103,15 @@ fn sources(req: &Map<String, Value>) -> Result<Vec<Map<String, Value>>, ApiError
     })
 }
 
-fn skipped(source: &Map<String, Value>, e: &ApiError) -> Value {
-    json!({"source": source, "reason": e.message, "errorCode": e.code.as_str()})
+fn skipped(source: &Map<String, Value>, e: &ApiError) -> Skipped {
+    Skipped {
+        source: source.clone(),
+        reason: e.message.clone(),
+        error_code: e.code.as_str().into(),
+    }
 }
 
-async fn respond(q: &Quoting, fields: Value) -> Result<Json<Value>, ApiError> {
+async fn respond(q: &Quoting, fields: Value) -> Result<Json<SolveAnswer>, ApiError> {
     let req = fields.as_object().cloned().unwrap_or_default();
     let goal = Goal::parse(req.get("goal").and_then(Value::as_str)).map_err(|why| {
         ApiError::new(ErrorCode::InvalidField, format!("goal: {why}")).field("goal")
@@ -133,7 +138,7 @@ async fn respond(q: &Quoting, fields: Value) -> Result<Json<Value>, ApiError> {
     }
     let mut cands = candidates(q, &outcomes);
     solve::rank(goal, &mut cands);
-    let shown: Vec<Value> = cands
+    let shown: Vec<SolveOption> = cands
         .iter()
         .filter_map(|c| render(q, &outcomes, &cands, c))
         .collect();
@@ -143,15 +148,18 @@ async fn respond(q: &Quoting, fields: Value) -> Result<Json<Value>, ApiError> {
         "goal {}: {} candidate(s) from {} of {} source(s); nothing executed — POST plan.execute to /api/route/execute (fill {} first when mode is permit2)",
         goal.as_str(), cands.len(), outcomes.len(), sources.len(), submit::PERMIT2_FILL.join(", ")
     );
-    Ok(Json(json!({
-        "goal": goal.as_str(),
-        "to": {"chain": req.get("toChain"), "token": req.get("toToken")},
-        "plan": best,
-        "alternatives": shown.collect::<Vec<_>>(),
-        "skipped": skips,
-        "sourcesConsidered": sources.len(),
-        "note": note,
-    })))
+    Ok(Json(SolveAnswer {
+        goal: goal.as_str().into(),
+        to: SolveTo {
+            chain: req.get("toChain").cloned(),
+            token: req.get("toToken").cloned(),
+        },
+        plan: best,
+        alternatives: shown.collect(),
+        skipped: skips,
+        sources_considered: sources.len(),
+        note,
+    }))
 }
 
 /// Every executable answer of every quoted source.
@@ -180,7 +188,7 @@ fn render(
     outcomes: &[(usize, QuoteOutcome)],
     all: &[Candidate],
     c: &Candidate,
-) -> Option<Value> {
+) -> Option<SolveOption> {
     let (_, o) = outcomes.iter().find(|(i, _)| *i == c.source)?;
     let r = o.results.get(c.result)?;
     let best = all.iter().map(|x| x.est_out).max().unwrap_or_default();
@@ -188,16 +196,20 @@ fn render(
     let score = compare::quality_score(c.est_out, best, c.fee_ppm, threshold, c.duration_sec);
     let min = r.outcome.as_ref().map(|p| p.net.min).ok();
     let ask = &o.ask;
-    Some(json!({
-        "from": {"chain": ask.from_chain, "token": ask.from_token.symbol, "amount": ask.amount},
-        "rail": r.rail,
-        "lane": r.lane,
-        "estOut": c.est_out,
-        "minOut": min,
-        "durationSec": c.duration_sec,
-        "effectiveFeePct": c.fee_ppm.map(compare::ppm_to_pct),
-        "qualityScore": score,
-        "execute": submit::execute_body(ask, Some(&r.rail)),
-        "sign": submit::sign_request(ask, Some(&r.rail), &spender(q), &q.app.config.permit2),
-    }))
+    Some(SolveOption {
+        from: SourceRef {
+            chain: ask.from_chain,
+            token: ask.from_token.symbol.clone(),
+            amount: ask.amount,
+        },
+        rail: r.rail.clone(),
+        lane: r.lane.clone(),
+        est_out: c.est_out,
+        min_out: min,
+        duration_sec: c.duration_sec,
+        effective_fee_pct: c.fee_ppm.map(compare::ppm_to_pct),
+        quality_score: score,
+        execute: submit::execute_body(ask, Some(&r.rail)),
+        sign: submit::sign_request(ask, Some(&r.rail), &spender(q), &q.app.config.permit2),
+    })
 }

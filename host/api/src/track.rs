@@ -3,7 +3,9 @@
 //! once, `event: status` on every change (of anything but `elapsedSec`),
 //! `event: done` on a terminal state, then the stream closes. A status read
 //! of a live route re-checks its upstream through the rail; the stream
-//! follows the stored state the route's runner writes.
+//! follows the stored state the route's runner writes. A dry run's `rt_`
+//! id answers `DRY` (its receipt, `broadcast:false` and `wouldSend`) for
+//! as long as sandbox routes are kept (an hour, in memory).
 
 use std::{convert::Infallible, time::Duration};
 
@@ -11,27 +13,43 @@ use super::{ApiError, AppState, ErrorCode};
 use axum::{
     extract::{Query, State},
     response::sse::{Event, KeepAlive, Sse},
-    routing::get,
-    Json, Router,
+    Json,
 };
 use futures::Stream;
-use relay_execution::receipt::receipt;
+use relay_execution::receipt::{dry_receipt, receipt, RouteReceipt, UpstreamView};
 use relay_plugin_api::{TrackState, TrackStatus};
 use relay_types::now_ms;
 use serde::Deserialize;
 use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// How often a stream re-reads the route.
 const STREAM_POLL: Duration = Duration::from_millis(500);
 
-pub(super) fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/api/route/status", get(status))
-        .route("/api/route/stream", get(stream))
+pub(super) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(status))
+        .routes(routes!(stream))
 }
 
-#[derive(Debug, Deserialize)]
+/// One server-sent event of `/api/route/stream` (documentation of the
+/// `text/event-stream` body; the events are written by [`stream`]).
+#[derive(ToSchema)]
+#[allow(dead_code)]
+struct StreamEvent {
+    /// `status` on each change, `done` on a terminal state.
+    #[schema(pattern = "^(status|done)$")]
+    event: String,
+    /// The RouteReceipt, as JSON.
+    data: String,
+}
+
+/// `?id=<route id>`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 struct IdQuery {
+    /// The route id (`rt_…` or `sbx_…`).
     id: Option<String>,
 }
 
@@ -42,12 +60,19 @@ struct IdQuery {
 /// a delivery the upstream reports moves the receipt to `DONE` with its
 /// `destTx` at once (spec §3.1 "BRIDGING (live) → DONE, moved by status
 /// read"); the route's runner records the same on its next poll.
-async fn current(s: &AppState, id: &str, recheck: bool) -> Result<(Value, bool), ApiError> {
+async fn current(s: &AppState, id: &str, recheck: bool) -> Result<(RouteReceipt, bool), ApiError> {
     if id.starts_with("sbx_") {
         if let Some((r, elapsed)) = s.sandbox.get(id) {
             return Ok((receipt(&r, true, elapsed), r.status.is_terminal()));
         }
     } else if id.starts_with("rt_") {
+        if let Some((r, elapsed)) = s.sandbox.get(id) {
+            let v = match r.status {
+                relay_types::RouteStatus::Dry => dry_receipt(&r, elapsed),
+                _ => receipt(&r, false, elapsed),
+            };
+            return Ok((v, r.status.is_terminal()));
+        }
         let found = s
             .store
             .get_route(id)
@@ -72,21 +97,21 @@ async fn current(s: &AppState, id: &str, recheck: bool) -> Result<(Value, bool),
 
 /// Adds the upstream's view to a receipt; a delivery moves it to `DONE`.
 /// Returns whether the receipt is now terminal.
-fn show_upstream(v: &mut Value, st: &TrackStatus) -> bool {
-    v["upstream"] = serde_json::json!({
-        "state": st.state,
-        "stage": st.stage,
-        "destTx": st.dest_tx,
-        "message": st.message,
-        "checkedMs": now_ms(),
+fn show_upstream(v: &mut RouteReceipt, st: &TrackStatus) -> bool {
+    v.upstream = Some(UpstreamView {
+        state: st.state,
+        stage: st.stage.clone(),
+        dest_tx: st.dest_tx.clone(),
+        message: st.message.clone(),
+        checked_ms: now_ms(),
     });
     if st.state != TrackState::Done {
         return false;
     }
-    v["status"] = "DONE".into();
-    v["stage"] = "COMPLETED".into();
+    v.status = "DONE".into();
+    v.stage = Some("COMPLETED".into());
     if let Some(tx) = &st.dest_tx {
-        v["destTx"] = tx.as_str().into();
+        v.dest_tx = Some(tx.clone());
     }
     true
 }
@@ -96,18 +121,24 @@ fn required_id(q: IdQuery) -> Result<String, ApiError> {
         .ok_or_else(|| ApiError::new(ErrorCode::MissingField, "id: query parameter is required"))
 }
 
+#[utoipa::path(get, path = "/api/route/status", tag = "routing", summary = "A route's receipt; live routes are re-checked through their rail", params(IdQuery), responses((status = 200, description = "OK", body = RouteReceipt), (status = "default", description = "A typed error (404 `unknown route id` for an unknown id)", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(route))]
 async fn status(
     State(s): State<AppState>,
     Query(q): Query<IdQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<RouteReceipt>, ApiError> {
     let id = required_id(q)?;
     tracing::Span::current().record("route", id.as_str());
     current(&s, &id, true).await.map(|(v, _)| Json(v))
 }
 
 /// Whether a receipt changed in anything but the clock (`elapsedSec`).
-fn changed(before: &Value, after: &Value) -> bool {
+fn changed(before: &RouteReceipt, after: &RouteReceipt) -> bool {
+    let to_value = |r: &RouteReceipt| serde_json::to_value(r).unwrap_or_default();
+    changed_value(&to_value(before), &to_value(after))
+}
+
+fn changed_value(before: &Value, after: &Value) -> bool {
     let strip = |v: &Value| {
         let mut v = v.clone();
         if let Some(o) = v.as_object_mut() {
@@ -118,6 +149,7 @@ fn changed(before: &Value, after: &Value) -> bool {
     strip(before) != strip(after)
 }
 
+#[utoipa::path(get, path = "/api/route/stream", tag = "routing", summary = "Server-sent events: the receipt at once, `event: status` on each change, `event: done` at the end", params(IdQuery), responses((status = 200, description = "text/event-stream: each event's data is a RouteReceipt as JSON", content_type = "text/event-stream", body = StreamEvent), (status = "default", description = "A typed error (404 `unknown route id` for an unknown id)", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(route))]
 async fn stream(
     State(s): State<AppState>,
@@ -141,7 +173,9 @@ async fn stream(
             }
         }
         let name = if done { "done" } else { "status" };
-        let ev = Event::default().event(name).data(v.to_string());
+        let ev = Event::default()
+            .event(name)
+            .data(serde_json::to_string(&v).unwrap_or_default());
         Some((
             Ok(ev),
             (!done).then(|| (s, id.clone(), (v.clone(), done), false)),
@@ -154,14 +188,14 @@ async fn stream(
 mod tests {
     use serde_json::json;
 
-    use super::changed;
+    use super::changed_value;
 
     #[test]
     fn the_clock_alone_is_not_a_change_of_a_route() {
         let a = json!({"status": "BRIDGING", "stage": "RECEIVING", "elapsedSec": 1.0});
         let later = json!({"status": "BRIDGING", "stage": "RECEIVING", "elapsedSec": 1.5});
         let moved = json!({"status": "BRIDGING", "stage": "SENDING", "elapsedSec": 1.5});
-        assert!(!changed(&a, &later));
-        assert!(changed(&a, &moved));
+        assert!(!changed_value(&a, &later));
+        assert!(changed_value(&a, &moved));
     }
 }

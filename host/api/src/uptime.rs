@@ -12,42 +12,17 @@
 //! prober and this is not one.
 
 use super::AppState;
-use axum::{extract::State, routing::get, Json, Router};
-use relay_engine::uptime::{KEEP_DAYS, PROBE_EVERY};
-use serde_json::{json, Value};
+use axum::{extract::State, Json};
+use relay_engine::uptime::UptimeReport;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-/// The route; starts the probe loop when called inside a runtime.
-pub(super) fn routes(state: &AppState) -> Router<AppState> {
-    if tokio::runtime::Handle::try_current().is_ok() {
-        state
-            .health
-            .spawn_prober(&state.rails, state.config.clone(), PROBE_EVERY);
-    }
-    Router::new().route("/api/uptime", get(uptime))
+/// The route (the samples come from the `health-probe` job).
+pub(super) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(uptime))
 }
 
+#[utoipa::path(get, path = "/api/uptime", tag = "discovery", summary = "Per-day availability from the host's own prober", responses((status = 200, description = "OK", body = UptimeReport), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn uptime(State(s): State<AppState>) -> Json<Value> {
-    let tally = s.health.uptime();
-    let mut days: Vec<Value> = tally
-        .days()
-        .map(|(date, c)| {
-            json!({
-                "date": date,
-                "samples": c.samples(),
-                "upPct": c.up_pct(),
-                "operationalPct": c.operational_pct(),
-                "counts": c,
-            })
-        })
-        .collect();
-    days.reverse();
-    Json(json!({
-        "days": days,
-        "since": tally.since_ms(),
-        "probeIntervalSec": PROBE_EVERY.as_secs(),
-        "keptDays": KEEP_DAYS,
-        "prober": "host",
-        "note": "the prober is this host's own probe loop (every chain RPC and loaded rail, every 30 s), not an independent observer; counts live in memory since `since` (epoch ms) and are per replica. upPct counts operational and degraded samples, operationalPct only fully operational ones",
-    }))
+async fn uptime(State(s): State<AppState>) -> Json<UptimeReport> {
+    Json(UptimeReport::of(&s.health.uptime()))
 }

@@ -2,7 +2,8 @@
 //! project's contracts (from `relay-devnet`), the host on top, loopback
 //! only. Everything here is devnet-only: the keys are publicly known.
 
-use crate::server::{Host, StartError};
+use crate::server::{Credentials, Host, StartError};
+use relay_api::auth::OwnerTokenHash;
 use relay_chain::signer::RelayerSigner;
 use relay_devnet::{Devnet, DevnetConfig, Token};
 use relay_simulators::{Simulators, Upstream};
@@ -27,7 +28,7 @@ pub struct UpOptions {
 ///
 /// The relayer's key is not part of it: `relay up` and the tests hand the
 /// devnet relayer's signer to the host in-process
-/// ([`Host::build_with_signer`]); it is never written to a
+/// ([`Host::build_with`]); it is never written to a
 /// file, and a served host reads it from `RELAY_RELAYER_KEY`.
 pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
     for c in devnet.chains() {
@@ -72,6 +73,21 @@ pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
     base.execution.route_lease_ms = 5_000;
     base.execution.idempotency_stale_ms = 20_000;
     base
+}
+
+/// The devnet's owner token (DEVNET ONLY: publicly known). `relay up` and
+/// [`serve_on_loopback`] configure its hash, so `mode: self` can be tried
+/// with `Authorization: Bearer relay-devnet-owner-token`; a served host
+/// reads the hash of its own token from `RELAY_OWNER_TOKEN_SHA256`.
+pub const DEVNET_OWNER_TOKEN: &str = "relay-devnet-owner-token";
+
+/// The devnet's credentials: the devnet relayer's signer and the hash of
+/// [`DEVNET_OWNER_TOKEN`], handed in memory.
+fn devnet_credentials() -> Credentials {
+    Credentials {
+        signer: Some(RelayerSigner::from_signer(relay_devnet::keys::relayer())),
+        owner_token: Some(OwnerTokenHash::of_token(DEVNET_OWNER_TOKEN)),
+    }
 }
 
 /// The environment variable holding the devnet's upstream API keys
@@ -204,6 +220,9 @@ pub fn banner(devnet: &Devnet, sims: &Simulators, config: &HostConfig) -> String
         "  API       {base}/api/status   {base}/api/route/chains\n"
     ));
     s.push_str(&format!("  relayer   {}\n", devnet.relayer));
+    s.push_str(&format!(
+        "  owner     {DEVNET_OWNER_TOKEN}   (Authorization: Bearer …; mode self spends the relayer's float)\n"
+    ));
     s.push_str(&format!("  permit2   {}\n", relay_devnet::PERMIT2_ADDRESS));
     for c in devnet.chains() {
         s.push_str(&format!(
@@ -216,6 +235,13 @@ pub fn banner(devnet: &Devnet, sims: &Simulators, config: &HostConfig) -> String
         s.push_str(&format!("    {:<10} {}\n", format!("{u:?}"), sims.url(u)));
     }
     s.push_str(&format!("\n  try:\n    curl -s {base}/api/route/chains\n"));
+    let (src, dst) = match devnet.chains() {
+        [a, b, ..] => (a.chain_id, b.chain_id),
+        _ => (1, 8453),
+    };
+    s.push_str(&format!(
+        "    curl -s -X POST {base}/api/route/execute -H 'content-type: application/json' -H 'authorization: Bearer {DEVNET_OWNER_TOKEN}' \\\n      -d '{{\"fromChain\":{src},\"toChain\":{dst},\"fromToken\":\"USDC\",\"amount\":\"5000000\",\"toAddress\":\"0xYourAddress\",\"live\":true}}'   # mode self: the operator pays from float\n"
+    ));
     let ctl = sims.url(Upstream::Chainflip);
     s.push_str(&format!(
         "    curl -s -X POST {ctl}/simulator/mint -H 'content-type: application/json' \\\n      -d '{{\"chain\":{},\"token\":\"USDC\",\"to\":\"0xYourAddress\",\"amount\":\"1000000000\"}}'   # mint devnet tokens\n",
@@ -239,11 +265,11 @@ pub struct ServedHost {
     _stop: tokio::sync::oneshot::Sender<()>,
 }
 
-/// Builds a host over `config` signing with the devnet relayer and serves
-/// it on an ephemeral loopback port.
+/// Builds a host over `config` signing with the devnet relayer, with
+/// [`DEVNET_OWNER_TOKEN`] as its owner token, and serves it on an
+/// ephemeral loopback port.
 pub async fn serve_on_loopback(config: HostConfig) -> Result<ServedHost, StartError> {
-    let signer = RelayerSigner::from_signer(relay_devnet::keys::relayer());
-    let host = Host::build_with_signer(config, Some(signer)).await?;
+    let host = Host::build_with(config, devnet_credentials()).await?;
     let state = host.state.clone();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -293,8 +319,7 @@ pub async fn up(
             addr: config.listen,
             source,
         })?;
-    let signer = RelayerSigner::from_signer(relay_devnet::keys::relayer());
-    let host = Host::build_with_signer(config, Some(signer)).await?;
+    let host = Host::build_with(config, devnet_credentials()).await?;
     let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<()>();
     let serve = tokio::spawn(host.serve_on(listener, async {
         let _ = tokio::signal::ctrl_c().await;

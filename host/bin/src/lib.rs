@@ -8,6 +8,7 @@
 //! which parts a process runs. A production build (`--no-default-features`
 //! is the default) carries no simulator and no devnet key.
 
+pub mod accept;
 pub mod cli;
 #[cfg(feature = "devnet")]
 pub mod devnet;

@@ -1,6 +1,15 @@
 //! Bringing the host up: store, broker, rails (with hot reload), HTTP.
+//!
+//! Two credentials come from the environment, never from the configuration
+//! file, and are never logged: the relayer's key (`RELAY_RELAYER_KEY`) and
+//! the SHA-256 of the operator's owner token ([`OWNER_TOKEN_HASH_ENV`]),
+//! without which `mode: self` is refused for everyone.
 
-use relay_api::{self as api, AppState};
+use relay_api::{
+    self as api,
+    auth::{BadOwnerTokenHash, OwnerTokenHash},
+    AppState,
+};
 use relay_capabilities::CapabilityBroker;
 use relay_chain::reader::ChainReader;
 use relay_chain::signer::{RelayerSigner, SignerError};
@@ -21,6 +30,9 @@ pub enum StartError {
     /// The plugin runtime.
     #[error("plugin runtime: {0}")]
     Runtime(String),
+    /// The owner token's hash in the environment is malformed.
+    #[error("{OWNER_TOKEN_HASH_ENV}: {0}")]
+    OwnerToken(BadOwnerTokenHash),
     /// Binding the listener.
     #[error("cannot listen on {addr}: {source}")]
     Listen {
@@ -29,6 +41,44 @@ pub enum StartError {
         /// The cause.
         source: std::io::Error,
     },
+}
+
+/// The environment variable holding the hex SHA-256 of the operator's
+/// owner token (`Authorization: Bearer <token>` on requests that spend the
+/// operator's funds). Unset: nobody has that authority.
+pub const OWNER_TOKEN_HASH_ENV: &str = "RELAY_OWNER_TOKEN_SHA256";
+
+/// What the host is handed instead of reading it from its configuration.
+#[derive(Debug, Default)]
+pub struct Credentials {
+    /// The relayer's signer; `None` runs without execution.
+    pub signer: Option<RelayerSigner>,
+    /// The owner token's hash; `None` refuses `mode: self` for everyone.
+    pub owner_token: Option<OwnerTokenHash>,
+}
+
+impl Credentials {
+    /// Both from the environment (`RELAY_RELAYER_KEY`,
+    /// [`OWNER_TOKEN_HASH_ENV`]); a malformed value refuses to start,
+    /// naming the variable and never the value.
+    pub fn from_env(config: &HostConfig) -> Result<Self, StartError> {
+        let configured = config.relayer.as_deref().and_then(|a| a.parse().ok());
+        let signer = match RelayerSigner::from_env(configured) {
+            Ok(s) => Some(s),
+            Err(SignerError::Missing) => None,
+            Err(e) => return Err(StartError::Runtime(e.to_string())),
+        };
+        let owner_token = std::env::var(OWNER_TOKEN_HASH_ENV)
+            .ok()
+            .filter(|v| !v.trim().is_empty())
+            .map(|v| OwnerTokenHash::from_hex(&v))
+            .transpose()
+            .map_err(StartError::OwnerToken)?;
+        Ok(Credentials {
+            signer,
+            owner_token,
+        })
+    }
 }
 
 /// How long shutdown waits for open requests to finish.
@@ -43,23 +93,25 @@ pub struct Host {
 }
 
 impl Host {
-    /// Connects the store, builds the broker and loads the plugins.
+    /// Connects the store, builds the broker and loads the plugins, with
+    /// the credentials of the environment ([`Credentials::from_env`]).
     pub async fn build(config: HostConfig) -> Result<Self, StartError> {
-        let configured = config.relayer.as_deref().and_then(|a| a.parse().ok());
-        let signer = match RelayerSigner::from_env(configured) {
-            Ok(s) => Some(s),
-            Err(SignerError::Missing) => None,
-            Err(e) => return Err(StartError::Runtime(e.to_string())),
-        };
-        Self::build_with_signer(config, signer).await
+        let creds = Credentials::from_env(&config)?;
+        Self::build_with(config, creds).await
     }
 
-    /// Like [`Host::build`] with the relayer's signer handed in (the devnet,
-    /// tests); `None` runs without execution.
-    pub async fn build_with_signer(
-        config: HostConfig,
-        signer: Option<RelayerSigner>,
-    ) -> Result<Self, StartError> {
+    /// Like [`Host::build`] with the credentials handed in (the devnet,
+    /// tests).
+    pub async fn build_with(config: HostConfig, creds: Credentials) -> Result<Self, StartError> {
+        let Credentials {
+            signer,
+            owner_token,
+        } = creds;
+        if owner_token.is_none() {
+            tracing::warn!(
+                "no {OWNER_TOKEN_HASH_ENV}: requests that spend the operator's funds (mode self) are refused"
+            );
+        }
         let store = Store::connect(&config.database_url()).await?;
         let broker = Arc::new(CapabilityBroker::new(&config.capabilities));
         let rails = Arc::new(
@@ -73,10 +125,19 @@ impl Host {
             "plugins scanned"
         );
         let relayer = signer.map(|s| Arc::new(Relayer::new(s, &config, &store)));
+        let reader = Arc::new(ChainReader::new(&config));
         let config = Arc::new(config);
         let executor = relayer
             .clone()
-            .map(|r| Executor::new(store.clone(), r, rails.clone(), config.clone()))
+            .map(|r| {
+                Executor::new(
+                    store.clone(),
+                    r,
+                    rails.clone(),
+                    config.clone(),
+                    reader.clone(),
+                )
+            })
             .transpose()
             .map_err(StartError::Runtime)?
             .map(Arc::new);
@@ -96,7 +157,6 @@ impl Host {
                 );
             }
         }
-        let reader = Arc::new(ChainReader::new(&config));
         Ok(Host {
             state: AppState {
                 health: Arc::new(HealthCache::new(Duration::from_secs(30), reader.clone())),
@@ -107,6 +167,7 @@ impl Host {
                 sandbox: Default::default(),
                 relayer,
                 executor,
+                owner_token,
             },
             jobs,
         })
@@ -141,39 +202,19 @@ impl Host {
             );
             jobs.add("plugin-reload", handle);
         }
+        let probe = relay_jobs::health_probe::spawn(
+            jobs.token(),
+            state.health.clone(),
+            state.rails.clone(),
+            state.config.clone(),
+        );
+        jobs.add("health-probe", probe);
         let addr = listener.local_addr().ok();
         tracing::info!(?addr, "relay host listening");
+        let http = state.config.http.clone();
         let app = api::router(state);
-        // Graceful shutdown waits for open connections; an idle keep-alive
-        // client must not keep the host up, so the drain is bounded.
-        let stopping = Arc::new(tokio::sync::Notify::new());
-        let signal = {
-            let stopping = stopping.clone();
-            async move {
-                shutdown.await;
-                stopping.notify_waiters();
-            }
-        };
-        let serve = axum::serve(
-            listener,
-            app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
-        )
-        .with_graceful_shutdown(signal);
-        let drained = async {
-            stopping.notified().await;
-            tokio::time::sleep(SHUTDOWN_DRAIN).await;
-        };
-        let res = tokio::select! {
-            res = serve => res,
-            _ = drained => {
-                tracing::warn!("connections still open after the drain period; stopping anyway");
-                Ok(())
-            }
-        };
+        crate::accept::serve(listener, app, &http, shutdown).await;
         jobs.shutdown().await;
-        res.map_err(|source| StartError::Listen {
-            addr: addr.unwrap_or(([0, 0, 0, 0], 0).into()),
-            source,
-        })
+        Ok(())
     }
 }

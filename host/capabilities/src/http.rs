@@ -50,6 +50,8 @@ impl HttpCapability {
         HttpCapability {
             client: reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
+                .connect_timeout(relay_config::OUTBOUND_CONNECT_TIMEOUT)
+                .pool_max_idle_per_host(relay_config::OUTBOUND_MAX_IDLE_PER_HOST)
                 .build()
                 .expect("http client builds"),
             allow_private: config.allow_private_networks,

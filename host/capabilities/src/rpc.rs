@@ -2,9 +2,13 @@
 //! read methods, failover across the operator's endpoints for the chain.
 
 use super::{CapabilityConfig, RailPolicy};
+use relay_chain::rpc::{FailoverError, FailoverProvider};
 use relay_plugin_api::{ChainRef, HostError, HostErrorKind};
-use serde_json::{json, Value};
-use std::{collections::BTreeMap, time::Instant};
+use serde_json::value::RawValue;
+use std::{
+    collections::BTreeMap,
+    time::{Duration, Instant},
+};
 
 /// JSON-RPC methods a rail may call: reads only, never a send or a sign.
 pub const READ_ONLY_METHODS: &[&str] = &[
@@ -24,20 +28,36 @@ pub const READ_ONLY_METHODS: &[&str] = &[
     "eth_maxPriorityFeePerGas",
 ];
 
-/// The RPC capability.
-#[derive(Debug)]
+/// Longest one endpoint may take before the next is tried (the call's own
+/// deadline clips it further).
+const ENDPOINT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The RPC capability: one failover provider per chain (the host's one
+/// failover policy, [`relay_chain::rpc::FailoverProvider`]).
 pub struct RpcCapability {
-    client: reqwest::Client,
-    endpoints: BTreeMap<String, Vec<String>>,
+    chains: BTreeMap<String, FailoverProvider>,
+}
+
+impl std::fmt::Debug for RpcCapability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RpcCapability")
+            .field("chains", &self.chains.keys().collect::<Vec<_>>())
+            .finish()
+    }
 }
 
 impl RpcCapability {
     /// Builds the capability.
     pub fn new(config: &CapabilityConfig) -> Self {
-        RpcCapability {
-            client: reqwest::Client::new(),
-            endpoints: config.rpc.clone(),
-        }
+        let chains = config
+            .rpc
+            .iter()
+            .map(|(id, urls)| {
+                let p = FailoverProvider::new(urls, None, ENDPOINT_TIMEOUT);
+                (id.clone(), p)
+            })
+            .collect();
+        RpcCapability { chains }
     }
 
     /// Calls `method` with JSON `params` on `chain`; returns the JSON result.
@@ -61,54 +81,25 @@ impl RpcCapability {
                 format!("{method} is not a read-only method"),
             ));
         }
-        let params: Value = serde_json::from_str(params)
+        let params: Box<RawValue> = serde_json::from_str(params)
             .map_err(|e| HostError::new(HostErrorKind::Rpc, format!("params are not JSON: {e}")))?;
-        let urls = self.endpoints.get(&chain.to_string()).ok_or_else(|| {
+        let provider = self.chains.get(&chain.to_string()).ok_or_else(|| {
             HostError::new(
                 HostErrorKind::NotConfigured,
                 format!("no RPC endpoint for chain {chain}"),
             )
         })?;
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        let mut last = HostError::new(HostErrorKind::Network, "no endpoint answered");
-        for url in urls {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(HostError::new(
-                    HostErrorKind::Timeout,
-                    "call deadline passed",
-                ));
-            }
-            match self.post(url, &body, left).await {
-                Ok(v) => return Ok(v),
-                Err(e) if e.kind == HostErrorKind::Rpc => return Err(e),
-                Err(e) => last = e,
-            }
-        }
-        Err(last)
-    }
-
-    async fn post(
-        &self,
-        url: &str,
-        body: &Value,
-        timeout: std::time::Duration,
-    ) -> Result<String, HostError> {
-        let resp = self
-            .client
-            .post(url)
-            .json(body)
-            .timeout(timeout)
-            .send()
+        provider
+            .raw(method, &params, Some(deadline))
             .await
-            .map_err(|e| HostError::new(HostErrorKind::Network, e.without_url().to_string()))?;
-        let v: Value = resp
-            .json()
-            .await
-            .map_err(|e| HostError::new(HostErrorKind::Network, e.without_url().to_string()))?;
-        if let Some(err) = v.get("error") {
-            return Err(HostError::new(HostErrorKind::Rpc, err.to_string()));
-        }
-        Ok(v.get("result").cloned().unwrap_or(Value::Null).to_string())
+            .map_err(|e| match e {
+                FailoverError::Rpc(m) => HostError::new(HostErrorKind::Rpc, m),
+                FailoverError::Deadline(_) => {
+                    HostError::new(HostErrorKind::Timeout, "call deadline passed")
+                }
+                FailoverError::Unreachable { .. } => {
+                    HostError::new(HostErrorKind::Network, e.to_string())
+                }
+            })
     }
 }

@@ -52,6 +52,28 @@ sol! {
 
     /// `permitTransferFrom(((address,uint256),uint256,uint256),(address,uint256),address,bytes)`.
     function permitTransferFrom(PermitArg permit, TransferDetails transferDetails, address owner, bytes signature);
+
+    /// What a `permitTransferFrom` reverts with: Permit2's own errors and
+    /// the ERC-20 errors it bubbles up (OpenZeppelin 5 names; Uniswap's
+    /// Permit2 reverts `TRANSFER_FROM_FAILED` as a string instead).
+    #[derive(Debug, PartialEq, Eq)]
+    interface IPullErrors {
+        error SignatureExpired(uint256 signatureDeadline);
+        error InvalidAmount(uint256 maxAmount);
+        error InvalidNonce();
+        error InvalidSignatureLength();
+        error InvalidSignature();
+        error InvalidSigner();
+        error InvalidContractSignature();
+        error TransferFailed();
+        error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed);
+        error ERC20InsufficientAllowance(address spender, uint256 allowance, uint256 needed);
+    }
+}
+
+/// The revert of a Permit2 pull, decoded when it is one of [`IPullErrors`].
+pub fn decode_pull_revert(data: &[u8]) -> Option<IPullErrors::IPullErrorsErrors> {
+    <IPullErrors::IPullErrorsErrors as alloy::sol_types::SolInterface>::abi_decode(data).ok()
 }
 
 /// Calldata that pulls `amount` of the permit's token from its owner to

@@ -1,17 +1,20 @@
 //! The engine's own chain reads (spec §2.6 fees, §4.1 membership, §4.2
 //! preflight): the gas price of a chain, an ERC-721 or ERC-20 `balanceOf`,
-//! an ERC-20 `allowance` and a native balance. Read-only, over the
-//! operator's RPC endpoints with failover, bounded by a short timeout. No
-//! key is involved.
+//! an ERC-20 `allowance` and a native balance; and the simulation of a
+//! transaction the relayer is about to sign ([`ChainReader::simulate`]: an
+//! `eth_call` at the pending block from the relayer's address, its revert
+//! data kept). Read-only, over the operator's RPC endpoints with failover,
+//! bounded by a short timeout. No key is involved.
 
 use std::{collections::HashMap, time::Duration};
 
 use alloy::{
-    primitives::{Address, U256},
+    primitives::{Address, Bytes, U256},
     providers::Provider,
     rpc::types::TransactionRequest,
     sol,
     sol_types::SolCall,
+    transports::RpcError,
 };
 
 use crate::rpc::FailoverProvider;
@@ -40,6 +43,44 @@ pub enum ReadError {
         /// Why.
         reason: String,
     },
+}
+
+/// A simulated call that reverted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Revert {
+    /// The revert data the node returned (empty when it gave none).
+    pub data: Bytes,
+    /// The node's message (`execution reverted: …`).
+    pub message: String,
+}
+
+impl Revert {
+    /// The reason in words: a decoded `Error(string)` or `Panic(uint256)`,
+    /// else the raw data as hex, else the node's message.
+    pub fn reason(&self) -> String {
+        if let Some(r) = alloy::sol_types::decode_revert_reason(&self.data) {
+            return r;
+        }
+        if self.data.is_empty() {
+            return self.message.clone();
+        }
+        format!("revert data {}", self.data)
+    }
+}
+
+/// A transaction to simulate: what the relayer would sign.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimCall {
+    /// The signer (the relayer).
+    pub from: Address,
+    /// Target.
+    pub to: Address,
+    /// Calldata.
+    pub data: Bytes,
+    /// Native value.
+    pub value: U256,
+    /// Gas limit the transaction would carry (`None`: the node's default).
+    pub gas_limit: Option<u64>,
 }
 
 /// Read-only access to every configured EVM chain.
@@ -175,6 +216,49 @@ impl ChainReader {
             reason: e.to_string(),
         })?;
         Ok(bitmap & bit == U256::ZERO)
+    }
+
+    /// Simulates `call` on `chain` at the pending block (`eth_call` from
+    /// its signer): `Ok(Ok(output))` when it would succeed, `Ok(Err(revert))`
+    /// when it would revert, `Err` when no endpoint could answer.
+    pub async fn simulate(
+        &self,
+        chain: u64,
+        call: &SimCall,
+    ) -> Result<Result<Bytes, Revert>, ReadError> {
+        let mut tx = TransactionRequest::default()
+            .from(call.from)
+            .to(call.to)
+            .value(call.value)
+            .input(call.data.clone().into());
+        if let Some(gas) = call.gas_limit {
+            tx = tx.gas_limit(gas);
+        }
+        self.provider(chain)?
+            .run("eth_call", |p| {
+                let tx = tx.clone();
+                async move {
+                    match p.call(tx).pending().await {
+                        Ok(out) => Ok(Ok(out)),
+                        // The node ran the call and it reverted: an answer,
+                        // not an endpoint failure (no failover).
+                        Err(RpcError::ErrorResp(e))
+                            if e.code == 3 || e.message.contains("revert") =>
+                        {
+                            Ok(Err(Revert {
+                                data: e.as_revert_data().unwrap_or_default(),
+                                message: e.message.to_string(),
+                            }))
+                        }
+                        Err(e) => Err(e),
+                    }
+                }
+            })
+            .await
+            .map_err(|e| ReadError::Failed {
+                chain,
+                reason: e.to_string(),
+            })
     }
 
     /// An `eth_call` of `data` to `to` on `chain`.

@@ -1,12 +1,16 @@
-//! RPC failover for the relayer's own calls: several endpoints per chain,
-//! the healthiest tried first; a transport failure or a timeout moves to the
-//! next endpoint, a JSON-RPC error answer (the node understood and refused)
-//! does not — retrying it elsewhere would only repeat it.
+//! The one RPC failover policy of the host, for the relayer's sends, the
+//! host's own reads and the rails' read-only RPC capability alike: several
+//! endpoints per chain, the healthiest tried first — health is the number of
+//! failures in a rolling window ([`HEALTH_WINDOW`]), ties in configured
+//! order — a transport failure or a timeout moves to the next endpoint, a
+//! JSON-RPC error answer (the node understood and refused) does not:
+//! retrying it elsewhere would only repeat it.
 
 use std::{
+    collections::VecDeque,
     future::Future,
-    sync::atomic::{AtomicU32, Ordering},
-    time::Duration,
+    sync::Mutex,
+    time::{Duration, Instant},
 };
 
 use alloy::{
@@ -30,13 +34,58 @@ pub enum FailoverError {
         /// The last failure.
         last: String,
     },
+    /// The caller's deadline passed before an endpoint answered.
+    #[error("{0}: deadline passed")]
+    Deadline(String),
+}
+
+/// How far back an endpoint's failures count when endpoints are ordered.
+pub const HEALTH_WINDOW: Duration = Duration::from_secs(60);
+
+/// Most outcomes kept per endpoint.
+const HEALTH_SAMPLES: usize = 64;
+
+/// An endpoint's recent outcomes (the rolling health window).
+#[derive(Debug, Default)]
+struct Health(Mutex<VecDeque<(Instant, bool)>>);
+
+impl Health {
+    fn record(&self, ok: bool) {
+        let mut s = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if s.len() == HEALTH_SAMPLES {
+            s.pop_front();
+        }
+        s.push_back((Instant::now(), ok));
+    }
+
+    /// Failures within the window.
+    fn failures(&self) -> usize {
+        let s = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        s.iter()
+            .filter(|(at, ok)| !ok && at.elapsed() < HEALTH_WINDOW)
+            .count()
+    }
 }
 
 struct Endpoint {
     url: String,
     provider: DynProvider,
-    /// Consecutive failures (the rolling health the order is decided by).
-    failures: AtomicU32,
+    health: Health,
+}
+
+/// The HTTP client of every chain RPC provider: one bounded pool
+/// (connect timeout, idle connections per endpoint) shared by all.
+pub fn outbound_client() -> reqwest::Client {
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            reqwest::Client::builder()
+                .connect_timeout(relay_config::OUTBOUND_CONNECT_TIMEOUT)
+                .pool_max_idle_per_host(relay_config::OUTBOUND_MAX_IDLE_PER_HOST)
+                .build()
+                .expect("rpc client builds")
+        })
+        .clone()
 }
 
 /// Providers for one chain with failover between them.
@@ -64,12 +113,14 @@ impl FailoverProvider {
                 let url: reqwest::Url = u.parse().ok()?;
                 let provider = match signer {
                     Some(s) => s.provider(url),
-                    None => ProviderBuilder::new().connect_http(url).erased(),
+                    None => ProviderBuilder::new()
+                        .connect_reqwest(outbound_client(), url)
+                        .erased(),
                 };
                 Some(Endpoint {
                     url: u.clone(),
                     provider,
-                    failures: AtomicU32::new(0),
+                    health: Health::default(),
                 })
             })
             .collect();
@@ -82,7 +133,7 @@ impl FailoverProvider {
             endpoints: vec![Endpoint {
                 url: name.to_string(),
                 provider,
-                failures: AtomicU32::new(0),
+                health: Health::default(),
             }],
             timeout,
         }
@@ -95,22 +146,41 @@ impl FailoverProvider {
         F: Fn(DynProvider) -> Fut,
         Fut: Future<Output = Result<T, RpcError<TransportErrorKind>>>,
     {
-        let mut order: Vec<&Endpoint> = self.endpoints.iter().collect();
-        order.sort_by_key(|e| e.failures.load(Ordering::Relaxed));
+        self.run_until(None, what, call).await
+    }
+
+    /// [`FailoverProvider::run`] within `deadline`: each endpoint gets the
+    /// provider's timeout or what is left, whichever is shorter.
+    pub async fn run_until<T, F, Fut>(
+        &self,
+        deadline: Option<Instant>,
+        what: &str,
+        call: F,
+    ) -> Result<T, FailoverError>
+    where
+        F: Fn(DynProvider) -> Fut,
+        Fut: Future<Output = Result<T, RpcError<TransportErrorKind>>>,
+    {
         let mut last = "no endpoint configured".to_string();
-        for e in order {
-            match tokio::time::timeout(self.timeout, call(e.provider.clone())).await {
+        for e in self.order() {
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            if left.is_some_and(|l| l.is_zero()) {
+                return Err(FailoverError::Deadline(what.to_string()));
+            }
+            let timeout = left.map_or(self.timeout, |l| l.min(self.timeout));
+            match tokio::time::timeout(timeout, call(e.provider.clone())).await {
                 Ok(Ok(v)) => {
-                    e.failures.store(0, Ordering::Relaxed);
+                    e.health.record(true);
                     return Ok(v);
                 }
                 Ok(Err(RpcError::ErrorResp(resp))) => {
-                    return Err(FailoverError::Rpc(resp.to_string()))
+                    e.health.record(true);
+                    return Err(FailoverError::Rpc(resp.to_string()));
                 }
                 Ok(Err(err)) => last = format!("{}: {err}", e.url),
-                Err(_) => last = format!("{}: timed out after {:?}", e.url, self.timeout),
+                Err(_) => last = format!("{}: timed out after {timeout:?}", e.url),
             }
-            e.failures.fetch_add(1, Ordering::Relaxed);
+            e.health.record(false);
             tracing::warn!(endpoint = %e.url, what, error = %last, "rpc endpoint failed; trying the next");
         }
         Err(FailoverError::Unreachable {
@@ -119,10 +189,53 @@ impl FailoverProvider {
         })
     }
 
+    /// A raw JSON-RPC call (`params` a JSON array or object), answered with
+    /// the JSON `result`, within `deadline`.
+    pub async fn raw(
+        &self,
+        method: &str,
+        params: &serde_json::value::RawValue,
+        deadline: Option<Instant>,
+    ) -> Result<String, FailoverError> {
+        let name: std::borrow::Cow<'static, str> = method.to_string().into();
+        self.run_until(deadline, method, |p| {
+            let name = name.clone();
+            async move { p.raw_request_dyn(name, params).await }
+        })
+        .await
+        .map(|v| v.get().to_string())
+    }
+
+    /// Endpoints, healthiest first (fewest failures in the window; ties in
+    /// configured order).
+    fn order(&self) -> Vec<&Endpoint> {
+        let mut order: Vec<&Endpoint> = self.endpoints.iter().collect();
+        order.sort_by_cached_key(|e| e.health.failures());
+        order
+    }
+
     /// Endpoint URLs, healthiest first.
     pub fn ranked(&self) -> Vec<String> {
-        let mut order: Vec<&Endpoint> = self.endpoints.iter().collect();
-        order.sort_by_key(|e| e.failures.load(Ordering::Relaxed));
-        order.into_iter().map(|e| e.url.clone()).collect()
+        self.order().into_iter().map(|e| e.url.clone()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_count_only_inside_the_window_and_samples_stay_bounded() {
+        let h = Health::default();
+        for _ in 0..100 {
+            h.record(false);
+        }
+        assert_eq!(h.failures(), HEALTH_SAMPLES);
+        h.0.lock()
+            .unwrap()
+            .iter_mut()
+            .for_each(|(at, _)| *at = Instant::now() - HEALTH_WINDOW - Duration::from_secs(1));
+        h.record(true);
+        assert_eq!(h.failures(), 0, "old failures no longer count");
     }
 }

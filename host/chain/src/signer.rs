@@ -100,7 +100,7 @@ impl RelayerSigner {
     pub fn provider(&self, url: reqwest::Url) -> DynProvider {
         ProviderBuilder::new()
             .wallet(EthereumWallet::from(self.0.clone()))
-            .connect_http(url)
+            .connect_reqwest(crate::rpc::outbound_client(), url)
             .erased()
     }
 }

@@ -16,9 +16,11 @@ use std::{
 use serde::{Deserialize, Serialize};
 
 mod capabilities;
+mod validate;
 
 pub use capabilities::{CapabilityConfig, CredentialConfig, Secret};
 pub use relay_registry::PluginKind as Packaging;
+pub use validate::{is_address, validate};
 
 /// A token the host knows on a chain.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -296,6 +298,67 @@ impl Default for LimitsConfig {
     }
 }
 
+/// The HTTP edge (`[http]`): what one request may cost the host before
+/// a handler sees it. Every refusal is the JSON error object.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HttpConfig {
+    /// Largest request body any endpoint reads, bytes (default 65536 =
+    /// 64 KiB); a larger one is 413 `BODY_TOO_LARGE`.
+    pub body_limit_bytes: usize,
+    /// Longest request target (path and query), bytes (default 8192 =
+    /// 8 KiB); a longer one is 414 `URI_TOO_LONG`.
+    pub uri_limit_bytes: usize,
+    /// Time a client has to send a request's whole header block, ms
+    /// (default 10000); a slower client's connection is closed. It also
+    /// bounds how long an idle keep-alive connection waits for its next
+    /// request.
+    pub header_read_timeout_ms: u64,
+    /// Time a client has to send a request's whole body, ms (default
+    /// 10000); a slower one is answered 408 `REQUEST_TIMEOUT`.
+    pub body_read_timeout_ms: u64,
+    /// Time the host has to answer a request (until the response starts;
+    /// a stream's events are not limited), ms (default 30000); past it the
+    /// answer is 503 `HANDLER_TIMEOUT`.
+    pub request_timeout_ms: u64,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            body_limit_bytes: 64 * 1024,
+            uri_limit_bytes: 8 * 1024,
+            header_read_timeout_ms: 10_000,
+            body_read_timeout_ms: 10_000,
+            request_timeout_ms: 30_000,
+        }
+    }
+}
+
+impl HttpConfig {
+    /// Refuses a zero limit or timeout, naming the key.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        let keys = [
+            ("http.body_limit_bytes", self.body_limit_bytes as u64),
+            ("http.uri_limit_bytes", self.uri_limit_bytes as u64),
+            ("http.header_read_timeout_ms", self.header_read_timeout_ms),
+            ("http.body_read_timeout_ms", self.body_read_timeout_ms),
+            ("http.request_timeout_ms", self.request_timeout_ms),
+        ];
+        match keys.iter().find(|(_, v)| *v == 0) {
+            Some((key, _)) => Err(ConfigError(format!("{key} must be greater than 0"))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Connect timeout of every outbound HTTP client the host builds (upstream
+/// APIs, RPC endpoints).
+pub const OUTBOUND_CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Idle connections an outbound HTTP client keeps per upstream host.
+pub const OUTBOUND_MAX_IDLE_PER_HOST: usize = 8;
+
 /// The whole configuration.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -327,6 +390,8 @@ pub struct HostConfig {
     pub vip: VipConfig,
     /// Rate limits.
     pub limits: LimitsConfig,
+    /// The HTTP edge: body, URI and time limits.
+    pub http: HttpConfig,
     /// Route execution.
     pub execution: ExecutionConfig,
 }
@@ -350,6 +415,7 @@ impl Default for HostConfig {
             quote: QuoteConfig::default(),
             vip: VipConfig::default(),
             limits: LimitsConfig::default(),
+            http: HttpConfig::default(),
             execution: ExecutionConfig::default(),
         }
     }
@@ -380,6 +446,8 @@ impl HostConfig {
         let cfg: HostConfig = raw
             .try_deserialize()
             .map_err(|e| ConfigError(e.to_string()))?;
+        cfg.http.check()?;
+        validate::validate(&cfg)?;
         Ok(cfg)
     }
 

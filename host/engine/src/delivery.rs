@@ -14,9 +14,10 @@
 use relay_types::route::RouteStatus;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use utoipa::ToSchema;
 
 /// Latency distribution of delivered routes, seconds.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct Latency {
     /// Delivered routes measured.
     pub samples: usize,
@@ -33,7 +34,7 @@ pub struct Latency {
 }
 
 /// The statistics of one window.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryStats {
     /// Routes by public status.
@@ -46,6 +47,40 @@ pub struct DeliveryStats {
     pub success_rate: Option<f64>,
     /// Created → DONE, seconds; `None` before any delivery.
     pub latency_sec: Option<Latency>,
+}
+
+/// The window the statistics cover.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct Window {
+    /// Days.
+    pub days: u64,
+    /// From, epoch ms.
+    pub from: u64,
+    /// To, epoch ms.
+    pub to: u64,
+}
+
+/// `GET /api/delivery/stats`.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct DeliveryReport {
+    /// The figures.
+    #[serde(flatten)]
+    pub stats: DeliveryStats,
+    /// The window.
+    pub window: Window,
+    /// How to read them.
+    pub note: String,
+}
+
+impl DeliveryReport {
+    /// `stats` over `window`.
+    pub fn new(stats: DeliveryStats, window: Window) -> Self {
+        DeliveryReport {
+            stats,
+            window,
+            note: "routes created in the window, by status (PENDING shown as BRIDGING; dry runs left out); successRate = DONE / (DONE + FAILED); latencySec is created-to-DONE, nearest-rank percentiles; sandbox routes are never stored or counted".into(),
+        }
+    }
 }
 
 /// Builds the statistics from stored-status counts and DONE latencies

@@ -90,10 +90,29 @@ pub fn carried(ask: &ExecuteAsk, p: &Priced) -> Amount {
     ask.amount.saturating_sub(route).saturating_sub(gas)
 }
 
+/// Where execution finds a loaded rail by id: the host's [`RailSet`], or a
+/// fixed set (tests of the failover policy need no plugin loader).
+pub trait RailLookup {
+    /// The rail loaded under `id` now.
+    fn rail(&self, id: &str) -> Option<Arc<LoadedRail>>;
+}
+
+impl RailLookup for RailSet {
+    fn rail(&self, id: &str) -> Option<Arc<LoadedRail>> {
+        self.snapshot().get(id).cloned()
+    }
+}
+
+impl RailLookup for std::collections::HashMap<String, Arc<LoadedRail>> {
+    fn rail(&self, id: &str) -> Option<Arc<LoadedRail>> {
+        self.get(id).cloned()
+    }
+}
+
 /// Walks `outcome`'s ranking and returns the first rail that prepares.
 #[tracing::instrument(skip_all, fields(rails = outcome.results.len()))]
 pub async fn choose(
-    rails: &RailSet,
+    rails: &impl RailLookup,
     outcome: &QuoteOutcome,
     ask: &ExecuteAsk,
     route_id: &str,
@@ -118,7 +137,7 @@ pub async fn choose(
             quote_only.push(format!("{}: {reason}", r.rail));
             continue;
         }
-        let Some(rail) = rails.snapshot().get(&r.rail).cloned() else {
+        let Some(rail) = rails.rail(&r.rail) else {
             passed.push((r.rail.clone(), "unloaded since the quote".into()));
             continue;
         };
@@ -230,4 +249,266 @@ async fn attempt(
         gas_fee,
         passed: Vec::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{collections::HashMap, sync::Arc, time::Duration};
+
+    use relay_capabilities::{CallCapabilities, CapabilityBroker, RailPolicy};
+    use relay_config::CapabilityConfig;
+    use relay_plugin_api::{
+        Amount, ChainRef, ExecutionPlan, PlanAction, RailError, RailErrorKind, RailManifest,
+        RailQuote, RailRole, SourceMode, Token, Version,
+    };
+    use relay_runtime::{
+        BackendError, CallLimits, LoadedRail, Packaging, PluginBackend, RailCall, RailReply,
+    };
+
+    use super::*;
+    use crate::{
+        fees::{Deductions, Net, Tier},
+        membership::Membership,
+        quote::{GasBill, Priced, QuoteOutcome, RailResult, Silence},
+        request::ExecuteAsk,
+        route::RouteAsk,
+    };
+
+    /// A rail whose `prepare` answers with `prepare` (a plan, or an error).
+    struct FakeRail {
+        prepare: Result<ExecutionPlan, RailErrorKind>,
+    }
+
+    #[async_trait::async_trait]
+    impl PluginBackend for FakeRail {
+        fn packaging(&self) -> Packaging {
+            Packaging::Native
+        }
+
+        async fn call(
+            &self,
+            call: RailCall,
+            _caps: Arc<CallCapabilities>,
+        ) -> Result<RailReply, BackendError> {
+            match (call, &self.prepare) {
+                (RailCall::Prepare(_), Ok(plan)) => Ok(RailReply::Plan(plan.clone())),
+                (RailCall::Prepare(_), Err(kind)) => {
+                    Err(RailError::new(*kind, "upstream refused").into())
+                }
+                (other, _) => Err(BackendError::Contract(format!(
+                    "{} not faked",
+                    other.method()
+                ))),
+            }
+        }
+    }
+
+    fn manifest(id: &str) -> RailManifest {
+        RailManifest {
+            id: id.into(),
+            name: id.into(),
+            version: Version::new(1, 0, 0),
+            contract_version: Version::new(1, 0, 0),
+            role: RailRole::Aggregator,
+            coverage: Vec::new(),
+            egress: Vec::new(),
+            rpc_chains: Vec::new(),
+            contracts: Vec::new(),
+            upstream: None,
+        }
+    }
+
+    fn loaded(id: &str, prepare: Result<ExecutionPlan, RailErrorKind>) -> Arc<LoadedRail> {
+        let limits = CallLimits {
+            timeout: Duration::from_secs(2),
+            grace: Duration::from_millis(100),
+            backoff_base: Duration::from_millis(10),
+            backoff_max: Duration::from_millis(10),
+        };
+        Arc::new(LoadedRail::new(
+            manifest(id),
+            Arc::new(FakeRail { prepare }),
+            Arc::new(RailPolicy::default()),
+            Arc::new(CapabilityBroker::new(&CapabilityConfig::default())),
+            limits,
+        ))
+    }
+
+    fn usdc() -> Token {
+        Token {
+            symbol: "USDC".into(),
+            address: Some("0x0000000000000000000000000000000000000001".into()),
+            decimals: 6,
+        }
+    }
+
+    fn ask() -> ExecuteAsk {
+        let route = RouteAsk {
+            from_chain: ChainRef::Evm(8453),
+            to_chain: ChainRef::Evm(42161),
+            from_token: usdc(),
+            to_token: usdc(),
+            amount: Amount::from_u128(5_000_000),
+            from_address: None,
+            recipient: None,
+            slippage_bps: 50,
+        };
+        ExecuteAsk {
+            from_chain: route.from_chain,
+            to_chain: route.to_chain,
+            from_token: route.from_token.clone(),
+            to_token: route.to_token.clone(),
+            amount: route.amount,
+            sender: "0x00000000000000000000000000000000000000aa".into(),
+            recipient: "0x00000000000000000000000000000000000000bb".into(),
+            mode: SourceMode::Operator,
+            permit: None,
+            rail: None,
+            min_out: None,
+            attestation: None,
+            dry_run: false,
+            live: Some(true),
+            route,
+        }
+    }
+
+    /// A priced answer of `rail` delivering `out` for the whole amount.
+    fn priced(rail: &str, out: u128) -> RailResult {
+        let quote = RailQuote {
+            rail: rail.into(),
+            lane: "evm->evm".into(),
+            amount_in: Amount::from_u128(5_000_000),
+            amount_out: Amount::from_u128(out),
+            min_out: Amount::from_u128(out),
+            fees: Vec::new(),
+            gas: None,
+            duration_sec: 60,
+            quote_only_reason: None,
+            upstream_ref: None,
+            expires_at_ms: u64::MAX,
+            detail: serde_json::json!({}),
+        };
+        RailResult {
+            rail: rail.into(),
+            role: RailRole::Aggregator,
+            lane: "evm->evm".into(),
+            upstream: None,
+            quote_only: None,
+            outcome: Ok(Priced {
+                quote,
+                route_fee: Amount::ZERO,
+                deductions: Deductions::default(),
+                gas: GasBill::default(),
+                net: Net {
+                    estimated: Amount::from_u128(out),
+                    min: Amount::from_u128(out),
+                },
+            }),
+        }
+    }
+
+    fn silent(rail: &str) -> RailResult {
+        RailResult {
+            outcome: Err(Silence::Deadline(8_000)),
+            ..priced(rail, 0)
+        }
+    }
+
+    fn outcome(results: Vec<RailResult>) -> QuoteOutcome {
+        QuoteOutcome {
+            ask: ask().route,
+            membership: Membership::default(),
+            tier: Tier {
+                route_fee_bps: 0,
+                gas_markup_bps: 0,
+            },
+            results,
+            deadline_ms: 8_000,
+        }
+    }
+
+    fn plan() -> ExecutionPlan {
+        ExecutionPlan {
+            steps: vec![PlanAction::AwaitUpstream {
+                reference: "x".into(),
+            }],
+            track_ref: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn execute_fails_over_from_a_winner_that_cannot_prepare_to_the_next_ranked_rail() {
+        let rails: HashMap<String, Arc<LoadedRail>> = [
+            (
+                "lifi".to_string(),
+                loaded("lifi", Err(RailErrorKind::Upstream)),
+            ),
+            ("squid".to_string(), loaded("squid", Ok(plan()))),
+            ("bungee".to_string(), loaded("bungee", Ok(plan()))),
+        ]
+        .into();
+        let o = outcome(vec![
+            priced("lifi", 4_990_000),
+            priced("squid", 4_980_000),
+            priced("bungee", 4_970_000),
+        ]);
+        let a = choose(&rails, &o, &ask(), "rt_x", "0xrelayer")
+            .await
+            .unwrap();
+        assert_eq!(a.rail.id(), "squid", "the next ranked rail, not the last");
+        assert_eq!(a.passed.len(), 1);
+        assert_eq!(a.passed[0].0, "lifi");
+    }
+
+    #[tokio::test]
+    async fn a_rail_that_did_not_answer_is_reported_not_beaten_and_never_chosen() {
+        let rails: HashMap<String, Arc<LoadedRail>> = [
+            ("lifi".to_string(), loaded("lifi", Ok(plan()))),
+            ("squid".to_string(), loaded("squid", Ok(plan()))),
+        ]
+        .into();
+        let o = outcome(vec![priced("squid", 4_980_000), silent("lifi")]);
+        let a = choose(&rails, &o, &ask(), "rt_x", "0xrelayer")
+            .await
+            .unwrap();
+        assert_eq!(a.rail.id(), "squid");
+        let (rail, why) = &a.passed[0];
+        assert_eq!(rail, "lifi");
+        assert!(why.contains("8000"), "reported as not answering: {why}");
+    }
+
+    #[tokio::test]
+    async fn when_every_rail_fails_the_refusal_lists_each_reason() {
+        let rails: HashMap<String, Arc<LoadedRail>> = [
+            (
+                "lifi".to_string(),
+                loaded("lifi", Err(RailErrorKind::Upstream)),
+            ),
+            (
+                "squid".to_string(),
+                loaded("squid", Err(RailErrorKind::UpstreamTimeout)),
+            ),
+        ]
+        .into();
+        let o = outcome(vec![priced("lifi", 4_990_000), priced("squid", 4_980_000)]);
+        match choose(&rails, &o, &ask(), "rt_x", "0xrelayer").await {
+            Err(Declined::Failed(why)) => {
+                assert!(why.contains("lifi") && why.contains("squid"), "{why}");
+            }
+            other => panic!("expected every rail failed, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_price_below_the_lock_is_never_executed() {
+        let rails: HashMap<String, Arc<LoadedRail>> =
+            [("lifi".to_string(), loaded("lifi", Ok(plan())))].into();
+        let o = outcome(vec![priced("lifi", 4_990_000)]);
+        let mut locked = ask();
+        locked.min_out = Some(Amount::from_u128(4_995_000));
+        match choose(&rails, &o, &locked, "rt_x", "0xrelayer").await {
+            Err(Declined::PriceMoved { .. }) => {}
+            other => panic!("expected PRICE_MOVED, got {other:?}"),
+        }
+    }
 }

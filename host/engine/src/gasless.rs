@@ -27,8 +27,9 @@
 use super::prices::token_price;
 use relay_config::HostConfig;
 use relay_plugin_api::{ChainRef, Token};
-use serde_json::{json, Map, Value};
+use serde::Serialize;
 use std::collections::BTreeMap;
+use utoipa::ToSchema;
 
 /// The route modes (`routes`) and what each means here.
 pub const ROUTE_MODES: [(&str, &str); 3] = [
@@ -40,41 +41,126 @@ pub const ROUTE_MODES: [(&str, &str); 3] = [
 /// The recommended mode.
 pub const RECOMMENDED: &str = "cheapest";
 
+/// The EIP-712 domain clients sign under.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SigningDomain {
+    /// Domain name.
+    pub name: String,
+    /// Chain id.
+    pub chain_id: u64,
+    /// The verifying contract.
+    pub verifying_contract: String,
+}
+
+/// One chain of `gaslessChains`.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GaslessChain {
+    /// Chain name.
+    pub name: String,
+    /// The relayer there.
+    pub address: Option<String>,
+    /// The Permit2 contract.
+    pub permit2: String,
+    /// The repayment stablecoin's contract.
+    pub stable: Option<String>,
+    /// Its symbol.
+    pub stable_symbol: Option<String>,
+    /// The service release (spec §9).
+    pub version: String,
+}
+
+/// One accepted token.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AcceptedToken {
+    /// Symbol.
+    pub symbol: String,
+    /// Decimals, when equal on every chain.
+    pub decimals: Option<u8>,
+    /// Whether priced at par.
+    pub stable: bool,
+    /// Contract per chain id.
+    pub chains: BTreeMap<String, String>,
+}
+
+/// `GET /api/gasless/info` (spec §2.4).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GaslessInfo {
+    /// Service name.
+    pub service: String,
+    /// The Permit2 spender (the relayer).
+    pub router: Option<String>,
+    /// The account that fronts gas (the relayer).
+    pub any_gas_router: Option<String>,
+    /// Always null: no ERC-4337 paymaster.
+    pub token_paymaster: Option<String>,
+    /// The Permit2 contract.
+    pub permit2: String,
+    /// Always null: no ERC-4337 EntryPoint.
+    pub entry_point: Option<String>,
+    /// The chain `domain` is for.
+    pub chain_id: Option<u64>,
+    /// Route modes.
+    pub routes: Vec<String>,
+    /// What each route mode means.
+    pub route_modes: BTreeMap<String, String>,
+    /// The recommended mode.
+    pub recommended: String,
+    /// Per chain id.
+    pub gasless_chains: BTreeMap<String, GaslessChain>,
+    /// Tokens gas can be charged in.
+    pub accepted_tokens: Vec<AcceptedToken>,
+    /// The EIP-712 domain.
+    pub domain: Option<SigningDomain>,
+    /// About the domain.
+    pub domain_note: String,
+    /// About each address.
+    pub address_notes: BTreeMap<String, String>,
+}
+
 /// The gasless info for `chain` (must be configured; the lowest configured
 /// chain when `None`). `release` is the service release per-chain entries
 /// carry (spec §9).
-pub fn info(config: &HostConfig, chain: Option<u64>, release: &str) -> Value {
+pub fn info(config: &HostConfig, chain: Option<u64>, release: &str) -> GaslessInfo {
     let chain = chain.or_else(|| config.chain_ids().first().copied());
-    let relayer = config.relayer.as_deref();
-    let domain = chain
-        .map(|id| json!({"name": "Permit2", "chainId": id, "verifyingContract": config.permit2}));
-    let routes: Vec<&str> = ROUTE_MODES.iter().map(|(m, _)| *m).collect();
-    let modes: Map<String, Value> = ROUTE_MODES
-        .iter()
-        .map(|(m, what)| (m.to_string(), json!(what)))
-        .collect();
-    json!({
-        "service": "relay",
-        "router": relayer,
-        "anyGasRouter": relayer,
-        "tokenPaymaster": null,
-        "permit2": config.permit2,
-        "entryPoint": null,
-        "chainId": chain,
-        "routes": routes,
-        "routeModes": modes,
-        "recommended": RECOMMENDED,
-        "gaslessChains": gasless_chains(config, release),
-        "acceptedTokens": accepted_tokens(config),
-        "domain": domain,
-        "domainNote": "Permit2's EIP-712 domain has no version field; sign PermitTransferFrom with spender = router (the relayer) under this domain, with chainId set to the source chain",
-        "addressNotes": {
-            "router": "the relayer: the Permit2 spender every transfer signature names",
-            "anyGasRouter": "the relayer: it fronts gas for any accepted token and is repaid from the token moved; no router contract is deployed",
-            "tokenPaymaster": "null: no ERC-4337 paymaster; gas is withheld from the token in flight",
-            "entryPoint": "null: no ERC-4337 EntryPoint; the relayer broadcasts ordinary transactions",
-        },
-    })
+    let relayer = config.relayer.clone();
+    let domain = chain.map(|id| SigningDomain {
+        name: "Permit2".into(),
+        chain_id: id,
+        verifying_contract: config.permit2.clone(),
+    });
+    let notes = [
+        ("router", "the relayer: the Permit2 spender every transfer signature names"),
+        ("anyGasRouter", "the relayer: it fronts gas for any accepted token and is repaid from the token moved; no router contract is deployed"),
+        ("tokenPaymaster", "null: no ERC-4337 paymaster; gas is withheld from the token in flight"),
+        ("entryPoint", "null: no ERC-4337 EntryPoint; the relayer broadcasts ordinary transactions"),
+    ];
+    GaslessInfo {
+        service: "relay".into(),
+        router: relayer.clone(),
+        any_gas_router: relayer,
+        token_paymaster: None,
+        permit2: config.permit2.clone(),
+        entry_point: None,
+        chain_id: chain,
+        routes: ROUTE_MODES.iter().map(|(m, _)| m.to_string()).collect(),
+        route_modes: ROUTE_MODES
+            .iter()
+            .map(|(m, what)| (m.to_string(), what.to_string()))
+            .collect(),
+        recommended: RECOMMENDED.into(),
+        gasless_chains: gasless_chains(config, release),
+        accepted_tokens: accepted_tokens(config),
+        domain,
+        domain_note: "Permit2's EIP-712 domain has no version field; sign PermitTransferFrom with spender = router (the relayer) under this domain, with chainId set to the source chain".into(),
+        address_notes: notes
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    }
 }
 
 fn is_stable(config: &HostConfig, symbol: &str) -> bool {
@@ -85,8 +171,8 @@ fn is_stable(config: &HostConfig, symbol: &str) -> bool {
         .any(|s| s.eq_ignore_ascii_case(symbol))
 }
 
-fn gasless_chains(config: &HostConfig, release: &str) -> Map<String, Value> {
-    let mut out = Map::new();
+fn gasless_chains(config: &HostConfig, release: &str) -> BTreeMap<String, GaslessChain> {
+    let mut out = BTreeMap::new();
     for id in config.chain_ids() {
         let Some(c) = config.chains.get(&id.to_string()) else {
             continue;
@@ -97,21 +183,21 @@ fn gasless_chains(config: &HostConfig, release: &str) -> Map<String, Value> {
             .or_else(|| c.tokens.iter().find(|(s, _)| is_stable(config, s)));
         out.insert(
             id.to_string(),
-            json!({
-                "name": config.chain_name(id),
-                "address": config.relayer,
-                "permit2": config.permit2,
-                "stable": stable.map(|(_, t)| &t.address),
-                "stableSymbol": stable.map(|(s, _)| s),
-                "version": release,
-            }),
+            GaslessChain {
+                name: config.chain_name(id),
+                address: config.relayer.clone(),
+                permit2: config.permit2.clone(),
+                stable: stable.map(|(_, t)| t.address.clone()),
+                stable_symbol: stable.map(|(s, _)| s.clone()),
+                version: release.into(),
+            },
         );
     }
     out
 }
 
-fn accepted_tokens(config: &HostConfig) -> Vec<Value> {
-    let mut by_symbol: BTreeMap<String, (Vec<u8>, Map<String, Value>)> = BTreeMap::new();
+fn accepted_tokens(config: &HostConfig) -> Vec<AcceptedToken> {
+    let mut by_symbol: BTreeMap<String, (Vec<u8>, BTreeMap<String, String>)> = BTreeMap::new();
     for id in config.chain_ids() {
         let Some(c) = config.chains.get(&id.to_string()) else {
             continue;
@@ -127,19 +213,19 @@ fn accepted_tokens(config: &HostConfig) -> Vec<Value> {
             }
             let entry = by_symbol.entry(symbol.to_ascii_uppercase()).or_default();
             entry.0.push(t.decimals);
-            entry.1.insert(id.to_string(), json!(t.address));
+            entry.1.insert(id.to_string(), t.address.clone());
         }
     }
     by_symbol
         .into_iter()
         .map(|(symbol, (decimals, chains))| {
             let same = decimals.windows(2).all(|w| w[0] == w[1]);
-            json!({
-                "symbol": symbol,
-                "decimals": if same { json!(decimals[0]) } else { Value::Null },
-                "stable": is_stable(config, &symbol),
-                "chains": chains,
-            })
+            AcceptedToken {
+                stable: is_stable(config, &symbol),
+                symbol,
+                decimals: same.then(|| decimals[0]),
+                chains,
+            }
         })
         .collect()
 }
@@ -148,6 +234,11 @@ fn accepted_tokens(config: &HostConfig) -> Vec<Value> {
 mod tests {
     use super::*;
     use relay_config::{ChainConfig, TokenConfig};
+    use serde_json::{json, Value};
+
+    fn info(c: &HostConfig, chain: Option<u64>, release: &str) -> Value {
+        serde_json::to_value(super::info(c, chain, release)).unwrap()
+    }
 
     fn config() -> HostConfig {
         let mut c = HostConfig {

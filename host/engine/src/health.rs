@@ -1,13 +1,10 @@
 //! Live health of rails and chains, cached (spec §8.2: status about 30 s),
-//! and the host's own probe loop, which takes readings of its own (outside
-//! the cache) as the uptime samples of `/api/uptime` ([`super::uptime`]).
+//! and the readings the `health-probe` job (relay-jobs) takes outside the
+//! cache as the uptime samples of `/api/uptime` ([`super::uptime`]).
 
 use std::{
     collections::BTreeMap,
-    sync::{
-        atomic::{AtomicBool, Ordering},
-        Arc,
-    },
+    sync::Arc,
     time::{Duration, Instant},
 };
 
@@ -15,7 +12,7 @@ use super::uptime::{UptimeTally, Verdict};
 use relay_chain::reader::ChainReader;
 use relay_config::HostConfig;
 use relay_plugin_api::{HealthStatus, RailHealth};
-use relay_runtime::rails::{RailSet, RailSnapshot};
+use relay_runtime::rails::RailSnapshot;
 use relay_types::now_ms;
 use tokio::sync::Mutex;
 
@@ -46,7 +43,6 @@ pub struct HealthCache {
     reader: Arc<ChainReader>,
     slot: Mutex<Option<(Instant, Arc<HealthReport>)>>,
     uptime: std::sync::Mutex<UptimeTally>,
-    probing: AtomicBool,
 }
 
 impl HealthCache {
@@ -57,7 +53,6 @@ impl HealthCache {
             reader,
             slot: Mutex::new(None),
             uptime: Default::default(),
-            probing: AtomicBool::new(false),
         }
     }
 
@@ -93,33 +88,6 @@ impl HealthCache {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
-    }
-
-    /// Starts the probe loop (once per cache; later calls return `None`):
-    /// a [`HealthCache::probe`] at once, then every `every`. The task holds
-    /// only weak references to the cache and the rails, so it ends by
-    /// itself once the host's state is dropped.
-    pub fn spawn_prober(
-        self: &Arc<Self>,
-        rails: &Arc<RailSet>,
-        config: Arc<HostConfig>,
-        every: Duration,
-    ) -> Option<tokio::task::JoinHandle<()>> {
-        if self.probing.swap(true, Ordering::SeqCst) {
-            return None;
-        }
-        let (cache, rails) = (Arc::downgrade(self), Arc::downgrade(rails));
-        Some(tokio::spawn(async move {
-            let mut tick = tokio::time::interval(every);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                tick.tick().await;
-                let (Some(cache), Some(rails)) = (cache.upgrade(), rails.upgrade()) else {
-                    return;
-                };
-                cache.probe(&rails.snapshot(), &config).await;
-            }
-        }))
     }
 
     /// Forgets the cached reading.

@@ -302,3 +302,47 @@ mod tests {
         assert_eq!(units_to_human(Amount::from_u128(5), 6), "0.000005");
     }
 }
+
+/// What the recipient gets, in units and whole tokens.
+#[derive(Clone, Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct Receives {
+    /// Smallest units.
+    #[schema(value_type = String)]
+    pub units: Amount,
+    /// Whole tokens, decimal.
+    pub human: String,
+    /// Token symbol.
+    pub token: String,
+    /// Destination node.
+    #[schema(value_type = crate::wire::Node)]
+    pub chain: ChainRef,
+}
+
+/// `POST /api/agent/do` (spec §4.2): `sign` (a signRequest to complete),
+/// `quoted` (no signer known) or `done` (sandbox).
+#[derive(Clone, Debug, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentAnswer {
+    /// `sign`, `quoted` or `done`.
+    pub status: String,
+    /// The rail chosen.
+    pub rail: String,
+    /// What arrives.
+    pub receives: Receives,
+    /// Expected duration.
+    pub duration_sec: u32,
+    /// The structured request understood.
+    #[schema(value_type = Object)]
+    pub understood: serde_json::Value,
+    /// What to do next.
+    pub note: String,
+    /// The Permit2 signature request (status `sign`).
+    pub sign_request: Option<super::submit::SignRequest>,
+    /// The sandbox route id (status `done`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<serde_json::Value>,
+    /// The sandbox receipt (status `done`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub receipt: Option<serde_json::Value>,
+}

@@ -20,6 +20,7 @@
 //! request handed back) and [`recent`] (the anonymised feed).
 
 pub mod address;
+pub mod answer;
 pub mod attest;
 pub mod compare;
 pub mod delivery;
@@ -46,5 +47,6 @@ pub mod solve;
 pub mod submit;
 pub mod tokens;
 pub mod uptime;
+pub mod wire;
 
 pub use error::EngineError;

@@ -6,7 +6,9 @@
 
 use alloy::primitives::{Address, U256};
 use relay_chain::reader::ChainReader;
-use relay_config::VipCollection;
+use relay_config::{HostConfig, VipCollection};
+use serde::Serialize;
+use utoipa::ToSchema;
 
 /// The outcome of a membership check.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -55,4 +57,71 @@ pub async fn check(
         }
     }
     out
+}
+
+/// What a member gets (spec §4.1 membership `benefits`).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Benefits {
+    /// Route fee, bps.
+    pub route_fee_bps: u32,
+    /// Gas markup, bps.
+    pub gas_markup_bps: u32,
+    /// The float-lane tier for micro transfers.
+    pub floatlane_fee: super::floatinfo::Tier,
+}
+
+/// `GET /api/membership/status`.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct MembershipStatus {
+    /// The address asked about.
+    pub address: String,
+    /// `member` or `standard`.
+    pub tier: String,
+    /// Whether a member.
+    pub member: bool,
+    /// The collection that made them one (`{chain, address, name}`).
+    #[schema(value_type = Option<Object>)]
+    pub via: Option<VipCollection>,
+    /// What the tier gets.
+    pub benefits: Benefits,
+    /// How many collections are recognised.
+    pub registry: usize,
+    /// Collections that could not be read.
+    pub unread: Vec<String>,
+    /// How to read it.
+    pub note: String,
+}
+
+/// The membership status of `address` under `config`'s registry and fees.
+pub async fn status(
+    reader: &ChainReader,
+    config: &HostConfig,
+    address: Address,
+) -> MembershipStatus {
+    let who = address.to_string();
+    let m = check(reader, &config.vip.registry, Some(&who)).await;
+    let tier = super::fees::FeeSchedule::from_config(&config.quote).tier(m.member);
+    let float_tier = super::floatinfo::tiers()[if m.member { 0 } else { 1 }].clone();
+    let note = match (m.member, m.unread.is_empty()) {
+        (true, _) => "member: holds a recognised collection (see via)",
+        (false, true) => "standard: holds none of the recognised collections",
+        (false, false) => {
+            "standard as far as could be read: some collections did not answer (see unread)"
+        }
+    };
+    MembershipStatus {
+        address: who,
+        tier: if m.member { "member" } else { "standard" }.into(),
+        member: m.member,
+        via: m.via,
+        benefits: Benefits {
+            route_fee_bps: tier.route_fee_bps,
+            gas_markup_bps: tier.gas_markup_bps,
+            floatlane_fee: float_tier,
+        },
+        registry: config.vip.registry.len(),
+        unread: m.unread,
+        note: note.into(),
+    }
 }

@@ -22,7 +22,8 @@
 use super::quote::{NoRoute, Priced, QuoteOutcome};
 use relay_plugin_api::Amount;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
+use utoipa::ToSchema;
 
 /// Why a quote has no answer execute could use.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -77,7 +78,7 @@ pub fn withheld(p: &Priced, to_symbol: &str) -> Amount {
 }
 
 /// One priced step.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StepCost {
     /// Its index in `steps[]`.
@@ -85,8 +86,10 @@ pub struct StepCost {
     /// The rail execute would use.
     pub rail: String,
     /// What arrives, destination smallest units.
+    #[schema(value_type = String)]
     pub est_out: Amount,
     /// What it withholds ([`withheld`]).
+    #[schema(value_type = String)]
     pub fee_units: Amount,
     /// The rail's estimate, seconds.
     pub duration_sec: u32,
@@ -116,12 +119,13 @@ pub struct Constraints {
 }
 
 /// Sums across steps.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Totals {
     /// Seconds.
     pub duration_sec: u64,
     /// Fee units.
+    #[schema(value_type = String)]
     pub fees: Amount,
 }
 
@@ -133,13 +137,113 @@ pub fn totals(steps: &[StepCost]) -> Totals {
     })
 }
 
+/// `bindingConstraint` (spec §2.14).
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct BindingConstraint {
+    /// `maxTotalSeconds`, `maxTotalFeeUnits` or `routable`.
+    pub constraint: String,
+    /// The limit.
+    pub limit: Value,
+    /// What the plan needs.
+    pub actual: Value,
+    /// Why.
+    pub why: String,
+    /// The unroutable step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<usize>,
+}
+
 /// The constraint that makes a plan infeasible, and what would fix it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Binding {
     /// `bindingConstraint` as answered.
-    pub constraint: Value,
+    pub constraint: BindingConstraint,
     /// `whatWouldMakeThisWork`.
     pub fixes: Vec<String>,
+}
+
+/// One priced step as answered.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct PlanStep {
+    /// The cost.
+    #[serde(flatten)]
+    pub cost: StepCost,
+    /// Destination token.
+    pub token: String,
+    /// The lane.
+    pub lane: String,
+}
+
+/// The limits as understood.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ConstraintsEcho {
+    /// Seconds.
+    pub max_total_seconds: Option<u64>,
+    /// Fee units.
+    #[schema(value_type = Option<String>)]
+    pub max_total_fee_units: Option<Amount>,
+}
+
+/// `POST /api/route/plan` (spec §2.14): feasible, or the binding
+/// constraint and what would make it work.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanAnswer {
+    /// Whether every step is routable within the constraints.
+    pub feasible: bool,
+    /// The first violated constraint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub binding_constraint: Option<BindingConstraint>,
+    /// What would make it work.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub what_would_make_this_work: Option<Vec<String>>,
+    /// Steps priced, in order.
+    pub steps: Vec<PlanStep>,
+    /// Sums.
+    pub totals: Totals,
+    /// The limits.
+    pub constraints: ConstraintsEcho,
+    /// How to read it.
+    pub note: String,
+}
+
+impl PlanAnswer {
+    /// The answer for `steps` of `asked` priced under `c`, stopped by `binding`.
+    pub fn new(
+        asked: usize,
+        steps: Vec<PlanStep>,
+        c: &Constraints,
+        binding: Option<Binding>,
+    ) -> Self {
+        let costs: Vec<StepCost> = steps.iter().map(|s| s.cost.clone()).collect();
+        let totals = totals(&costs);
+        let constraints = ConstraintsEcho {
+            max_total_seconds: c.max_total_seconds,
+            max_total_fee_units: c.max_total_fee_units,
+        };
+        let priced = steps.len();
+        match binding {
+            None => PlanAnswer {
+                feasible: true,
+                binding_constraint: None,
+                what_would_make_this_work: None,
+                steps,
+                totals,
+                constraints,
+                note: format!("{priced} step(s) priced in order; durations and fee units add up; nothing was signed"),
+            },
+            Some(b) => PlanAnswer {
+                feasible: false,
+                binding_constraint: Some(b.constraint),
+                what_would_make_this_work: Some(b.fixes),
+                steps,
+                totals,
+                constraints,
+                note: format!("{priced} of {asked} step(s) priced before the verdict; nothing was signed"),
+            },
+        }
+    }
 }
 
 /// The first violated constraint over all `steps`, if any (module docs).
@@ -148,10 +252,17 @@ pub fn binding(c: &Constraints, steps: &[StepCost]) -> Option<Binding> {
     let mut first = None;
     let mut fixes = Vec::new();
     if let Some(limit) = c.max_total_seconds.filter(|l| t.duration_sec > *l) {
-        first.get_or_insert(json!({
-            "constraint": "maxTotalSeconds", "limit": limit, "actual": t.duration_sec,
-            "why": format!("the steps take {}s together, {}s over the limit", t.duration_sec, t.duration_sec - limit),
-        }));
+        first.get_or_insert(BindingConstraint {
+            constraint: "maxTotalSeconds".into(),
+            limit: limit.into(),
+            actual: t.duration_sec.into(),
+            why: format!(
+                "the steps take {}s together, {}s over the limit",
+                t.duration_sec,
+                t.duration_sec - limit
+            ),
+            step: None,
+        });
         fixes.push(format!(
             "raise maxTotalSeconds to at least {}",
             t.duration_sec
@@ -164,10 +275,17 @@ pub fn binding(c: &Constraints, steps: &[StepCost]) -> Option<Binding> {
         }
     }
     if let Some(limit) = c.max_total_fee_units.filter(|l| t.fees > *l) {
-        first.get_or_insert(json!({
-            "constraint": "maxTotalFeeUnits", "limit": limit, "actual": t.fees,
-            "why": format!("the steps withhold {} units together, {} over the limit", t.fees, t.fees.saturating_sub(limit)),
-        }));
+        first.get_or_insert(BindingConstraint {
+            constraint: "maxTotalFeeUnits".into(),
+            limit: limit.to_string().into(),
+            actual: t.fees.to_string().into(),
+            why: format!(
+                "the steps withhold {} units together, {} over the limit",
+                t.fees,
+                t.fees.saturating_sub(limit)
+            ),
+            step: None,
+        });
         fixes.push(format!("raise maxTotalFeeUnits to at least {}", t.fees));
         if let Some(s) = steps.iter().max_by_key(|s| s.fee_units) {
             fixes.push(format!(
@@ -186,10 +304,13 @@ pub fn unroutable(index: usize, code: &str, why: &str, fix: Option<&str>) -> Bin
     )];
     fixes.extend(fix.map(|f| format!("step {index}: {f}")));
     Binding {
-        constraint: json!({
-            "constraint": "routable", "limit": "every step routable",
-            "actual": format!("step {index}: {code}"), "why": why, "step": index,
-        }),
+        constraint: BindingConstraint {
+            constraint: "routable".into(),
+            limit: "every step routable".into(),
+            actual: format!("step {index}: {code}").into(),
+            why: why.into(),
+            step: Some(index),
+        },
         fixes,
     }
 }
@@ -230,12 +351,9 @@ mod tests {
             max_total_fee_units: Some(Amount::from_u128(40)),
         };
         let b = binding(&tight, &steps).unwrap();
-        assert_eq!(b.constraint["constraint"], "maxTotalSeconds");
+        assert_eq!(b.constraint.constraint, "maxTotalSeconds");
         assert_eq!(
-            (
-                b.constraint["limit"].as_u64(),
-                b.constraint["actual"].as_u64()
-            ),
+            (b.constraint.limit.as_u64(), b.constraint.actual.as_u64()),
             (Some(20), Some(75))
         );
         assert!(b.fixes[0].contains("at least 75"));
@@ -251,8 +369,8 @@ mod tests {
         let b = binding(&fees_only, &steps).unwrap();
         assert_eq!(
             (
-                b.constraint["constraint"].as_str(),
-                b.constraint["actual"].as_str()
+                Some(b.constraint.constraint.as_str()),
+                b.constraint.actual.as_str()
             ),
             (Some("maxTotalFeeUnits"), Some("42"))
         );
@@ -261,8 +379,8 @@ mod tests {
     #[test]
     fn an_unroutable_step_binds_with_its_index() {
         let b = unroutable(1, "UNROUTABLE_LANE", "no rail", Some("try USDC"));
-        assert_eq!(b.constraint["step"], 1);
-        assert_eq!(b.constraint["actual"], "step 1: UNROUTABLE_LANE");
+        assert_eq!(b.constraint.step, Some(1));
+        assert_eq!(b.constraint.actual, "step 1: UNROUTABLE_LANE");
         assert_eq!(b.fixes.len(), 2);
     }
 }

@@ -1,7 +1,9 @@
 //! Preflight (spec §2.14, §4.2, §7): would this execute go through, and if
 //! not, what exactly is in the way? Nothing here signs, broadcasts or
 //! moves anything: it reads the quote the execute would see and, with
-//! `deep`, three on-chain balances.
+//! `deep`, three on-chain balances. The checks execute itself runs before
+//! anything is created (operator authority, the simulated Permit2 pull)
+//! live in the execute service; their refusals are blockers here too.
 //!
 //! **Blockers** (`decision: NO_GO` when any), each `{code, fix}`:
 //! [`BlockerCode`]. **Warnings** (never block), each `{code, what}`:
@@ -10,6 +12,7 @@
 use alloy::primitives::{Address, U256};
 use relay_plugin_api::{Amount, RailErrorKind, RailRole};
 use serde::Serialize;
+use utoipa::ToSchema;
 
 use super::{
     compare,
@@ -41,10 +44,16 @@ relay_types::code_table! {
         RelayerUnavailable => ("RELAYER_UNAVAILABLE", "this host has no relayer key and the execute needs one (a permit to verify and pull, or a live route)"),
         /// Deep: the relayer's destination float is below the payout.
         RelayerFloatLow => ("RELAYER_FLOAT_LOW", "deep: the winner pays out of inventory and the relayer's destination balance is below the payout"),
-        /// Deep: the owner has not approved Permit2 for the amount.
-        Permit2AllowanceMissing => ("PERMIT2_ALLOWANCE_MISSING", "deep, mode permit2: the owner's ERC-20 allowance to Permit2 is below the amount; approve Permit2 once"),
-        /// Deep: the owner holds less than the amount.
-        InsufficientBalance => ("INSUFFICIENT_BALANCE", "deep: the owner holds less than the amount"),
+        /// The owner has not approved Permit2 for the amount (deep read, or the simulated pull reverts for it).
+        Permit2AllowanceMissing => ("PERMIT2_ALLOWANCE_MISSING", "mode permit2: the owner's ERC-20 allowance to Permit2 is below the amount (deep read, or the simulated pull reverts for it); approve Permit2 once"),
+        /// The owner holds less than the amount (deep read, or the simulated pull reverts for it).
+        InsufficientBalance => ("INSUFFICIENT_BALANCE", "the owner holds less than the amount (deep read, or the simulated pull reverts for it)"),
+        /// Mode self without the operator's credential.
+        OperatorAuthRequired => ("OPERATOR_AUTH_REQUIRED", "mode self (the default) spends the operator's own funds and needs Authorization: Bearer <owner token>; a client without it sends mode permit2 with a Permit2 signature"),
+        /// The simulated pull says the permit's nonce is spent.
+        Permit2NonceUsed => ("PERMIT2_NONCE_USED", "the simulated Permit2 pull reverts because the permit's nonce is already used; sign a new permit with an unused nonce"),
+        /// The route's first transaction reverts when simulated.
+        RailCallReverts => ("RAIL_CALL_REVERTS", "the route's first transaction reverts when simulated at the pending block; the fix gives the revert reason"),
     }
 }
 
@@ -66,21 +75,74 @@ relay_types::code_table! {
 pub const HIGH_COST_PPM: u64 = 200_000;
 
 /// Something that stops the execute.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Blocker {
-    /// Stable code.
+    /// Stable code (`GET /api/errors` `blockers`).
+    #[schema(value_type = String)]
     pub code: BlockerCode,
     /// What to do about it.
     pub fix: String,
 }
 
 /// Something the caller should know.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Warning {
-    /// Stable code.
+    /// Stable code (`GET /api/errors` `warnings`).
+    #[schema(value_type = String)]
     pub code: WarningCode,
     /// What it means here.
     pub what: String,
+}
+
+/// What a GO preflight expects to happen.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExpectedOutcome {
+    /// The rail execute would use.
+    pub rail: String,
+    /// What would arrive, smallest units.
+    #[schema(value_type = String)]
+    pub delivered_units: Amount,
+    /// Destination token.
+    pub token: String,
+    /// Expected duration.
+    pub duration_sec: u32,
+}
+
+/// `POST /api/route/preflight` (spec §2.14).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct PreflightAnswer {
+    /// `GO` or `NO_GO`.
+    pub decision: String,
+    /// What stops it (branch on `code`).
+    pub blockers: Vec<Blocker>,
+    /// What the caller should know.
+    pub warnings: Vec<Warning>,
+    /// What would happen.
+    pub expected: Option<ExpectedOutcome>,
+    /// Whether chain state was read (`deep=1`).
+    pub deep: bool,
+    /// How to read it.
+    pub note: String,
+}
+
+impl PreflightAnswer {
+    /// GO when nothing blocks.
+    pub fn new(
+        blockers: Vec<Blocker>,
+        warnings: Vec<Warning>,
+        expected: Option<ExpectedOutcome>,
+        deep: bool,
+    ) -> Self {
+        PreflightAnswer {
+            decision: if blockers.is_empty() { "GO" } else { "NO_GO" }.into(),
+            blockers,
+            warnings,
+            expected,
+            deep,
+            note: "preflight signs, broadcasts and moves nothing; branch on blockers[].code".into(),
+        }
+    }
 }
 
 fn blocker(code: BlockerCode, fix: String) -> Blocker {
@@ -107,6 +169,7 @@ pub fn unusable(u: &Unusable) -> Blocker {
             BlockerCode::AmountOutOfRange,
             format!("send a larger amount (fees) or a smaller one (capacity): {why}"),
         ),
+        Unusable::NoRoute(n @ NoRoute::Unroutable(_)) => unroutable(&n.to_string()),
         Unusable::NoRoute(NoRoute::Unavailable(why)) => blocker(
             BlockerCode::RailsUnavailable,
             format!("no rail answered; retry shortly: {why}"),
@@ -130,6 +193,17 @@ pub fn relayer_unavailable(why: &str) -> Blocker {
         BlockerCode::RelayerUnavailable,
         format!("{why}; retry later or use another host"),
     )
+}
+
+/// The route spends the operator's funds and no valid owner token was sent.
+pub fn operator_auth_required() -> Blocker {
+    blocker(BlockerCode::OperatorAuthRequired, "mode self (the default) spends the operator's own funds: only the operator may ask for it (Authorization: Bearer <owner token>); a client without it sends mode permit2 with a Permit2 signature of its own funds".into())
+}
+
+/// The route's first transaction would revert when simulated: `code` is
+/// the decoded cause, `why` says what to do.
+pub fn reverts(code: BlockerCode, why: &str) -> Blocker {
+    blocker(code, why.to_string())
 }
 
 /// `minOut` is above the delivery.

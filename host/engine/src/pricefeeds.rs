@@ -17,28 +17,69 @@
 
 use super::{prices::ONE_USD_E6, tokens::evm_native_symbol};
 use relay_config::HostConfig;
-use serde_json::{json, Value};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// One price feed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Feed {
+    /// `<ASSET>/USD`.
+    pub pair: String,
+    /// The asset.
+    pub asset: String,
+    /// `native`, `token` or `stablecoin`.
+    pub kind: String,
+    /// The chain, for a native asset.
+    pub chain_id: Option<u64>,
+    /// Micro-USD, decimal string.
+    pub value: String,
+    /// Decimals of `value` (6).
+    pub decimals: u8,
+    /// The same as a decimal USD string.
+    pub usd: String,
+    /// Where it comes from (`config`).
+    pub source: String,
+    /// The configuration key.
+    pub origin: String,
+    /// Whether read from an on-chain feed.
+    pub on_chain: bool,
+}
+
+/// `GET /api/pricefeeds`.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PriceFeeds {
+    /// Every feed.
+    pub feeds: Vec<Feed>,
+    /// How many.
+    pub count: usize,
+    /// How many are on chain.
+    pub on_chain_feeds: usize,
+    /// About the sources.
+    pub note: String,
+}
 
 /// One feed.
-fn feed(asset: &str, usd_e6: u64, kind: &str, origin: String, chain: Option<u64>) -> Value {
-    json!({
-        "pair": format!("{}/USD", asset.to_ascii_uppercase()),
-        "asset": asset.to_ascii_uppercase(),
-        "kind": kind,
-        "chainId": chain,
-        "value": usd_e6.to_string(),
-        "decimals": 6,
-        "usd": format!("{}.{:06}", usd_e6 / ONE_USD_E6, usd_e6 % ONE_USD_E6),
-        "source": "config",
-        "origin": origin,
-        "onChain": false,
-    })
+fn feed(asset: &str, usd_e6: u64, kind: &str, origin: String, chain: Option<u64>) -> Feed {
+    Feed {
+        pair: format!("{}/USD", asset.to_ascii_uppercase()),
+        asset: asset.to_ascii_uppercase(),
+        kind: kind.into(),
+        chain_id: chain,
+        value: usd_e6.to_string(),
+        decimals: 6,
+        usd: format!("{}.{:06}", usd_e6 / ONE_USD_E6, usd_e6 % ONE_USD_E6),
+        source: "config".into(),
+        origin,
+        on_chain: false,
+    }
 }
 
 /// Every price input in force.
-pub fn feeds(config: &HostConfig) -> Value {
+pub fn feeds(config: &HostConfig) -> PriceFeeds {
     let q = &config.quote;
-    let mut out: Vec<Value> = config
+    let mut out: Vec<Feed> = config
         .chain_ids()
         .into_iter()
         .map(|id| {
@@ -63,12 +104,12 @@ pub fn feeds(config: &HostConfig) -> Value {
         let origin = "quote.stablecoins (pegged at par)".to_string();
         feed(symbol, ONE_USD_E6, "stablecoin", origin, None)
     }));
-    json!({
-        "feeds": out,
-        "count": out.len(),
-        "onChainFeeds": 0,
-        "note": "every price is a configured input ([quote] native_usd_e6, token_usd_e6, stablecoins), not an on-chain oracle: the devnet deploys no price feeds. These are the exact values the fee maths converts relayer gas with; value is micro-USD as a decimal string",
-    })
+    PriceFeeds {
+        count: out.len(),
+        feeds: out,
+        on_chain_feeds: 0,
+        note: "every price is a configured input ([quote] native_usd_e6, token_usd_e6, stablecoins), not an on-chain oracle: the devnet deploys no price feeds. These are the exact values the fee maths converts relayer gas with; value is micro-USD as a decimal string".into(),
+    }
 }
 
 #[cfg(test)]
@@ -83,7 +124,7 @@ mod tests {
             c.chains.insert(id.into(), ChainConfig::default());
         }
         c.quote.native_usd_e6.insert("8453".into(), 2_500_123_456);
-        let v = feeds(&c);
+        let v = serde_json::to_value(feeds(&c)).unwrap();
         let f = v["feeds"].as_array().unwrap();
         assert_eq!(f[0]["pair"], "BNB/USD");
         assert_eq!(f[0]["value"], "600000000");

@@ -135,6 +135,17 @@ impl Silence {
         }
     }
 
+    /// Whether the rail answered that it has no route for this transfer.
+    pub fn is_unrouted(&self) -> bool {
+        matches!(
+            self,
+            Silence::Failed {
+                kind: RailErrorKind::UnsupportedLane,
+                ..
+            }
+        )
+    }
+
     /// Whether the amount, not the rail, is the problem.
     pub fn is_amount_problem(&self) -> bool {
         matches!(
@@ -223,6 +234,10 @@ pub enum NoRoute {
     /// Every rail refused the amount (too small for fees, above capacity).
     #[error("no rail can carry this amount: {0}")]
     AmountOutOfRange(String),
+    /// Every rail answered that it has no route for this pair (the lane is
+    /// covered, this token pair or direction is not).
+    #[error("no rail routes this transfer: {0}")]
+    Unroutable(String),
     /// Every rail failed to answer.
     #[error("no rail could quote: {0}")]
     Unavailable(String),
@@ -258,6 +273,11 @@ impl QuoteOutcome {
             .join("; ");
         Some(if silences.iter().all(|s| s.is_amount_problem()) {
             NoRoute::AmountOutOfRange(reasons)
+        } else if silences
+            .iter()
+            .all(|s| s.is_unrouted() || s.is_amount_problem())
+        {
+            NoRoute::Unroutable(reasons)
         } else {
             NoRoute::Unavailable(reasons)
         })

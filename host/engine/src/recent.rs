@@ -14,7 +14,8 @@
 
 use relay_plugin_api::{Amount, ChainRef, U256};
 use relay_types::route::RouteRecord;
-use serde_json::{json, Value};
+use serde::Serialize;
+use utoipa::ToSchema;
 
 /// Routes shown when `limit` is omitted.
 pub const DEFAULT_LIMIT: u32 = 25;
@@ -72,22 +73,66 @@ pub fn lane(from: ChainRef, to: ChainRef) -> String {
     format!("{from}→{to}")
 }
 
+/// One entry of the anonymised feed (spec §2.11).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct RecentRoute {
+    /// `"8453→42161"`.
+    pub lane: String,
+    /// Asset, or `from→to` for a swap.
+    pub asset: String,
+    /// Rail.
+    pub rail: String,
+    /// Public status.
+    pub status: String,
+    /// Coarse age (`just now`, `5m ago` …).
+    pub when: String,
+    /// Whole-token size bucket.
+    pub size: String,
+    /// Always false: sandbox routes are never listed.
+    pub sandbox: bool,
+}
+
+/// `GET /api/routes/recent` (spec §2.11).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct RecentRoutes {
+    /// How many.
+    pub count: usize,
+    /// Newest first.
+    pub routes: Vec<RecentRoute>,
+    /// The limit applied.
+    pub limit: u32,
+    /// What is and is not shown.
+    pub note: String,
+}
+
+impl RecentRoutes {
+    /// The feed of `routes` under `limit`.
+    pub fn new(routes: Vec<RecentRoute>, limit: u32) -> Self {
+        RecentRoutes {
+            count: routes.len(),
+            routes,
+            limit,
+            note: "anonymised: coarse lane, asset, rail, status, age and size bucket only — no addresses, hashes, ids or exact amounts; sandbox routes are never stored and never listed".into(),
+        }
+    }
+}
+
 /// One feed entry; `decimals` of the source token when known.
-pub fn entry(r: &RouteRecord, decimals: Option<u8>, now_ms: u64) -> Value {
+pub fn entry(r: &RouteRecord, decimals: Option<u8>, now_ms: u64) -> RecentRoute {
     let asset = if r.from_token.eq_ignore_ascii_case(&r.to_token) {
         r.from_token.clone()
     } else {
         format!("{}→{}", r.from_token, r.to_token)
     };
-    json!({
-        "lane": lane(r.from_chain, r.to_chain),
-        "asset": asset,
-        "rail": r.rail,
-        "status": r.status.public(),
-        "when": ago(now_ms, r.created_ms),
-        "size": size_bucket(r.amount, decimals),
-        "sandbox": false,
-    })
+    RecentRoute {
+        lane: lane(r.from_chain, r.to_chain),
+        asset,
+        rail: r.rail.clone(),
+        status: r.status.public().into(),
+        when: ago(now_ms, r.created_ms),
+        size: size_bucket(r.amount, decimals).into(),
+        sandbox: false,
+    }
 }
 
 #[cfg(test)]

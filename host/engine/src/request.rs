@@ -4,7 +4,7 @@
 //! parsed here. Every problem is a typed 4xx that names the field; nothing
 //! moves on a request that failed validation.
 
-use relay_plugin_api::{Amount, ChainRef, SourceMode, Token};
+use relay_plugin_api::{Amount, ChainRef, ExecutionPlan, PlanAction, SourceMode, Token};
 use serde_json::Value;
 
 use super::{
@@ -56,6 +56,23 @@ pub struct ExecuteAsk {
 }
 
 impl ExecuteAsk {
+    /// Whether the relayer would fund this route from its own float, so
+    /// only the operator may ask for it: `mode: self` (whatever `rail` it
+    /// names), unless the route starts with the user's own deposit. With
+    /// the rail's `plan` that is read from its first step; before there is
+    /// one, a self-mode route from an EVM chain (where the relayer holds
+    /// and sends the source leg) is taken to, and a non-EVM source (a
+    /// deposit the user makes) is not.
+    pub fn spends_operator_funds(&self, plan: Option<&ExecutionPlan>) -> bool {
+        if self.mode != SourceMode::Operator {
+            return false;
+        }
+        match plan {
+            Some(p) => !matches!(p.steps.first(), Some(PlanAction::DepositInstruction { .. })),
+            None => self.from_chain.evm_id().is_some(),
+        }
+    }
+
     /// Whether this execute is a dry run on a rail of `role`.
     pub fn is_dry(&self, role: relay_plugin_api::RailRole) -> bool {
         let non_evm = self.from_chain.evm_id().is_none() || self.to_chain.evm_id().is_none();

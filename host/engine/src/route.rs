@@ -8,7 +8,10 @@
 //! - `toToken` omitted means the source token's symbol when the destination
 //!   knows it, otherwise the destination's native asset; `fromToken`
 //!   omitted means the source's native asset.
-//! - `amount` is a JSON string of decimal digits (smallest units), > 0.
+//! - `amount` is a JSON string of decimal digits (smallest units), > 0 and
+//!   below 10^15 whole source tokens: `amount < 10^(decimals + 15)` (the
+//!   native asset of an EVM chain has 18 decimals), so 2^256 − 1 is refused
+//!   with `INVALID_AMOUNT` rather than priced.
 //! - `slippage` is a fraction in [0, 0.5] (number or numeric string),
 //!   rounded to whole basis points; omitted means `quote.default_slippage_bps`.
 //! - `toAddress` defaults to `fromAddress` when both nodes share an address
@@ -249,6 +252,10 @@ pub fn parse_route(v: &Value, config: &HostConfig) -> Result<RouteAsk, RequestEr
         None => string(v, "token")?,
     };
     let from_token = tokens::resolve(config, from_chain, from_raw).map_err(|e| ("fromToken", e))?;
+    tokens::check_maximum(&from_token, &amount).map_err(|why| RequestError::InvalidAmount {
+        field: "amount",
+        why,
+    })?;
     let to_raw = string(v, "toToken")?.or_else(|| {
         tokens::has_symbol(config, to_chain, &from_token.symbol)
             .then_some(from_token.symbol.as_str())
@@ -342,6 +349,7 @@ mod tests {
             ("amount", json!("1.5"), "InvalidAmount"),
             ("amount", json!("0"), "InvalidAmount"),
             ("amount", json!(5), "InvalidAmount"),
+            ("amount", json!("1000000000000000000000"), "InvalidAmount"),
             ("fromToken", json!("DOGE"), "UnknownToken"),
             ("fromToken", json!("0x12"), "InvalidAddress"),
             ("toAddress", json!("0x12"), "InvalidAddress"),

@@ -16,8 +16,11 @@
 //! re-serialised the same way.
 
 use relay_plugin_api::ChainRef;
-use serde_json::{json, Value};
+use relay_plugin_api::RailRole;
+use serde::Serialize;
+use serde_json::Value;
 use std::collections::BTreeSet;
+use utoipa::ToSchema;
 
 use super::{
     attest::{self, AttestError, PersonalSignature},
@@ -28,59 +31,205 @@ use relay_chain::signer::RelayerSigner;
 /// The scheme name.
 pub const SCHEME: &str = "relay-capability-v1";
 
-/// The unsigned snapshot at `ts` (epoch ms).
-pub fn summary(i: &MeshInputs<'_>, ts: u64) -> Value {
+/// A node's health in the snapshot.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotChain {
+    /// Chain id.
+    pub chain_id: u64,
+    /// Name.
+    pub name: String,
+    /// Up.
+    pub up: bool,
+}
+
+/// A non-EVM node in the snapshot.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotNode {
+    /// Node name.
+    pub node: String,
+    /// Rails reaching it.
+    pub via: BTreeSet<String>,
+    /// Whether some lane executes it now.
+    pub execute_ready: bool,
+}
+
+/// A lane in the snapshot.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotLane {
+    /// Lane name.
+    pub lane: String,
+    /// Sources.
+    #[schema(value_type = Vec<crate::wire::Node>)]
+    pub from: Vec<ChainRef>,
+    /// Destinations.
+    #[schema(value_type = Vec<crate::wire::Node>)]
+    pub to: Vec<ChainRef>,
+    /// Assets.
+    pub assets: Vec<String>,
+    /// Executes now.
+    pub execute_ready: bool,
+    /// Priced only.
+    pub quote_only: bool,
+}
+
+/// A rail in the snapshot.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct SnapshotRail {
+    /// Rail id.
+    pub id: String,
+    /// Version.
+    pub version: String,
+    /// Role.
+    #[schema(value_type = String)]
+    pub role: RailRole,
+    /// Packaging.
+    #[schema(value_type = String)]
+    pub packaging: relay_runtime::Packaging,
+    /// Enabled by the operator.
+    pub enabled: bool,
+    /// Healthy.
+    pub up: bool,
+    /// Its lanes.
+    pub lanes: Vec<SnapshotLane>,
+}
+
+/// What this host can do at `ts`: the signed part of
+/// `GET /api/capability/snapshot`.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CapabilitySummary {
+    /// Epoch ms.
+    pub ts: u64,
+    /// Service.
+    pub service: String,
+    /// The relayer.
+    pub relayer: Option<String>,
+    /// Permit2.
+    pub permit2: String,
+    /// EVM chains.
+    pub chains: Vec<SnapshotChain>,
+    /// Non-EVM nodes.
+    pub non_evm: Vec<SnapshotNode>,
+    /// Rails.
+    pub rails: Vec<SnapshotRail>,
+    /// Directed route count.
+    pub directed_routes: usize,
+    /// When health was read.
+    pub health_ts: u64,
+    /// Versions running.
+    #[schema(value_type = Object)]
+    pub versions: Value,
+}
+
+/// The unsigned snapshot at `ts` (epoch ms); `versions` says what runs.
+pub fn summary(i: &MeshInputs<'_>, ts: u64, versions: Value) -> CapabilitySummary {
     let lanes = i.lanes();
-    let chains: Vec<Value> = mesh_chains(&lanes)
+    let chains = mesh_chains(&lanes)
         .into_iter()
-        .map(|id| {
-            let up = i.health.chains.get(&id).copied().unwrap_or(false);
-            json!({"chainId": id, "name": i.config.chain_name(id), "up": up})
+        .map(|id| SnapshotChain {
+            chain_id: id,
+            name: i.config.chain_name(id),
+            up: i.health.chains.get(&id).copied().unwrap_or(false),
         })
         .collect();
-    let non_evm: Vec<Value> = mesh_non_evm(&lanes)
+    let non_evm = mesh_non_evm(&lanes)
         .into_iter()
         .map(|n| {
             let c = ChainRef::NonEvm(n);
             let touching = lanes
                 .iter()
                 .filter(|l| l.from.contains(&c) || l.to.contains(&c));
-            let via: BTreeSet<&str> = touching.clone().map(|l| l.rail.as_str()).collect();
-            let ready = touching.clone().any(|l| l.execute_ready);
-            json!({"node": n.as_str(), "via": via, "executeReady": ready})
+            SnapshotNode {
+                node: n.as_str().into(),
+                via: touching.clone().map(|l| l.rail.clone()).collect(),
+                execute_ready: touching.clone().any(|l| l.execute_ready),
+            }
         })
         .collect();
-    let rails: Vec<Value> = i
+    let rails = i
         .snap
         .active()
         .map(|r| {
             let m = r.manifest();
-            let mine: Vec<Value> = lanes
+            let mine = lanes
                 .iter()
                 .filter(|l| l.rail == m.id)
-                .map(|l| json!({"lane": l.lane, "from": l.from, "to": l.to, "assets": l.assets, "executeReady": l.execute_ready, "quoteOnly": l.quote_only}))
+                .map(|l| SnapshotLane {
+                    lane: l.lane.clone(),
+                    from: l.from.clone(),
+                    to: l.to.clone(),
+                    assets: l.assets.clone(),
+                    execute_ready: l.execute_ready,
+                    quote_only: l.quote_only,
+                })
                 .collect();
-            json!({
-                "id": m.id,
-                "version": m.version.to_string(),
-                "role": m.role,
-                "packaging": r.packaging(),
-                "enabled": i.state.rail_enabled(&m.id),
-                "up": i.health.rail_up(&m.id),
-                "lanes": mine,
-            })
+            SnapshotRail {
+                id: m.id.clone(),
+                version: m.version.to_string(),
+                role: m.role,
+                packaging: r.packaging(),
+                enabled: i.state.rail_enabled(&m.id),
+                up: i.health.rail_up(&m.id),
+                lanes: mine,
+            }
         })
         .collect();
-    json!({
-        "ts": ts,
-        "service": "relay",
-        "relayer": i.config.relayer,
-        "permit2": i.config.permit2,
-        "chains": chains,
-        "nonEvm": non_evm,
-        "rails": rails,
-        "directedRoutes": directed_route_count(&lanes),
-        "healthTs": i.health.ts_ms,
+    CapabilitySummary {
+        ts,
+        service: "relay".into(),
+        relayer: i.config.relayer.clone(),
+        permit2: i.config.permit2.clone(),
+        chains,
+        non_evm,
+        rails,
+        directed_routes: directed_route_count(&lanes),
+        health_ts: i.health.ts_ms,
+        versions,
+    }
+}
+
+/// `GET /api/capability/snapshot`: the snapshot, the canonical JSON that
+/// was signed and the signature.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct CapabilitySnapshot {
+    /// The snapshot.
+    pub snapshot: CapabilitySummary,
+    /// `snapshot` as canonical JSON: what was signed.
+    pub message: String,
+    /// The scheme.
+    pub scheme: String,
+    /// Who signed (the relayer).
+    pub signer: Option<String>,
+    /// EIP-191 signature of `message`.
+    pub signature: Option<String>,
+    /// Epoch ms.
+    pub ts: u64,
+    /// How to verify.
+    pub note: String,
+}
+
+/// Signs `summary` with the relayer key (unsigned when the host has none).
+pub fn capability_snapshot(
+    summary: CapabilitySummary,
+    signer: Option<&RelayerSigner>,
+) -> Result<CapabilitySnapshot, AttestError> {
+    let value = serde_json::to_value(&summary).unwrap_or_default();
+    let sealed = seal(&value, signer)?;
+    let note = match &sealed.signed.signature {
+        Some(_) => "verify: the EIP-191 personal_sign signer of `message` (its UTF-8 bytes) must equal `signer`, e.g. viem verifyMessage({address: signer, message, signature}); `message` is `snapshot` as canonical JSON (keys sorted at every level, no whitespace), so it can also be rebuilt from `snapshot`",
+        None => "unsigned: this host has no relayer key; `message` is still the canonical JSON of `snapshot`",
+    };
+    Ok(CapabilitySnapshot {
+        ts: summary.ts,
+        snapshot: summary,
+        message: sealed.canonical,
+        scheme: SCHEME.into(),
+        signer: sealed.signed.signer.map(|a| a.to_string()),
+        signature: sealed.signed.signature,
+        note: note.into(),
     })
 }
 
@@ -141,6 +290,7 @@ pub fn seal(snapshot: &Value, signer: Option<&RelayerSigner>) -> Result<Sealed, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn canonical_json_sorts_keys_at_every_level_without_whitespace() {

@@ -17,8 +17,10 @@
 //!   against the best delivery among all candidates.
 
 use relay_plugin_api::Amount;
+use serde::Serialize;
 use serde_json::{Map, Value};
 use std::cmp::Reverse;
+use utoipa::ToSchema;
 
 /// Most sources one request may carry.
 pub const MAX_SOURCES: usize = 10;
@@ -119,6 +121,89 @@ pub struct Candidate {
     pub fee_ppm: Option<u64>,
     /// Duration, seconds.
     pub duration_sec: u32,
+}
+
+/// A source of a solve answer.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct SourceRef {
+    /// Source node.
+    #[schema(value_type = crate::wire::Node)]
+    pub chain: relay_plugin_api::ChainRef,
+    /// Token symbol.
+    pub token: String,
+    /// Amount, smallest units.
+    #[schema(value_type = String)]
+    pub amount: Amount,
+}
+
+/// One (source, rail) option of a solve answer.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SolveOption {
+    /// The source.
+    pub from: SourceRef,
+    /// The rail.
+    pub rail: String,
+    /// Its lane.
+    pub lane: String,
+    /// Net delivery.
+    #[schema(value_type = String)]
+    pub est_out: Amount,
+    /// Guaranteed minimum.
+    #[schema(value_type = Option<String>)]
+    pub min_out: Option<Amount>,
+    /// Duration.
+    pub duration_sec: u32,
+    /// Effective fee, percent.
+    pub effective_fee_pct: Option<f64>,
+    /// 0–100.
+    pub quality_score: u8,
+    /// The ready-to-POST execute body.
+    pub execute: super::wire::ExecuteRequest,
+    /// What to sign first, when the body is a Permit2 execute.
+    pub sign: Option<super::submit::SignRequest>,
+}
+
+/// A source that could not be used, and why.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Skipped {
+    /// The source as given.
+    #[schema(value_type = Object)]
+    pub source: Map<String, Value>,
+    /// Why.
+    pub reason: String,
+    /// The errorCode a quote of it answered.
+    pub error_code: String,
+}
+
+/// The destination of a solve.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct SolveTo {
+    /// As given.
+    pub chain: Option<Value>,
+    /// As given.
+    pub token: Option<Value>,
+}
+
+/// `POST`/`GET /api/intent/solve` (spec §2.10).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SolveAnswer {
+    /// The goal.
+    pub goal: String,
+    /// The destination.
+    pub to: SolveTo,
+    /// The best option (null when nothing quoted).
+    pub plan: Option<SolveOption>,
+    /// The others, best first.
+    pub alternatives: Vec<SolveOption>,
+    /// Sources that could not be used.
+    pub skipped: Vec<Skipped>,
+    /// Sources given.
+    pub sources_considered: usize,
+    /// How to read it.
+    pub note: String,
 }
 
 /// Orders `c` best first for `goal` (module docs).

@@ -26,8 +26,11 @@
 //! Nothing here signs or sends anything.
 
 use super::route::RouteAsk;
+use super::wire::{ExecuteRequest, Permit2Body, PermittedBody, RouteRequest};
+use relay_plugin_api::Amount;
 use relay_plugin_api::{ChainRef, Token};
-use serde_json::{json, Value};
+use serde::Serialize;
+use utoipa::ToSchema;
 
 /// Where the body is POSTed.
 pub const SUBMIT_TO: &str = "/api/route/execute";
@@ -49,45 +52,86 @@ pub fn signable(ask: &RouteAsk) -> bool {
 
 /// The route part of an execute body, without mode or run flags: what a
 /// sandbox execute needs (nothing is signed there).
-pub fn route_body(ask: &RouteAsk, rail: Option<&str>) -> Value {
-    let mut body = json!({
-        "fromChain": ask.from_chain,
-        "toChain": ask.to_chain,
-        "fromToken": token_ref(&ask.from_token),
-        "toToken": token_ref(&ask.to_token),
-        "amount": ask.amount,
-    });
-    if let Some(to) = &ask.recipient {
-        body["toAddress"] = json!(to);
+pub fn route_body(ask: &RouteAsk, rail: Option<&str>) -> ExecuteRequest {
+    ExecuteRequest {
+        route: RouteRequest {
+            from_chain: Some(ask.from_chain.into()),
+            to_chain: Some(ask.to_chain.into()),
+            amount: Some(ask.amount),
+            from_token: Some(token_ref(&ask.from_token)),
+            to_token: Some(token_ref(&ask.to_token)),
+            to_address: ask.recipient.clone(),
+            from_address: ask.from_address.clone(),
+            slippage: None,
+        },
+        rail: rail.map(str::to_string),
+        ..ExecuteRequest::default()
     }
-    if let Some(from) = &ask.from_address {
-        body["fromAddress"] = json!(from);
-    }
-    if let Some(rail) = rail {
-        body["rail"] = json!(rail);
-    }
-    body
 }
 
 /// The ready-to-POST execute body (module docs: Permit2 when signable,
 /// otherwise a dry run).
-pub fn execute_body(ask: &RouteAsk, rail: Option<&str>) -> Value {
+pub fn execute_body(ask: &RouteAsk, rail: Option<&str>) -> ExecuteRequest {
     let mut body = route_body(ask, rail);
     match (&ask.from_address, &ask.from_token.address) {
         (Some(owner), Some(token)) if signable(ask) => {
-            body["mode"] = json!("permit2");
-            body["live"] = json!(true);
-            body["permit2"] = json!({
-                "owner": owner,
-                "permitted": {"token": token, "amount": ask.amount},
-                "nonce": null,
-                "deadline": null,
-                "signature": null,
+            body.mode = Some("permit2".into());
+            body.live = Some(true);
+            body.permit2 = Some(Permit2Body {
+                owner: owner.clone(),
+                permitted: PermittedBody {
+                    token: token.clone(),
+                    amount: ask.amount,
+                },
+                nonce: None,
+                deadline: None,
+                signature: None,
             });
         }
-        _ => body["dryRun"] = json!(true),
+        _ => body.dry_run = Some(true),
     }
     body
+}
+
+/// The EIP-712 domain of a Permit2 signature.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Permit2Domain {
+    /// `Permit2`.
+    pub name: String,
+    /// The source chain.
+    pub chain_id: u64,
+    /// The Permit2 contract.
+    pub verifying_contract: String,
+}
+
+/// What a client signs to complete an execute body (spec §4.2 `signRequest`).
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SignRequest {
+    /// The source chain.
+    pub chain_id: u64,
+    /// The spender the signature names (the relayer).
+    pub spender: String,
+    /// The Permit2 contract.
+    pub permit2_contract: String,
+    /// The token pulled.
+    pub token_address: String,
+    /// The amount pulled.
+    #[schema(value_type = String)]
+    pub amount: Amount,
+    /// Who signs.
+    pub owner: Option<String>,
+    /// `PermitTransferFrom`.
+    pub primary_type: String,
+    /// The EIP-712 domain.
+    pub domain: Permit2Domain,
+    /// The body fields to fill with the signature.
+    pub fill: Vec<String>,
+    /// Where to POST the body.
+    pub submit_to: String,
+    /// The body to POST.
+    pub submit_body: ExecuteRequest,
 }
 
 /// The Permit2 signature request that completes [`execute_body`]: the
@@ -99,30 +143,33 @@ pub fn sign_request(
     rail: Option<&str>,
     spender: &str,
     permit2: &str,
-) -> Option<Value> {
+) -> Option<SignRequest> {
     let ChainRef::Evm(chain_id) = ask.from_chain else {
         return None;
     };
     let token = ask.from_token.address.as_ref().filter(|_| signable(ask))?;
-    Some(json!({
-        "chainId": chain_id,
-        "spender": spender,
-        "permit2Contract": permit2,
-        "tokenAddress": token,
-        "amount": ask.amount,
-        "owner": ask.from_address,
-        "primaryType": "PermitTransferFrom",
-        "domain": {"name": "Permit2", "chainId": chain_id, "verifyingContract": permit2},
-        "fill": PERMIT2_FILL,
-        "submitTo": SUBMIT_TO,
-        "submitBody": execute_body(ask, rail),
-    }))
+    Some(SignRequest {
+        chain_id,
+        spender: spender.into(),
+        permit2_contract: permit2.into(),
+        token_address: token.clone(),
+        amount: ask.amount,
+        owner: ask.from_address.clone(),
+        primary_type: "PermitTransferFrom".into(),
+        domain: Permit2Domain {
+            name: "Permit2".into(),
+            chain_id,
+            verifying_contract: permit2.into(),
+        },
+        fill: PERMIT2_FILL.map(String::from).to_vec(),
+        submit_to: SUBMIT_TO.into(),
+        submit_body: execute_body(ask, rail),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use relay_plugin_api::Amount;
 
     fn ask(from: Option<&str>, token: Option<&str>) -> RouteAsk {
         RouteAsk {
@@ -148,7 +195,7 @@ mod tests {
     #[test]
     fn a_known_sender_gets_a_permit2_body_with_three_fields_to_fill() {
         let a = ask(Some("0xabc"), Some("0x1"));
-        let b = execute_body(&a, Some("floatlane"));
+        let b = serde_json::to_value(execute_body(&a, Some("floatlane"))).unwrap();
         assert_eq!(b["mode"], "permit2");
         assert_eq!(b["live"], true);
         assert_eq!(b["rail"], "floatlane");
@@ -159,6 +206,7 @@ mod tests {
             assert!(b["permit2"][key].is_null(), "{f} is left to fill");
         }
         let s = sign_request(&a, Some("floatlane"), "0xrelayer", "0xpermit2").unwrap();
+        let s = serde_json::to_value(s).unwrap();
         assert_eq!(
             (s["chainId"].as_u64(), s["spender"].as_str()),
             (Some(8453), Some("0xrelayer"))
@@ -169,7 +217,7 @@ mod tests {
     #[test]
     fn an_unknown_sender_or_native_source_gets_a_dry_run_and_no_sign_request() {
         for a in [ask(None, Some("0x1")), ask(Some("0xabc"), None)] {
-            let b = execute_body(&a, None);
+            let b = serde_json::to_value(execute_body(&a, None)).unwrap();
             assert_eq!(b["dryRun"], true);
             assert!(b.get("mode").is_none() && b.get("permit2").is_none());
             assert!(sign_request(&a, None, "0xr", "0xp").is_none());

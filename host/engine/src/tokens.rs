@@ -8,12 +8,14 @@
 //! reachable by its symbol, `ETH`). Non-EVM nodes carry the assets of a
 //! fixed table and have no token contracts here.
 //!
+//! An amount must stay below 10^15 whole tokens ([`check_maximum`]).
+//!
 //! Everything is read from the host configuration; nothing here asks a
 //! rail, so a token a rail does not know is still a known token (the lane is
 //! then unroutable, not the request malformed).
 
 use relay_config::HostConfig;
-use relay_plugin_api::{ChainRef, NonEvmNode, Token};
+use relay_plugin_api::{Amount, ChainRef, NonEvmNode, Token, U256};
 use relay_types::chains::{well_known_name, GASLESS_CHAINS};
 
 /// Why a chain or token is not usable.
@@ -165,6 +167,30 @@ fn resolve_evm(config: &HostConfig, id: u64, raw: &str) -> Result<Token, LookupE
     Err(unknown(raw, ChainRef::Evm(id)))
 }
 
+/// The largest amount a request may name is below this many whole tokens
+/// (`10^15`): `amount < 10^(decimals + 15)` in smallest units. It is far
+/// above any real transfer (10^15 USD), yet keeps every fee, price and
+/// gas computation far from 256-bit overflow.
+pub const MAX_WHOLE_TOKENS_EXP: u32 = 15;
+
+/// Checks `amount` (smallest units of `token`) against the maximum,
+/// explaining a refusal.
+pub fn check_maximum(token: &Token, amount: &Amount) -> Result<(), String> {
+    let exp = u32::from(token.decimals) + MAX_WHOLE_TOKENS_EXP;
+    let Some(cap) = U256::from(10u8).checked_pow(U256::from(exp)) else {
+        return Ok(());
+    };
+    if amount.0 < cap {
+        return Ok(());
+    }
+    Err(format!(
+        "{} is above the maximum: amounts must be below 10^{MAX_WHOLE_TOKENS_EXP} whole {} (10^{exp} smallest units at {} decimals)",
+        clip(&amount.to_string()),
+        token.symbol,
+        token.decimals
+    ))
+}
+
 /// Whether `symbol` exists on `chain` (used to default the destination token).
 pub fn has_symbol(config: &HostConfig, chain: ChainRef, symbol: &str) -> bool {
     resolve(config, chain, Some(symbol)).is_ok()
@@ -242,5 +268,29 @@ mod tests {
         ));
         let btc = resolve(&c, ChainRef::NonEvm(NonEvmNode::Bitcoin), None).unwrap();
         assert_eq!((btc.symbol.as_str(), btc.decimals), ("BTC", 8));
+    }
+
+    #[test]
+    fn amounts_stay_below_a_quadrillion_whole_tokens() {
+        let c = config();
+        let usdc = resolve(&c, ChainRef::Evm(8453), Some("USDC")).unwrap();
+        let eth = resolve(&c, ChainRef::Evm(8453), None).unwrap();
+        let units = |s: &str| s.parse::<Amount>().unwrap();
+        assert!(check_maximum(&usdc, &units("999999999999999999999")).is_ok());
+        let refused = check_maximum(&usdc, &units("1000000000000000000000")).unwrap_err();
+        assert!(refused.contains("10^15 whole USDC"), "{refused}");
+        let max = Amount(U256::MAX);
+        assert!(check_maximum(&usdc, &max).is_err());
+        assert!(check_maximum(&eth, &units(&format!("1{}", "0".repeat(32)))).is_ok());
+        assert!(check_maximum(&eth, &units(&format!("1{}", "0".repeat(33)))).is_err());
+        let odd = Token {
+            symbol: "ODD".into(),
+            address: None,
+            decimals: 255,
+        };
+        assert!(
+            check_maximum(&odd, &max).is_ok(),
+            "a cap past 2^256 caps nothing"
+        );
     }
 }

@@ -14,6 +14,7 @@
 use super::health::HealthReport;
 use serde::Serialize;
 use std::{collections::BTreeMap, time::Duration};
+use utoipa::ToSchema;
 
 /// How often the probe loop takes a reading.
 pub const PROBE_EVERY: Duration = Duration::from_secs(30);
@@ -50,7 +51,7 @@ impl Verdict {
 }
 
 /// One day's samples.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DayCounts {
     /// Samples judged operational.
@@ -116,6 +117,65 @@ impl UptimeTally {
     /// When the first sample was taken, epoch ms.
     pub fn since_ms(&self) -> Option<u64> {
         self.since_ms
+    }
+}
+
+/// One day of `GET /api/uptime`.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UptimeDay {
+    /// `YYYY-MM-DD` (UTC).
+    pub date: String,
+    /// Samples taken.
+    pub samples: u64,
+    /// Operational or degraded, percent.
+    pub up_pct: f64,
+    /// Fully operational, percent.
+    pub operational_pct: f64,
+    /// Samples by verdict.
+    pub counts: DayCounts,
+}
+
+/// `GET /api/uptime`.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UptimeReport {
+    /// Newest first.
+    pub days: Vec<UptimeDay>,
+    /// First sample, epoch ms.
+    pub since: Option<u64>,
+    /// How often the prober samples.
+    pub probe_interval_sec: u64,
+    /// Days kept.
+    pub kept_days: usize,
+    /// Who probes.
+    pub prober: String,
+    /// How to read it.
+    pub note: String,
+}
+
+impl UptimeReport {
+    /// The report of `tally`, newest day first.
+    pub fn of(tally: &UptimeTally) -> Self {
+        let mut days: Vec<UptimeDay> = tally
+            .days()
+            .map(|(date, c)| UptimeDay {
+                date: date.to_string(),
+                samples: c.samples(),
+                up_pct: c.up_pct(),
+                operational_pct: c.operational_pct(),
+                counts: *c,
+            })
+            .collect();
+        days.reverse();
+        UptimeReport {
+            days,
+            since: tally.since_ms(),
+            probe_interval_sec: PROBE_EVERY.as_secs(),
+            kept_days: KEEP_DAYS,
+            prober: "host".into(),
+            note: "the prober is this host's own probe loop (every chain RPC and loaded rail, every 30 s), not an independent observer; counts live in memory since `since` (epoch ms) and are per replica. upPct counts operational and degraded samples, operationalPct only fully operational ones".into(),
+        }
     }
 }
 

@@ -10,13 +10,22 @@
 //! into the plan before they run. A failure after the relayer pulled the
 //! sender's funds refunds them ([`Executor::refund`]) unless they may have
 //! left the relayer.
+//!
+//! Every transaction is simulated right before it is first signed
+//! ([`super::simulate::check_call`], at the pending block, once the steps
+//! before it have mined): one that would revert is never broadcast — the
+//! route fails `STEP_REFUSED` naming the revert, and a pull already made is
+//! refunded. A step journaled before a crash is finished, not simulated
+//! again.
 
 use super::{
     relayer::Relayer,
+    simulate::{check_call, SimulateError},
     steps::{call_for, StepPolicy},
     upstream::{RecheckCache, Upstream},
 };
 use alloy::primitives::Address;
+use relay_chain::reader::ChainReader;
 use relay_chain::sender::{Call, SendError};
 use relay_config::HostConfig;
 use relay_plugin_api::{Amount, PlanAction};
@@ -49,6 +58,9 @@ pub enum ExecError {
     /// The host's policy refuses the step.
     #[error("refused: {0}")]
     Refused(String),
+    /// The step's transaction would revert: it was not sent.
+    #[error("not sent: {0}")]
+    WouldRevert(String),
     /// The upstream failed, refunded, or never finished.
     #[error("{code}: {message}")]
     Upstream {
@@ -63,7 +75,7 @@ impl ExecError {
     /// The failure's errorCode.
     fn code(&self) -> FailureCode {
         match self {
-            ExecError::Refused(_) => FailureCode::StepRefused,
+            ExecError::Refused(_) | ExecError::WouldRevert(_) => FailureCode::StepRefused,
             ExecError::Upstream { code, .. } => *code,
             ExecError::Send(SendError::Reverted(_)) => FailureCode::TxReverted,
             _ => FailureCode::ExecutionFailed,
@@ -88,6 +100,8 @@ pub struct Executor {
     relayer: Arc<Relayer>,
     pub(super) rails: Arc<RailSet>,
     pub(super) config: Arc<HostConfig>,
+    /// Simulates each transaction before it is signed.
+    reader: Arc<ChainReader>,
     permit2: Address,
     /// Status reads' recent upstream answers.
     pub(super) rechecks: RecheckCache,
@@ -149,12 +163,14 @@ impl Held {
 }
 
 impl Executor {
-    /// An executor signing as `relayer`, tracking through `rails`.
+    /// An executor signing as `relayer`, tracking through `rails`,
+    /// simulating through `reader`.
     pub fn new(
         store: Store,
         relayer: Arc<Relayer>,
         rails: Arc<RailSet>,
         config: Arc<HostConfig>,
+        reader: Arc<ChainReader>,
     ) -> Result<Self, String> {
         let permit2 = config
             .permit2
@@ -167,6 +183,7 @@ impl Executor {
             relayer,
             rails,
             config,
+            reader,
             permit2,
             rechecks: RecheckCache::default(),
             running: Default::default(),
@@ -341,11 +358,30 @@ impl Executor {
                 .ok_or_else(|| store_err("mined entry without a hash"));
         }
         let receipt = if attempts.is_empty() {
+            self.simulate(chain, index, call).await?;
             sender.send(&r.id, index, call).await?
         } else {
             sender.complete(attempts).await?
         };
         Ok(format!("{:#x}", receipt.transaction_hash))
+    }
+
+    /// Simulates step `index`'s transaction before it is first signed.
+    async fn simulate(&self, chain: u64, index: i64, call: &Call) -> Result<(), ExecError> {
+        let what = if index == REFUND_STEP {
+            "the refund".to_string()
+        } else {
+            format!("plan step {index}")
+        };
+        let relayer = self.relayer.address();
+        check_call(&self.reader, chain, relayer, call, &what)
+            .await
+            .map_err(|e| match e {
+                SimulateError::Reverts(r) => ExecError::WouldRevert(r.to_string()),
+                SimulateError::Unavailable(e) => {
+                    ExecError::Send(SendError::NotSent(format!("cannot simulate {what}: {e}")))
+                }
+            })
     }
 
     async fn fail(&self, h: &mut Held, e: ExecError) -> Result<(), ExecError> {

@@ -2,10 +2,17 @@
 //! ([`relay_types::RouteRecord`]) whose side effects are journaled before and after
 //! they happen, so a crash at any point resumes without a second broadcast
 //! and without losing the route.
+//!
+//! Also here: the execute orchestration behind the API ([`execute`]: rail
+//! choice, operator authority, sandbox / dry / live), and the simulation of
+//! every transaction before the relayer signs it ([`simulate`]: nothing is
+//! broadcast that must revert). This crate never speaks HTTP.
 
+pub mod execute;
 pub mod executor;
 pub mod receipt;
 pub mod relayer;
 pub mod sandbox;
+pub mod simulate;
 pub mod steps;
 mod upstream;

@@ -3,6 +3,10 @@
 //! COMPLETED over about 40 s on a timer, then DONE. Nothing is signed or
 //! moved; records live in memory for an hour, are never persisted and never
 //! appear in the public feed.
+//!
+//! Dry runs' receipts are kept here too ([`Sandbox::keep_dry`]), under their
+//! `rt_` ids and for the same hour, so the `track` a dry run answers reads
+//! `DRY` at `/api/route/status`.
 
 use relay_types::{RouteRecord, RouteStatus};
 use std::{collections::HashMap, sync::Mutex, time::Duration};
@@ -52,7 +56,7 @@ pub fn at(mut r: RouteRecord, elapsed: Duration) -> RouteRecord {
 }
 
 impl Sandbox {
-    /// Starts a sandbox route (its id must start with `sbx_`).
+    /// Starts a sandbox route (its id starts with `sbx_`).
     pub fn start(&self, record: RouteRecord) -> RouteRecord {
         let mut routes = self.routes.lock().expect("sandbox lock");
         routes.retain(|_, e| e.started.elapsed() < SANDBOX_RETENTION);
@@ -65,6 +69,13 @@ impl Sandbox {
             },
         );
         now
+    }
+
+    /// Keeps a dry run's record (status `DRY`, which never changes) for
+    /// [`SANDBOX_RETENTION`], readable by [`Sandbox::get`].
+    pub fn keep_dry(&self, mut record: RouteRecord) -> RouteRecord {
+        record.status = RouteStatus::Dry;
+        self.start(record)
     }
 
     /// The route's current state and seconds since acceptance.
@@ -136,5 +147,18 @@ mod tests {
         assert_eq!(seen, expect);
         tokio::time::advance(SANDBOX_RETENTION).await;
         assert!(sb.get("sbx_test").is_none(), "kept at most an hour");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_dry_run_stays_dry_for_an_hour_then_is_gone() {
+        let sb = Sandbox::default();
+        let mut r = record();
+        r.id = "rt_dry".into();
+        assert_eq!(sb.keep_dry(r).status, RouteStatus::Dry);
+        tokio::time::advance(SANDBOX_DURATION * 2).await;
+        let (r, _) = sb.get("rt_dry").unwrap();
+        assert_eq!((r.status.public(), r.stage.as_deref()), ("DRY", None));
+        tokio::time::advance(SANDBOX_RETENTION).await;
+        assert!(sb.get("rt_dry").is_none(), "kept at most an hour");
     }
 }

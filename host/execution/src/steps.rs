@@ -21,7 +21,7 @@ use alloy::{
 use relay_chain::{permit2::transfer_calldata, sender::Call};
 use relay_config::RailConfig;
 use relay_plugin_api::{ChainRef, PlanAction, RailManifest};
-use relay_types::RouteRecord;
+use relay_types::{RouteRecord, SignedPermit};
 
 sol! {
     /// ERC-20 `transfer`.
@@ -90,6 +90,20 @@ fn token_call(token: Address, data: Vec<u8>) -> Call {
     }
 }
 
+/// Gas of a Permit2 pull.
+const PULL_GAS: u64 = 150_000;
+
+/// The Permit2 `permitTransferFrom` that pulls `amount` of the signed
+/// permit's token from its owner to the relayer.
+pub fn pull_call(permit: &SignedPermit, p: &StepPolicy<'_>, amount: U256) -> Call {
+    Call {
+        to: p.permit2,
+        data: transfer_calldata(permit, p.relayer, amount).into(),
+        value: U256::ZERO,
+        gas_limit: PULL_GAS,
+    }
+}
+
 /// The chain and call of a step that sends a transaction, or `None` for a
 /// step that does not (`AwaitUpstream`, `DepositInstruction`).
 pub fn call_for(
@@ -103,14 +117,7 @@ pub fn call_for(
                 .permit
                 .as_ref()
                 .ok_or_else(|| ExecError::BadStep("no Permit2 signature on the route".into()))?;
-            let data = transfer_calldata(permit, p.relayer, r.amount.0);
-            let call = Call {
-                to: p.permit2,
-                data: data.into(),
-                value: U256::ZERO,
-                gas_limit: 150_000,
-            };
-            (evm(*chain)?, call)
+            (evm(*chain)?, pull_call(permit, p, r.amount.0))
         }
         PlanAction::Approve {
             chain,
@@ -171,4 +178,162 @@ pub fn call_for(
             return Ok(None)
         }
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use relay_config::RailConfig;
+    use relay_plugin_api::{Amount, ChainRef, DeclaredContract, RailRole, SourceMode, Version};
+    use relay_types::{RouteRecord, RouteStatus};
+
+    use super::*;
+
+    const DECLARED: &str = "0x00000000000000000000000000000000000000d1";
+    const OTHER: &str = "0x00000000000000000000000000000000000000e2";
+    const RECIPIENT: &str = "0x00000000000000000000000000000000000000bb";
+    const TOKEN: &str = "0x00000000000000000000000000000000000000c3";
+
+    fn manifest() -> RailManifest {
+        RailManifest {
+            id: "acme".into(),
+            name: "acme".into(),
+            version: Version::new(1, 0, 0),
+            contract_version: Version::new(1, 0, 0),
+            role: RailRole::Aggregator,
+            coverage: Vec::new(),
+            egress: Vec::new(),
+            rpc_chains: Vec::new(),
+            contracts: vec![DeclaredContract {
+                chain: ChainRef::Evm(8453),
+                address: DECLARED.into(),
+                label: "bridge".into(),
+            }],
+            upstream: None,
+        }
+    }
+
+    fn route() -> RouteRecord {
+        RouteRecord {
+            id: "rt_x".into(),
+            status: RouteStatus::Pending,
+            stage: None,
+            rail: "acme".into(),
+            lane: "evm->evm".into(),
+            from_chain: ChainRef::Evm(8453),
+            to_chain: ChainRef::Evm(42161),
+            from_token: "USDC".into(),
+            to_token: "USDC".into(),
+            amount: Amount::from_u128(5_000_000),
+            estimated: Amount::from_u128(4_900_000),
+            min_out: Amount::from_u128(4_900_000),
+            relay_fee: Amount::ZERO,
+            gas_fee: Amount::ZERO,
+            sender: "0x00000000000000000000000000000000000000aa".into(),
+            recipient: RECIPIENT.into(),
+            mode: SourceMode::Operator,
+            plan: Default::default(),
+            next_step: 0,
+            track_ref: None,
+            src_tx: None,
+            dest_tx: None,
+            failure: None,
+            created_ms: 0,
+            permit: None,
+            passed_over: Vec::new(),
+        }
+    }
+
+    fn call(chain: u64, to: &str) -> PlanAction {
+        PlanAction::ContractCall {
+            chain: ChainRef::Evm(chain),
+            to: to.into(),
+            data: "0x1234".into(),
+            value: Amount::ZERO,
+            gas_limit: None,
+        }
+    }
+
+    fn payout(to: &str, amount: u128) -> PlanAction {
+        PlanAction::InventoryPayout {
+            chain: ChainRef::Evm(42161),
+            token: TOKEN.into(),
+            to: to.into(),
+            amount: Amount::from_u128(amount),
+        }
+    }
+
+    fn policy<'a>(m: &'a RailManifest, operator: Option<&'a RailConfig>) -> StepPolicy<'a> {
+        StepPolicy {
+            manifest: Some(m),
+            operator,
+            relayer: Address::ZERO,
+            permit2: Address::ZERO,
+        }
+    }
+
+    #[test]
+    fn only_declared_or_operator_allowed_contracts_are_called() {
+        let m = manifest();
+        let r = route();
+        let p = policy(&m, None);
+        assert!(call_for(&call(8453, DECLARED), &r, &p).unwrap().is_some());
+        for refused in [call(8453, OTHER), call(42161, DECLARED)] {
+            let e = call_for(&refused, &r, &p).unwrap_err();
+            assert!(matches!(e, ExecError::Refused(_)), "{e}");
+        }
+        let allowed = RailConfig {
+            contracts: vec![format!("8453:{OTHER}")],
+            ..RailConfig::default()
+        };
+        let p = policy(&m, Some(&allowed));
+        assert!(call_for(&call(8453, OTHER), &r, &p).unwrap().is_some());
+        assert!(
+            call_for(&call(42161, OTHER), &r, &p).is_err(),
+            "allowed on 8453 only"
+        );
+    }
+
+    #[test]
+    fn a_payout_goes_only_to_the_recipient_and_never_above_the_estimate() {
+        let m = manifest();
+        let r = route();
+        let p = policy(&m, None);
+        let (chain, c) = call_for(&payout(RECIPIENT, 4_900_000), &r, &p)
+            .unwrap()
+            .unwrap();
+        assert_eq!(chain, 42161);
+        assert_eq!(c.to, TOKEN.parse::<Address>().unwrap());
+        for refused in [payout(OTHER, 1), payout(RECIPIENT, 4_900_001)] {
+            let e = call_for(&refused, &r, &p).unwrap_err();
+            assert!(matches!(e, ExecError::Refused(_)), "{e}");
+        }
+    }
+
+    #[test]
+    fn an_approval_is_for_a_declared_spender_and_waiting_steps_send_nothing() {
+        let m = manifest();
+        let r = route();
+        let p = policy(&m, None);
+        let approve = |spender: &str| PlanAction::Approve {
+            chain: ChainRef::Evm(8453),
+            token: TOKEN.into(),
+            spender: spender.into(),
+            amount: Amount::from_u128(1),
+        };
+        assert!(call_for(&approve(DECLARED), &r, &p).unwrap().is_some());
+        assert!(call_for(&approve(OTHER), &r, &p).is_err());
+        let wait = PlanAction::AwaitUpstream {
+            reference: "x".into(),
+        };
+        assert!(call_for(&wait, &r, &p).unwrap().is_none());
+        let pull = PlanAction::Permit2Pull {
+            chain: ChainRef::Evm(8453),
+            token: TOKEN.into(),
+            amount: Amount::from_u128(1),
+        };
+        assert!(
+            matches!(call_for(&pull, &r, &p), Err(ExecError::BadStep(_))),
+            "a pull needs the route's signature"
+        );
+    }
 }

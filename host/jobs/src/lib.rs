@@ -4,12 +4,14 @@
 //! - [`resume`]: picks up open routes nobody holds (at start, and whenever
 //!   a replica's lease lapses) and runs them;
 //! - [`nonce_gaps`]: fills the relayer's nonce gaps;
+//! - [`health_probe`]: samples health for `/api/uptime`;
 //! - [`reload`]: rescans the plugins directory and swaps in changed plugins.
 //!
 //! Coordination between replicas is through the database (route leases,
 //! the nonce table), so any number of replicas may run these. A job never
 //! holds logic of its own beyond *when*: *what* is the service it calls.
 
+pub mod health_probe;
 pub mod nonce_gaps;
 pub mod reload;
 pub mod resume;

@@ -1,6 +1,12 @@
 //! Containment around every plugin call: deadline, quarantine with
 //! exponential back-off, tracing. A crash, trap, hang or broken reply
 //! degrades that rail's lanes; the host keeps serving.
+//!
+//! Every call is also counted (`relay_rail_calls_total`) and timed
+//! (`relay_rail_call_duration_seconds`) by `rail`, `method` and `outcome`:
+//! `ok`, `rail_error` (a typed error the rail answered), `fault` (crash,
+//! trap, broken reply), `hung` (past its deadline) or `quarantined`
+//! (refused without calling; counted, not timed).
 
 use std::{
     sync::{Arc, Mutex},
@@ -226,10 +232,11 @@ impl LoadedRail {
 
     /// Runs one call under the deadline and containment policy.
     pub async fn call(&self, call: RailCall) -> Result<RailReply, CallError> {
+        let method = call.method();
         if let Some(err) = self.check_quarantine() {
+            self.observe(method, "quarantined", None);
             return Err(err);
         }
-        let method = call.method();
         let span = tracing::info_span!(
             "rail_call",
             rail = %self.manifest.id,
@@ -243,25 +250,40 @@ impl LoadedRail {
         let outcome = tokio::time::timeout(self.limits.timeout + self.limits.grace, fut)
             .instrument(span.clone())
             .await;
-        span.record("elapsed_ms", started.elapsed().as_millis() as u64);
-        let fault = match outcome {
+        let elapsed = started.elapsed();
+        span.record("elapsed_ms", elapsed.as_millis() as u64);
+        let (kind, fault) = match outcome {
             Ok(Ok(reply)) => {
+                self.observe(method, "ok", Some(elapsed));
                 self.record_success();
                 return Ok(reply);
             }
             Ok(Err(BackendError::Rail(e))) => {
+                self.observe(method, "rail_error", Some(elapsed));
                 self.record_success();
                 return Err(CallError::Rail(e));
             }
-            Ok(Err(e)) => e.to_string(),
-            Err(_) => "call hung past its deadline".to_string(),
+            Ok(Err(e)) => ("fault", e.to_string()),
+            Err(_) => ("hung", "call hung past its deadline".to_string()),
         };
+        self.observe(method, kind, Some(elapsed));
         tracing::warn!(parent: &span, %fault, "rail faulted; quarantining");
         self.record_fault(&fault);
         Err(CallError::Fault {
             rail: self.manifest.id.clone(),
             fault,
         })
+    }
+
+    /// Counts one call (and times it, when it ran) by rail, method and outcome.
+    fn observe(&self, method: &'static str, outcome: &'static str, elapsed: Option<Duration>) {
+        let rail = self.manifest.id.clone();
+        metrics::counter!("relay_rail_calls_total", "rail" => rail.clone(), "method" => method, "outcome" => outcome)
+            .increment(1);
+        if let Some(elapsed) = elapsed {
+            metrics::histogram!("relay_rail_call_duration_seconds", "rail" => rail, "method" => method, "outcome" => outcome)
+                .record(elapsed);
+        }
     }
 
     fn check_quarantine(&self) -> Option<CallError> {

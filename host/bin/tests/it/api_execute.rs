@@ -3,7 +3,8 @@
 //! from inventory on the destination chain. Balances are asserted on chain;
 //! a replayed idempotency key replays the response byte for byte and moves
 //! nothing; a reused permit and every malformed field are typed 4xx errors
-//! with nothing moved; sandbox and dry runs sign and move nothing.
+//! with nothing moved; sandbox and dry runs sign and move nothing (and a
+//! dry run's `track` answers `DRY`).
 
 use crate::common;
 use alloy::primitives::U256;
@@ -160,6 +161,7 @@ async fn bad_requests_are_typed_and_move_nothing_and_sandbox_and_dry_sign_nothin
     }
     let resp = reqwest::Client::new()
         .post(format!("{}/api/route/execute", h.base))
+        .header("content-type", "application/json")
         .body("{not json")
         .send()
         .await
@@ -194,6 +196,10 @@ async fn bad_requests_are_typed_and_move_nothing_and_sandbox_and_dry_sign_nothin
         (Some("DRY"), Some(false))
     );
     assert_eq!(v["wouldSend"].as_array().unwrap().len(), 2, "{v}");
+    // Its track answers DRY while sandbox routes are kept.
+    let (code, st) = get(&format!("{}{}", h.base, v["track"].as_str().unwrap())).await;
+    assert_eq!((code, st["status"].as_str()), (200, Some("DRY")), "{st}");
+    assert_eq!((&st["id"], &st["wouldSend"]), (&v["id"], &v["wouldSend"]));
     // Spec §4.2: on the float lane, omitting `live` is a dry run too.
     let mut unsaid = good.clone();
     unsaid.as_object_mut().unwrap().remove("live");

@@ -82,13 +82,18 @@ async fn preflight_says_go_for_a_funded_route_and_names_every_blocker() {
     );
     assert!(codes(&v["warnings"]).contains(&"NOT_A_MEMBER"), "{v}");
 
-    // Permit2 never approved on DST: only the deep check sees it.
+    // Permit2 never approved on DST: the deep read and the simulated pull
+    // (execute's own check, run without `deep` too) name it once.
     let unapproved = common::permit_body(&devnet, (DST, SRC), 5_000_000, 32);
     let (_, v) = call(&h.base, deep, &unapproved, &[]).await;
     assert_eq!(v["decision"], "NO_GO");
     assert_eq!(codes(&v["blockers"]), ["PERMIT2_ALLOWANCE_MISSING"], "{v}");
     let (_, shallow) = call(&h.base, "/api/route/preflight", &unapproved, &[]).await;
-    assert_eq!(shallow["decision"], "GO", "{shallow}");
+    assert_eq!(
+        codes(&shallow["blockers"]),
+        ["PERMIT2_ALLOWANCE_MISSING"],
+        "{shallow}"
+    );
 
     // Before signing: the same route with no permit2 yet is checked all the
     // same; the missing signature is a blocker, the deep reads still run.

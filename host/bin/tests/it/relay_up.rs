@@ -1,7 +1,8 @@
 //! `relay up`, the main job, as a user runs it: the real binary brings up
 //! anvil chains with the project's contracts and the host, prints where
-//! everything is, serves the mesh with every chain up, and on Ctrl-C stops
-//! everything it started.
+//! everything is (the devnet owner token among it, and the host takes it),
+//! serves the mesh with every chain up, and on Ctrl-C stops everything it
+//! started.
 
 use crate::common;
 use common::free_port;
@@ -59,6 +60,8 @@ fn relay_up_serves_the_devnet_mesh_and_stops_on_ctrl_c() {
         .filter_map(|l| l.split_whitespace().nth(2).map(str::to_string))
         .collect();
     assert_eq!(rpcs.len(), 3, "{text}");
+    let owner = relay_host::devnet::DEVNET_OWNER_TOKEN;
+    assert!(text.contains(&format!("owner     {owner}")), "{text}");
 
     let rt = tokio::runtime::Runtime::new().unwrap();
     let mesh: serde_json::Value = rt.block_on(async {
@@ -90,6 +93,22 @@ fn relay_up_serves_the_devnet_mesh_and_stops_on_ctrl_c() {
     assert_eq!(rails.len(), 9, "the nine rails: {status}");
     assert!(rails.iter().all(|r| r["up"] == true), "{status}");
     assert_eq!(status["status"], "operational", "{status}");
+    // The printed owner token is the one the host takes for mode self.
+    let self_mode = serde_json::json!({
+        "fromChain": 8453, "toChain": 42161, "fromToken": "USDC", "amount": "5000000",
+        "toAddress": "0x000000000000000000000000000000000000bEEF", "live": true,
+    });
+    let execute = |auth: Option<String>| {
+        let mut req = reqwest::Client::new()
+            .post(format!("http://127.0.0.1:{port}/api/route/execute"))
+            .json(&self_mode);
+        if let Some(a) = auth {
+            req = req.header("authorization", a);
+        }
+        rt.block_on(async { req.send().await.unwrap().status().as_u16() })
+    };
+    assert_eq!(execute(None), 401, "mode self needs the owner token");
+    assert_eq!(execute(Some(format!("Bearer {owner}"))), 200);
 
     Command::new("kill")
         .args(["-INT", &child.id().to_string()])

@@ -59,6 +59,35 @@ pub async fn get(url: &str) -> (u16, Value) {
     (status, r.json().await.expect("JSON body"))
 }
 
+/// An answer whose body must be JSON: status, headers, body.
+pub struct Answer {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+}
+
+impl Answer {
+    /// A response header as text.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+/// Sends `req`; panics unless the answer is JSON (every error must be).
+pub async fn send(req: reqwest::RequestBuilder) -> Answer {
+    let resp = req.send().await.unwrap();
+    let status = resp.status().as_u16();
+    let headers = resp.headers().clone();
+    let text = resp.text().await.unwrap();
+    let body =
+        serde_json::from_str(&text).unwrap_or_else(|_| panic!("{status}: not JSON: {text:?}"));
+    Answer {
+        status,
+        headers,
+        body,
+    }
+}
+
 /// Polls `probe` (bounded: 10 s) until it holds.
 pub async fn wait_for(what: &str, mut probe: impl AsyncFnMut() -> bool) {
     for _ in 0..200 {

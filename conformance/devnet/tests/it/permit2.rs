@@ -1,6 +1,6 @@
 //! The Permit2-compatible SignatureTransfer at the canonical address, on real anvil.
 
-mod common;
+use crate::common;
 
 use alloy::{
     primitives::{Address, Bytes, FixedBytes, U256},

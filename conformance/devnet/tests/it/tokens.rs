@@ -1,7 +1,7 @@
 //! Devnet funding, the EIP-2612 permit on USDC, the bridge-deposit contract, membership NFTs
 //! and node lifecycle, on real anvil.
 
-mod common;
+use crate::common;
 
 use alloy::{
     primitives::{Address, FixedBytes, Signature, U256},

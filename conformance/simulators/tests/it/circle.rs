@@ -2,7 +2,7 @@
 //! on one anvil, the simulator's v2 answer (pending first, then complete),
 //! and `receiveMessage` with its attestation mints 1:1 on the other.
 
-mod common;
+use crate::common;
 
 use alloy::{
     primitives::{Address, Bytes, B256, U256},

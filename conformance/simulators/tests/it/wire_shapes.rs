@@ -5,7 +5,7 @@
 //! held to their samples in the settlement tests. And every sample is
 //! well-formed JSON, so rails can load them as they are.
 
-mod common;
+use crate::common;
 
 use common::{mesh, Mesh, DST, SRC};
 use relay_simulators::Upstream;

@@ -3,7 +3,7 @@
 //! on every simulator, set at runtime or at start — and accept-then-fail
 //! takes the deposit, reports the upstream's failed status and refunds.
 
-mod common;
+use crate::common;
 
 use alloy::primitives::U256;
 use common::{field, mesh, mesh_with, wait_for, Call, Mesh, DST, SRC};

@@ -3,7 +3,7 @@
 //! bitcoin ledger. EVM sides move real tokens on anvil; non-EVM sides are
 //! simulated ledgers, read back through the control endpoint.
 
-mod common;
+use crate::common;
 
 use alloy::primitives::U256;
 use common::{field, mesh, wait_for, Call, Mesh, DST, SRC};

@@ -1,6 +1,6 @@
 //! CCTP-style burn on one devnet chain, attested mint on another, on real anvil.
 
-mod common;
+use crate::common;
 
 use alloy::{
     primitives::{Address, Bytes, B256, U256},

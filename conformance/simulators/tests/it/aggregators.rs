@@ -4,7 +4,7 @@
 //! account, is paid out on the destination anvil, and the status endpoint
 //! reports it done with the real receiving transaction.
 
-mod common;
+use crate::common;
 
 use alloy::primitives::{Address, U256};
 use common::{field, mesh, wait_for, Call, Mesh, DST, SRC};

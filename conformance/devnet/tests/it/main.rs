@@ -1,0 +1,6 @@
+//! This crate's integration tests, one binary.
+
+mod cctp;
+mod common;
+mod permit2;
+mod tokens;

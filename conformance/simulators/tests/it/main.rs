@@ -1,0 +1,8 @@
+//! This crate's integration tests, one binary.
+
+mod aggregators;
+mod circle;
+mod common;
+mod faults;
+mod non_evm;
+mod wire_shapes;

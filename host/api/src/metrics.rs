@@ -1,0 +1,165 @@
+//! `GET /metrics`: the host's metrics in the Prometheus text format
+//! (version 0.0.4), recorded through the `metrics` facade and rendered by
+//! `metrics-exporter-prometheus` (no listener of its own: the API serves
+//! it). One recorder per process, installed by the first router built.
+//!
+//! | metric | type | labels | what |
+//! |---|---|---|---|
+//! | `relay_http_requests_total` | counter | `method`, `route`, `status` | requests answered; `route` is the matched route (`/api/route/quote`), `(unmatched)` for unknown paths |
+//! | `relay_http_request_duration_seconds` | histogram | `method`, `route`, `status` | time to the response head (a stream's later events are not included) |
+//! | `relay_rail_calls_total` | counter | `rail`, `method`, `outcome` | plugin calls (`quote`, `prepare`, `track`, `health`, …) by outcome: `ok`, `rail_error`, `fault`, `hung`, `quarantined` |
+//! | `relay_rail_call_duration_seconds` | histogram | `rail`, `method`, `outcome` | plugin call latency (quarantined calls are not timed) |
+//! | `relay_routes` | gauge | `status` | stored routes by internal status (`PENDING`, `BRIDGING`, `DONE`, …), counted on each scrape |
+//! | `relay_relayer_native_balance` | gauge | `chain` | the relayer's native balance per configured chain, whole units (ETH …), read on each scrape; a failed read keeps the last value |
+//! | `relay_relayer_balance_read_failures_total` | counter | `chain` | scrapes whose balance read failed or timed out |
+//!
+//! Scrape-time reads are bounded by `quote.chain_read_timeout_ms`
+//! (default 2 s), so a slow chain cannot hold a scrape. Label values come
+//! from the router and the installed rails, never from raw request input,
+//! so a client cannot grow the series without bound.
+
+use std::{
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        OnceLock,
+    },
+    time::{Duration, Instant},
+};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::AppState;
+use axum::{
+    extract::{MatchedPath, Request, State},
+    http::{header, Method},
+    middleware::Next,
+    response::{IntoResponse, Response},
+};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use relay_types::RouteStatus;
+
+/// Buckets of every `_seconds` histogram.
+const LATENCY_BUCKETS: &[f64] = &[
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+];
+
+/// Histogram samples are folded in (memory released) once per this many
+/// requests, besides every scrape.
+const UPKEEP_EVERY: u64 = 1024;
+
+/// Every route status, for the `relay_routes` gauge.
+const STATUSES: &[RouteStatus] = &[
+    RouteStatus::Pending,
+    RouteStatus::Bridging,
+    RouteStatus::Done,
+    RouteStatus::Failed,
+    RouteStatus::FundsRequired,
+    RouteStatus::AwaitingDeposit,
+    RouteStatus::Dry,
+];
+
+static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+static REQUESTS: AtomicU64 = AtomicU64::new(0);
+
+/// The process's recorder, installed as the global `metrics` recorder on
+/// first use. When another recorder is already installed (an embedding
+/// program's), the handle renders only what reaches this one.
+pub fn handle() -> &'static PrometheusHandle {
+    HANDLE.get_or_init(|| {
+        let recorder = PrometheusBuilder::new()
+            .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), LATENCY_BUCKETS)
+            .expect("the latency buckets are not empty")
+            .build_recorder();
+        let handle = recorder.handle();
+        if metrics::set_global_recorder(recorder).is_err() {
+            tracing::warn!("another metrics recorder is installed; /metrics shows only its own");
+        }
+        handle
+    })
+}
+
+/// `GET /metrics`.
+pub(crate) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(scrape))
+}
+
+/// The Prometheus text exposition.
+#[utoipa::path(get, path = "/metrics", tag = "discovery", summary = "Prometheus metrics (text format): requests, rail calls, routes by status, relayer balances", responses((status = 200, description = "OK", content_type = "text/plain", body = String)))]
+#[tracing::instrument(skip_all)]
+async fn scrape(State(s): State<AppState>) -> Response {
+    let timeout = Duration::from_millis(s.config.quote.chain_read_timeout_ms.max(1));
+    tokio::join!(count_routes(&s, timeout), read_balances(&s, timeout));
+    let handle = handle();
+    handle.run_upkeep();
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        handle.render(),
+    )
+        .into_response()
+}
+
+async fn count_routes(s: &AppState, timeout: Duration) {
+    for status in STATUSES {
+        match tokio::time::timeout(timeout, s.store.count_routes(*status)).await {
+            Ok(Ok(n)) => metrics::gauge!("relay_routes", "status" => status.as_str()).set(n as f64),
+            Ok(Err(e)) => return tracing::debug!(error = %e, "routes not counted"),
+            Err(_) => return tracing::debug!("routes not counted in time"),
+        }
+    }
+}
+
+async fn read_balances(s: &AppState, timeout: Duration) {
+    let Some(relayer) = &s.relayer else { return };
+    let who = relayer.address();
+    let reads = s.config.chain_ids().into_iter().map(|chain| async move {
+        let read = tokio::time::timeout(timeout, s.reader.native_balance(chain, who)).await;
+        let label = chain.to_string();
+        match read {
+            Ok(Ok(wei)) => {
+                let whole = wei.to_string().parse::<f64>().unwrap_or(f64::NAN) / 1e18;
+                metrics::gauge!("relay_relayer_native_balance", "chain" => label).set(whole);
+            }
+            _ => metrics::counter!("relay_relayer_balance_read_failures_total", "chain" => label)
+                .increment(1),
+        }
+    });
+    futures::future::join_all(reads).await;
+}
+
+/// Request methods as labels: the standard ones by name, anything else
+/// `OTHER` (a client cannot mint label values).
+fn method_label(m: &Method) -> &'static str {
+    match m.as_str() {
+        "GET" => "GET",
+        "POST" => "POST",
+        "PUT" => "PUT",
+        "PATCH" => "PATCH",
+        "DELETE" => "DELETE",
+        "HEAD" => "HEAD",
+        "OPTIONS" => "OPTIONS",
+        _ => "OTHER",
+    }
+}
+
+/// The middleware: counts and times every request by matched route,
+/// method and status.
+pub async fn track(req: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = method_label(req.method());
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("(unmatched)".to_string(), |m| m.as_str().to_string());
+    let resp = next.run(req).await;
+    let status = resp.status().as_u16().to_string();
+    metrics::counter!("relay_http_requests_total", "method" => method, "route" => route.clone(), "status" => status.clone())
+        .increment(1);
+    metrics::histogram!("relay_http_request_duration_seconds", "method" => method, "route" => route, "status" => status)
+        .record(started.elapsed());
+    if REQUESTS.fetch_add(1, Ordering::Relaxed) % UPKEEP_EVERY == UPKEEP_EVERY - 1 {
+        handle().run_upkeep();
+    }
+    resp
+}
