@@ -14,7 +14,8 @@ cd "$root"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/relay-target}
 conformance/devnet/tools/install.sh >/dev/null
 export RELAY_ANVIL="$root/.tools/bin/anvil"
-cargo build -q --locked -p relay-host -p relay-plugins --features relay-host/devnet
+cargo build -q --locked -p relay-host --features devnet
+cargo build -q --locked -p relay-plugins
 "$CARGO_TARGET_DIR/debug/relay-plugins" build --out plugins/dist
 export RELAY_PLUGINS_DIR=${RELAY_PLUGINS_DIR:-$root/plugins/dist}
 export RELAY_DATA_DIR=${RELAY_DATA_DIR:-$root/.devnet}
