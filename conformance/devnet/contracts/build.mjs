@@ -14,7 +14,16 @@ import { fileURLToPath } from "node:url";
 
 const SOLC_VERSION = "0.8.28";
 // The contracts that get an artifact (abstract contracts and interfaces do not).
-const CONTRACTS = ["Permit2", "TestToken", "MessageTransmitter", "TokenMessenger", "BridgeDeposit", "Membership"];
+const CONTRACTS = [
+  "Permit2",
+  "TestToken",
+  "MessageTransmitter",
+  "TokenMessenger",
+  "BridgeDeposit",
+  "Membership",
+  "RelayRouter",
+  "TestWallet",
+];
 const SETTINGS = {
   optimizer: { enabled: true, runs: 200 },
   evmVersion: "cancun",

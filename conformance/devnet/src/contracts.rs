@@ -18,7 +18,7 @@ use alloy::{
 pub const PERMIT2_ADDRESS: Address = address!("0x000000000022D473030F116dDEE9F6B43aC78BA3");
 
 /// The raw artifact JSON of every devnet contract, as (contract name, JSON).
-pub const ARTIFACTS: [(&str, &str); 6] = [
+pub const ARTIFACTS: [(&str, &str); 8] = [
     ("Permit2", include_str!("../artifacts/Permit2.json")),
     ("TestToken", include_str!("../artifacts/TestToken.json")),
     (
@@ -34,6 +34,8 @@ pub const ARTIFACTS: [(&str, &str); 6] = [
         include_str!("../artifacts/BridgeDeposit.json"),
     ),
     ("Membership", include_str!("../artifacts/Membership.json")),
+    ("RelayRouter", include_str!("../artifacts/RelayRouter.json")),
+    ("TestWallet", include_str!("../artifacts/TestWallet.json")),
 ];
 
 sol!(
@@ -77,6 +79,20 @@ sol!(
     #[derive(Debug, PartialEq, Eq)]
     Membership,
     "artifacts/Membership.json"
+);
+sol!(
+    /// The relay router: one signed intent into one rail deposit (`contracts/RelayRouter.sol`).
+    #[sol(rpc)]
+    #[derive(Debug, PartialEq, Eq)]
+    RelayRouter,
+    "artifacts/RelayRouter.json"
+);
+sol!(
+    /// The ERC-1271 smart-contract wallet for tests (`contracts/TestWallet.sol`).
+    #[sol(rpc)]
+    #[derive(Debug, PartialEq, Eq)]
+    TestWallet,
+    "artifacts/TestWallet.json"
 );
 
 /// The structs that owners sign (EIP-712), with the canonical type names.
@@ -128,6 +144,16 @@ pub fn permit2_domain(chain_id: u64) -> Eip712Domain {
         name: "Permit2",
         chain_id: chain_id,
         verifying_contract: PERMIT2_ADDRESS,
+    }
+}
+
+/// The `RelayRouter` EIP-712 domain on `chain_id` (name "RelayRouter", version "3.1").
+pub fn router_domain(chain_id: u64, router: Address) -> Eip712Domain {
+    eip712_domain! {
+        name: "RelayRouter",
+        version: "3.1",
+        chain_id: chain_id,
+        verifying_contract: router,
     }
 }
 

@@ -20,8 +20,8 @@ use serde::{Deserialize, Serialize};
 use crate::{
     chains,
     contracts::{
-        address_to_bytes32, BridgeDeposit, Membership, MessageTransmitter, Permit2, TestToken,
-        TokenMessenger, PERMIT2_ADDRESS,
+        address_to_bytes32, BridgeDeposit, Membership, MessageTransmitter, Permit2, RelayRouter,
+        TestToken, TokenMessenger, PERMIT2_ADDRESS,
     },
     keys, DevnetError, Result,
 };
@@ -157,6 +157,9 @@ pub struct ChainDeployment {
     pub bridge_deposit: Address,
     /// The ERC-721 membership collection, owned by the deployer.
     pub membership: Address,
+    /// The `RelayRouter` (Permit2 = [`PERMIT2_ADDRESS`]), owned by the deployer, with the
+    /// devnet relayer as its only relayer.
+    pub router: Address,
     /// The CCTP-style contracts, on CCTP chains only.
     pub cctp: Option<CctpDeployment>,
 }
@@ -207,8 +210,13 @@ pub async fn set_balance(provider: &DynProvider, who: Address, wei: U256) -> Res
         .map_err(DevnetError::rpc(format!("anvil_setBalance {who}")))
 }
 
-/// Deploys every devnet contract on one chain (see the module docs for the provider).
-pub async fn deploy_chain(provider: &DynProvider, chain_id: u64) -> Result<ChainDeployment> {
+/// Deploys every devnet contract on one chain (see the module docs for the provider);
+/// `relayer` is the only address allowed to submit to the `RelayRouter`.
+pub async fn deploy_chain(
+    provider: &DynProvider,
+    chain_id: u64,
+    relayer: Address,
+) -> Result<ChainDeployment> {
     let deployer = keys::deployer().address();
     set_balance(provider, deployer, U256::from(ROLE_ETH)).await?;
     provider
@@ -244,6 +252,12 @@ pub async fn deploy_chain(provider: &DynProvider, chain_id: u64) -> Result<Chain
             .map_err(DevnetError::contract(format!(
                 "deploying Membership on chain {chain_id}"
             )))?;
+    // before the CCTP contracts, which only some chains get: same address on every chain
+    let router = RelayRouter::deploy(provider, PERMIT2_ADDRESS, vec![relayer])
+        .await
+        .map_err(DevnetError::contract(format!(
+            "deploying RelayRouter on chain {chain_id}"
+        )))?;
     let cctp = match chains::cctp_domain(chain_id) {
         Some(domain) => Some(deploy_cctp(provider, domain).await?),
         None => None,
@@ -264,6 +278,7 @@ pub async fn deploy_chain(provider: &DynProvider, chain_id: u64) -> Result<Chain
         wbtc: tokens[2],
         bridge_deposit: *bridge.address(),
         membership: *membership.address(),
+        router: *router.address(),
         cctp,
     })
 }
@@ -399,10 +414,14 @@ mod tests {
             wbtc: Address::ZERO,
             bridge_deposit: Address::ZERO,
             membership: Address::ZERO,
+            router: Address::repeat_byte(0x11),
             cctp: None,
         };
         let v = serde_json::to_value(&d).unwrap();
         assert_eq!(v["chainId"], 1);
         assert!(v.get("bridgeDeposit").is_some());
+        assert_eq!(v["router"], "0x1111111111111111111111111111111111111111");
+        let back: ChainDeployment = serde_json::from_value(v).unwrap();
+        assert_eq!(back, d);
     }
 }

@@ -2,8 +2,9 @@
 //!
 //! What it brings up, per chain: a Permit2-compatible SignatureTransfer at the canonical
 //! address, USDC/USDT/WBTC test tokens, CCTP-style burn-and-mint contracts (on the seven
-//! CCTP chains), the bridge-deposit contract the aggregator simulators settle through, and
-//! an ERC-721 membership collection; plus funded accounts (the relayer and anvil's ten
+//! CCTP chains), the bridge-deposit contract the aggregator simulators settle through, an
+//! ERC-721 membership collection, the `RelayRouter` (the one-signature forms; the relayer is
+//! its only caller) and, for tests, `TestWallet` (ERC-1271); plus funded accounts (the relayer and anvil's ten
 //! well-known test accounts). Start it with [`Devnet::start`].
 //!
 //! What it must never do: listen anywhere but 127.0.0.1, reach outside the machine, or hold

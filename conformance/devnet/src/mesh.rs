@@ -116,6 +116,8 @@ pub struct Devnet {
     pub relayer: Address,
     /// The Permit2-compatible contract's address on every chain.
     pub permit2: Address,
+    /// The `RelayRouter`'s address, the same on every chain (the relayer is its relayer).
+    pub router: Address,
     /// The CCTP attester.
     pub attester: Address,
     /// The owner of every chain's `BridgeDeposit`.
@@ -150,9 +152,12 @@ impl Devnet {
             deployers
                 .iter()
                 .zip(&nodes)
-                .map(|(p, n)| deploy::deploy_chain(p, n.chain_id())),
+                .map(|(p, n)| deploy::deploy_chain(p, n.chain_id(), config.relayer)),
         )
         .await?;
+        // the deployer deploys in the same order on every chain, so every chain agrees
+        let router = deployments[0].router;
+        debug_assert!(deployments.iter().all(|d| d.router == router));
         let (all, relayer) = (&deployments, config.relayer);
         try_join_all(
             deployers
@@ -185,6 +190,7 @@ impl Devnet {
         Ok(Self {
             relayer: config.relayer,
             permit2: PERMIT2_ADDRESS,
+            router,
             attester: keys::attester().address(),
             bridge_operator: keys::bridge_operator().address(),
             chains,

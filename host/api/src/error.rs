@@ -118,6 +118,20 @@ error_codes! {
     Permit2NonceUsed => ("PERMIT2_NONCE_USED", CONFLICT, false, "the permit's nonce is already used on chain, so the pull would revert; nothing was sent: sign a new permit with an unused nonce"),
     /// The route's first transaction reverts when simulated.
     RailCallReverts => ("RAIL_CALL_REVERTS", UNPROCESSABLE_ENTITY, false, "the route's first transaction reverts when simulated at the pending block; nothing was sent; the message gives the revert reason"),
+    /// No prepared intent has that id.
+    IntentNotFound => ("INTENT_NOT_FOUND", NOT_FOUND, false, "no prepared intent has that intentId (prepared intents are kept until their deadline, execution.intent_ttl_secs): POST /api/route/intent again and sign what it returns"),
+    /// The prepared intent's deadline passed.
+    IntentExpired => ("INTENT_EXPIRED", UNPROCESSABLE_ENTITY, false, "the prepared intent's deadline has passed; nothing was sent: POST /api/route/intent again and sign the new terms"),
+    /// The body differs from the prepared, signed intent.
+    IntentMismatch => ("INTENT_MISMATCH", UNPROCESSABLE_ENTITY, false, "the body's route (toAddress, toChain, tokens, amount, rail, owner) or its signed intent differs from the prepared intent; nothing was sent; the message names the field"),
+    /// A router-form signature does not authorise the route.
+    SignatureInvalid => ("SIGNATURE_INVALID", BAD_REQUEST, false, "a router-form signature (permit2, order or erc2612) does not recover to the owner for this chain, contract and terms, is malformed or high-s, or the owner's ERC-1271 isValidSignature refuses it; nothing was sent; the message names the field"),
+    /// A signature's deadline passed.
+    SignatureExpired => ("SIGNATURE_EXPIRED", BAD_REQUEST, false, "a signature's deadline (permit2.deadline, intent.deadline or erc2612.deadline) is not in the future; nothing was sent: sign again"),
+    /// A nonce is spent.
+    NonceUsed => ("NONCE_USED", CONFLICT, false, "the signature's nonce (Permit2's bitmap, the router's bitmap, or the token's EIP-2612 counter) is already used; nothing was sent: prepare and sign again"),
+    /// No router on the source chain.
+    RouterUnavailable => ("ROUTER_UNAVAILABLE", UNPROCESSABLE_ENTITY, false, "no RelayRouter is configured on the source chain (GET /api/gasless/info, gaslessChains[*].router): use mode permit2 there"),
 }
 
 /// One `errorCode` of the catalogue.

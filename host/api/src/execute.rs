@@ -7,6 +7,13 @@
 //! answer its RouteReceipt. An `x-idempotency-key` replays the first
 //! response byte for byte and moves nothing twice.
 //!
+//! Router forms (`permit2-witness`, `erc2612`, `intent`) execute a
+//! prepared intent (`POST /api/route/intent`) exactly as signed: the body
+//! is checked against it field by field (`INTENT_MISMATCH` naming the
+//! field), every signature off chain (`SIGNATURE_INVALID`,
+//! `SIGNATURE_EXPIRED`, `NONCE_USED`), the router call simulated; only
+//! then is the route created and its one router transaction sent.
+//!
 //! `mode: self` (the spec's default) spends the operator's own funds: it
 //! needs `Authorization: Bearer <owner token>`, else 401
 //! `OPERATOR_AUTH_REQUIRED` (a keyless client sends `mode: permit2`). A
@@ -94,7 +101,38 @@ impl From<ExecuteError> for ApiError {
             ExecuteError::WouldRevert(w) => would_revert(&w, message),
             ExecuteError::RelayerUnavailable(m) => ApiError::new(ErrorCode::RelayerUnavailable, m),
             ExecuteError::Store(m) => ApiError::new(ErrorCode::StoreUnavailable, m),
+            ExecuteError::IntentNotFound(_) => {
+                ApiError::new(ErrorCode::IntentNotFound, message).field("intentId")
+            }
+            ExecuteError::IntentExpired(_) => ApiError::new(ErrorCode::IntentExpired, message)
+                .field("intentId")
+                .suggest("POST /api/route/intent again and sign the new terms"),
+            ExecuteError::IntentMismatch { field, .. } => {
+                ApiError::new(ErrorCode::IntentMismatch, message).field(field)
+            }
+            ExecuteError::Router(e) => router_error(e),
+            ExecuteError::RouterUnavailable(m) => ApiError::new(ErrorCode::RouterUnavailable, m),
         }
+    }
+}
+
+fn router_error(e: relay_chain::router::RouterError) -> ApiError {
+    use relay_chain::router::RouterError as R;
+    let message = e.to_string();
+    let (code, field) = match e {
+        R::Unsigned => (ErrorCode::SignatureInvalid, None),
+        R::Signature { field, .. }
+        | R::WrongSigner { field, .. }
+        | R::ContractRefused { field, .. } => (ErrorCode::SignatureInvalid, Some(field)),
+        R::Expired { field, .. } => (ErrorCode::SignatureExpired, Some(field)),
+        R::NonceUsed { field, .. } => (ErrorCode::NonceUsed, Some(field)),
+        R::PermitTooSmall { .. } => (ErrorCode::SignatureInvalid, Some("erc2612.value")),
+        R::Read(_) => (ErrorCode::RelayerUnavailable, None),
+    };
+    let err = ApiError::new(code, message);
+    match field {
+        Some(f) => err.field(f),
+        None => err,
     }
 }
 
@@ -155,8 +193,35 @@ fn error_response(e: ApiError) -> Response {
     post,
     path = "/api/route/execute",
     tag = "routing",
-    summary = "Execute a route: mode permit2 with the user's signature, or mode self (the default: the operator's own funds, needs the owner token); sandbox and dry runs move nothing",
-    request_body = relay_engine::wire::ExecuteRequest,
+    summary = "Execute a route: a router form (permit2-witness, erc2612, intent: sign what POST /api/route/intent serves), mode permit2 with the user's signature, or mode self (the default: the operator's own funds, needs the owner token); sandbox and dry runs move nothing",
+    request_body(content = relay_engine::wire::ExecuteRequest, examples(
+        ("permit2" = (summary = "Permit2 PermitTransferFrom for spender = the relayer (two source transactions)", value = json!({
+            "fromChain": 8453, "toChain": 42161, "fromToken": "USDC", "toToken": "USDC", "amount": "5000000",
+            "toAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "mode": "permit2", "live": true,
+            "permit2": {"owner": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "permitted": {"token": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "amount": "5000000"},
+                "nonce": "7", "deadline": "1893456000", "signature": "0x…65 bytes…"}}))),
+        ("permit2-witness" = (summary = "Permit2 witness transfer to the RelayRouter (+ an EIP-2612 permit for Permit2 on a first route); the body as POST /api/route/intent serves it, signatures filled", value = json!({
+            "fromChain": 8453, "toChain": 42161, "fromToken": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "toToken": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "amount": "5000000",
+            "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "toAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "rail": "floatlane",
+            "mode": "permit2-witness", "live": true, "intentId": "rt_0123456789abcdef0123",
+            "intent": {"recipient": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "toChain": "42161", "toToken": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "minOut": "4987500", "rail": "floatlane", "planHash": "0x…32 bytes…", "feeCap": "12500", "deadline": "1893456000"},
+            "permit2": {"owner": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "permitted": {"token": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "amount": "5000000"}, "nonce": "1234567", "deadline": "1893456000", "signature": "0x…"},
+            "erc2612": {"value": "5000000", "deadline": "1893456000", "signature": "0x…"}}))),
+        ("erc2612" = (summary = "EIP-2612 permit for the router + the router's RelayOrder", value = json!({
+            "fromChain": 8453, "toChain": 42161, "fromToken": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "toToken": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "amount": "5000000",
+            "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "toAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "rail": "floatlane",
+            "mode": "erc2612", "live": true, "intentId": "rt_0123456789abcdef0123",
+            "intent": {"recipient": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "toChain": "42161", "toToken": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "minOut": "4987500", "rail": "floatlane", "planHash": "0x…", "feeCap": "12500", "deadline": "1893456000"},
+            "order": {"owner": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "token": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "amount": "5000000", "nonce": "1234567", "signature": "0x…"},
+            "erc2612": {"value": "5000000", "deadline": "1893456000", "signature": "0x…"}}))),
+        ("intent" = (summary = "The router's RelayOrder alone (the owner approved the router)", value = json!({
+            "fromChain": 8453, "toChain": 42161, "fromToken": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "toToken": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "amount": "5000000",
+            "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "toAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "rail": "floatlane",
+            "mode": "intent", "live": true, "intentId": "rt_0123456789abcdef0123",
+            "intent": {"recipient": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "toChain": "42161", "toToken": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "minOut": "4987500", "rail": "floatlane", "planHash": "0x…", "feeCap": "12500", "deadline": "1893456000"},
+            "order": {"owner": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "token": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "amount": "5000000", "nonce": "1234567", "signature": "0x…"}}))),
+        ("dry run" = (summary = "A guaranteed dry run: nothing signed or sent", value = json!({"fromChain": 8453, "toChain": 42161, "amount": "5000000", "fromToken": "USDC", "toToken": "USDC", "toAddress": "0x000000000000000000000000000000000000bEEF", "dryRun": true}))),
+    )),
     params(
         ("x-relay-sandbox" = Option<String>, Header, description = "1: the zero-funds sandbox (an sbx_ id; stages advance on a timer)"),
         ("x-idempotency-key" = Option<String>, Header, description = "replays the first response and moves nothing a second time"),

@@ -16,6 +16,7 @@ mod error;
 mod execute;
 mod floatlane;
 mod gasless;
+mod intent;
 pub mod layers;
 pub mod limits;
 mod membership;
@@ -93,6 +94,7 @@ pub fn router(state: AppState) -> Router {
         .merge(compare::routes(quoting.clone()))
         .merge(track::routes())
         .merge(preflight::routes(quoting.clone()))
+        .merge(intent::routes(quoting.clone()))
         .merge(execute::routes(quoting))
         .merge(openapi::routes())
         .merge(metrics::routes())

@@ -80,17 +80,52 @@ impl Quoting {
 }
 
 pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(quote)).with_state(q)
+    let service = super::execute::service(&q.app);
+    OpenApiRouter::new()
+        .routes(routes!(quote))
+        .with_state(QuoteState { q, service })
+}
+
+#[derive(Clone)]
+struct QuoteState {
+    q: Quoting,
+    service: std::sync::Arc<relay_execution::execute::ExecuteService>,
+}
+
+/// The router intent a quote serves beside its price when the sender is
+/// known (`POST /api/route/intent`'s answer for the same route), or why
+/// there is none.
+async fn intent_for(
+    s: &QuoteState,
+    params: &serde_json::Value,
+    outcome: &QuoteOutcome,
+) -> (Option<serde_json::Value>, Option<String>) {
+    if params.get("fromAddress").is_none_or(|a| a.is_null()) {
+        return (
+            None,
+            Some("send fromAddress to get the typed data to sign (intent)".into()),
+        );
+    }
+    let ask = match relay_engine::request::parse_execute(params, &s.q.app.config) {
+        Ok(a) => a,
+        Err(e) => return (None, Some(e.to_string())),
+    };
+    match s.service.prepare_from(outcome, ask).await {
+        Ok(i) => (serde_json::to_value(i).ok(), None),
+        Err(e) => (None, Some(e.to_string())),
+    }
 }
 
 #[utoipa::path(post, path = "/api/route/quote", tag = "routing", summary = "Best-of-N quote: every applicable rail compared by net output after every fee", request_body = relay_engine::wire::RouteRequest, responses((status = 200, description = "OK", body = Quote), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(lane, rail, best_of))]
 async fn quote(
-    State(q): State<Quoting>,
+    State(s): State<QuoteState>,
     query: QueryFields,
     body: JsonObject,
 ) -> Result<Json<Quote>, ApiError> {
-    let ask = q.parse(&edge::params(Some(body), query)?)?;
+    let q = &s.q;
+    let params = edge::params(Some(body), query)?;
+    let ask = q.parse(&params)?;
     let span = tracing::Span::current();
     span.record("lane", format!("{}->{}", ask.from_chain, ask.to_chain));
     let outcome = q.run(&ask).await?;
@@ -103,7 +138,9 @@ async fn quote(
     let terms = terms(&outcome, winner, priced, q.app.config.quote.validity_ms);
     let attestation = attest::sign(signer, terms)
         .map_err(|e| ApiError::new(ErrorCode::RelayerUnavailable, e.to_string()))?;
-    Ok(Json(Quote::of(&outcome, winner, priced, attestation)))
+    let mut answer = Quote::of(&outcome, winner, priced, attestation);
+    (answer.intent, answer.intent_note) = intent_for(&s, &params, &outcome).await;
+    Ok(Json(answer))
 }
 
 pub(super) fn no_route(why: Option<NoRoute>) -> ApiError {

@@ -60,6 +60,7 @@ pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
                 name: None,
                 rpc: vec![c.rpc_url.clone()],
                 tokens,
+                router: Some(c.deployment.router.to_string()),
             },
         );
     }

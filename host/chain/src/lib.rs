@@ -5,6 +5,8 @@
 pub mod nonce;
 pub mod permit2;
 pub mod reader;
+pub mod router;
 pub mod rpc;
 pub mod sender;
 pub mod signer;
+pub mod typed;

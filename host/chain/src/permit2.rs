@@ -200,6 +200,29 @@ fn split(sig: &[u8]) -> Result<(B256, B256, bool), Permit2Error> {
     }
 }
 
+/// The signer of `digest`: a canonical 65-byte (r, s, v) or 64-byte
+/// EIP-2098 signature with low s (a high-s one is malleable and refused).
+pub fn recover(signature: &[u8], digest: &B256) -> Result<Address, Permit2Error> {
+    let (r, s, parity) = split(signature)?;
+    if s > HALF_ORDER {
+        return Err(Permit2Error::HighS);
+    }
+    let sig = alloy::primitives::Signature::new(
+        U256::from_be_bytes(r.0),
+        U256::from_be_bytes(s.0),
+        parity,
+    );
+    sig.recover_address_from_prehash(digest)
+        .map_err(|err| Permit2Error::Malformed(err.to_string()))
+}
+
+/// (v, r, s) of a 65- or 64-byte signature, v ∈ {27, 28}, for contracts
+/// that take them apart (EIP-2612 `permit`).
+pub fn vrs(signature: &[u8]) -> Result<(u8, B256, B256), Permit2Error> {
+    let (r, s, parity) = split(signature)?;
+    Ok((27 + u8::from(parity), r, s))
+}
+
 /// The EIP-712 digest the owner signs.
 pub fn digest(p: &SignedPermit, e: &Expected) -> B256 {
     let domain =
@@ -219,18 +242,7 @@ pub fn digest(p: &SignedPermit, e: &Expected) -> B256 {
 /// Every check that needs no chain: canonical signature, signer, deadline,
 /// token, amount.
 pub fn verify_offline(p: &SignedPermit, e: &Expected) -> Result<(), Permit2Error> {
-    let (r, s, parity) = split(&p.signature)?;
-    if s > HALF_ORDER {
-        return Err(Permit2Error::HighS);
-    }
-    let sig = alloy::primitives::Signature::new(
-        U256::from_be_bytes(r.0),
-        U256::from_be_bytes(s.0),
-        parity,
-    );
-    let recovered = sig
-        .recover_address_from_prehash(&digest(p, e))
-        .map_err(|err| Permit2Error::Malformed(err.to_string()))?;
+    let recovered = recover(&p.signature, &digest(p, e))?;
     if recovered != p.owner {
         return Err(Permit2Error::BadSigner {
             recovered,

@@ -261,6 +261,25 @@ impl ChainReader {
             })
     }
 
+    /// Whether `who` on `chain` is a contract (has code): its signatures
+    /// are checked with ERC-1271, not recovered.
+    pub async fn has_code(&self, chain: u64, who: Address) -> Result<bool, ReadError> {
+        let code = self
+            .provider(chain)?
+            .run("eth_getCode", |p| async move { p.get_code_at(who).await })
+            .await
+            .map_err(|e| ReadError::Failed {
+                chain,
+                reason: e.to_string(),
+            })?;
+        Ok(!code.is_empty())
+    }
+
+    /// An `eth_call` of `data` to `to` on `chain` at the latest block.
+    pub async fn read(&self, chain: u64, to: Address, data: Vec<u8>) -> Result<Bytes, ReadError> {
+        self.call(chain, to, data).await
+    }
+
     /// An `eth_call` of `data` to `to` on `chain`.
     async fn call(
         &self,

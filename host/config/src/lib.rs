@@ -41,6 +41,10 @@ pub struct ChainConfig {
     pub rpc: Vec<String>,
     /// Tokens by symbol.
     pub tokens: BTreeMap<String, TokenConfig>,
+    /// The `RelayRouter` contract on this chain, when one is deployed: it
+    /// enables the one-signature forms (`permit2-witness`, `erc2612`,
+    /// `intent`) whose source leg is one router transaction.
+    pub router: Option<String>,
 }
 
 /// Operator settings for one rail (`[rails.<id>]`).
@@ -106,6 +110,10 @@ pub struct ExecutionConfig {
     /// Timeout of one RPC call before the next endpoint is tried, ms
     /// (default 10000).
     pub rpc_timeout_ms: u64,
+    /// How long a prepared router intent (`POST /api/route/intent`, a
+    /// quote's `signRequest`) may be signed and executed, seconds (default
+    /// 600): its deadline, and how long the host keeps its plan.
+    pub intent_ttl_secs: u64,
 }
 
 impl Default for ExecutionConfig {
@@ -120,6 +128,7 @@ impl Default for ExecutionConfig {
             gas_bump_after_ms: 30_000,
             receipt_timeout_ms: 300_000,
             rpc_timeout_ms: 10_000,
+            intent_ttl_secs: 600,
         }
     }
 }
@@ -459,6 +468,11 @@ impl HostConfig {
                 self.data_dir.join("relay.db").display()
             )
         })
+    }
+
+    /// The `RelayRouter` on `chain`, when one is configured.
+    pub fn router(&self, chain: u64) -> Option<&str> {
+        self.chains.get(&chain.to_string())?.router.as_deref()
     }
 
     /// EVM chain ids configured, ascending.

@@ -292,6 +292,15 @@ pub struct Quote {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub rail: Option<Value>,
+    /// With `fromAddress` on a chain with a `RelayRouter`: the prepared
+    /// one-signature intent (`POST /api/route/intent`'s answer: the typed
+    /// data of every form and the execute body to POST).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub intent: Option<Value>,
+    /// Why the quote carries no `intent`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intent_note: Option<String>,
 }
 
 fn from_side(ask: &RouteAsk) -> FromSide {
@@ -362,6 +371,8 @@ impl Quote {
                 .and_then(|r| r.outcome.as_ref().ok())
                 .map(|fp| fp.quote.detail.clone()),
             rail,
+            intent: None,
+            intent_note: None,
         }
     }
 }

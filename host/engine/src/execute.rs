@@ -368,6 +368,7 @@ mod tests {
             attestation: None,
             dry_run: false,
             live: Some(true),
+            router: None,
             route,
         }
     }

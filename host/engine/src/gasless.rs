@@ -1,28 +1,32 @@
 //! The gasless configuration clients sign against (spec §2.4
 //! `GET /api/gasless/info`), derived from the host configuration alone:
-//! chains, tokens, Permit2, the relayer. Nothing is invented: this host
-//! runs no router contract, ERC-4337 paymaster or EntryPoint, so
+//! chains, tokens, Permit2, the relayer and the `RelayRouter` per chain.
 //!
-//! - `router` and `anyGasRouter` are the **relayer** address — the Permit2
-//!   spender every transfer signature names and the account that fronts gas
-//!   for any accepted token (there is no separate router contract);
+//! - `router` is the `RelayRouter` on `chainId` (the one-signature forms'
+//!   contract: it pulls, withholds the fee and makes the rail's deposit call
+//!   in one transaction, holding nothing after it); on a chain without a
+//!   router it falls back to the relayer, the Permit2 spender of plain
+//!   `mode: "permit2"`. `anyGasRouter` is the same contract: it carries any
+//!   accepted token and the relayer fronts the gas.
+//! - `relayer` is the Permit2 spender a plain `mode: "permit2"` signature
+//!   names (`PermitTransferFrom`, spender = relayer).
 //! - `tokenPaymaster` and `entryPoint` are `null`: gas is repaid out of the
-//!   token in flight by the relayer, not by an ERC-4337 paymaster.
+//!   token in flight, not by an ERC-4337 paymaster.
+//! - `domain` is the router's EIP-712 domain `{name: "RelayRouter",
+//!   version: "3.1", chainId, verifyingContract: router}` (the `intent` and
+//!   `erc2612` forms sign `RelayOrder` under it); without a router, Permit2's
+//!   `{name: "Permit2", chainId, verifyingContract}` (no version).
+//! - `signatureForms` lists every execute mode with what it signs, and
+//!   `witnessTypeString` the Permit2 witness type of `permit2-witness`.
 //!
-//! `domain` is the EIP-712 domain of the signature clients make, Permit2's:
-//! `{name: "Permit2", chainId, verifyingContract}`. Permit2's domain has
-//! **no `version`** field; adding one would change the domain separator and
-//! break every signature, so it is left out (and said so in `domainNote`).
-//! `chainId` is the chain the domain is for: the `chainId` asked for, else
-//! the lowest configured chain id.
-//!
-//! `gaslessChains` is keyed by chain id: `address` (the relayer there),
-//! `permit2`, `stable` (the contract of the chain's repayment stablecoin:
-//! USDC, else USDT, else the first configured stablecoin; `null` if none)
-//! with `stableSymbol`, and `version` (the service release, spec §9).
-//! `acceptedTokens` are the configured tokens the host can price (stablecoins
-//! at par, `token_usd_e6`): gas can be charged in them. A chain's native
-//! asset is not listed: Permit2 pulls ERC-20 tokens only.
+//! `gaslessChains` is keyed by chain id: `address` (the router there, else
+//! the relayer), `router`, `relayer`, `permit2`, `domain`, `stable` (the
+//! contract of the chain's repayment stablecoin: USDC, else USDT, else the
+//! first configured stablecoin; `null` if none) with `stableSymbol`, and
+//! `version` (the service release, spec §9). `acceptedTokens` are the
+//! configured tokens the host can price (stablecoins at par,
+//! `token_usd_e6`): gas can be charged in them. A chain's native asset is
+//! not listed: the router and Permit2 pull ERC-20 tokens only.
 
 use super::prices::token_price;
 use relay_config::HostConfig;
@@ -47,6 +51,9 @@ pub const RECOMMENDED: &str = "cheapest";
 pub struct SigningDomain {
     /// Domain name.
     pub name: String,
+    /// Domain version (`3.1` for the router; Permit2's domain has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
     /// Chain id.
     pub chain_id: u64,
     /// The verifying contract.
@@ -59,8 +66,14 @@ pub struct SigningDomain {
 pub struct GaslessChain {
     /// Chain name.
     pub name: String,
-    /// The relayer there.
+    /// The router there, else the relayer.
     pub address: Option<String>,
+    /// The `RelayRouter` there (null: only `mode: "permit2"`).
+    pub router: Option<String>,
+    /// The relayer (the Permit2 spender of `mode: "permit2"`).
+    pub relayer: Option<String>,
+    /// The router's EIP-712 domain there, else Permit2's.
+    pub domain: SigningDomain,
     /// The Permit2 contract.
     pub permit2: String,
     /// The repayment stablecoin's contract.
@@ -119,6 +132,50 @@ pub struct GaslessInfo {
     pub domain_note: String,
     /// About each address.
     pub address_notes: BTreeMap<String, String>,
+    /// The Permit2 spender of `mode: "permit2"`.
+    pub relayer: Option<String>,
+    /// Every execute mode and what it signs.
+    pub signature_forms: Vec<SignatureForm>,
+    /// The Permit2 witness type string of `permit2-witness`.
+    pub witness_type_string: String,
+}
+
+/// One accepted signature form (an execute `mode`).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SignatureForm {
+    /// The execute `mode`.
+    pub mode: String,
+    /// What the client signs.
+    pub signs: String,
+    /// Whether it needs the `RelayRouter` on the source chain.
+    pub needs_router: bool,
+}
+
+/// The signature forms (`signatureForms`).
+pub const SIGNATURE_FORMS: [(&str, &str, bool); 4] = [
+    ("permit2", "Permit2 PermitTransferFrom, spender = the relayer (the Uniswap permit2-sdk shape); the relayer pulls, then deposits in a second transaction", false),
+    ("permit2-witness", "Permit2 PermitWitnessTransferFrom, spender = the router, witness = RelayIntent (recipient, toChain, toToken, minOut, rail, planHash, feeCap, deadline); plus an EIP-2612 Permit for Permit2 when the owner never approved it", true),
+    ("erc2612", "an EIP-2612 Permit for the router, then the router's RelayOrder (domain RelayRouter 3.1)", true),
+    ("intent", "the router's RelayOrder (domain RelayRouter 3.1), for an owner who already approved the router", true),
+];
+
+/// The signing domain on chain `id`: the router's, else Permit2's.
+fn domain_of(config: &HostConfig, id: u64) -> SigningDomain {
+    match config.router(id) {
+        Some(router) => SigningDomain {
+            name: relay_chain::router::DOMAIN_NAME.into(),
+            version: Some(relay_chain::router::DOMAIN_VERSION.into()),
+            chain_id: id,
+            verifying_contract: router.into(),
+        },
+        None => SigningDomain {
+            name: "Permit2".into(),
+            version: None,
+            chain_id: id,
+            verifying_contract: config.permit2.clone(),
+        },
+    }
 }
 
 /// The gasless info for `chain` (must be configured; the lowest configured
@@ -127,21 +184,21 @@ pub struct GaslessInfo {
 pub fn info(config: &HostConfig, chain: Option<u64>, release: &str) -> GaslessInfo {
     let chain = chain.or_else(|| config.chain_ids().first().copied());
     let relayer = config.relayer.clone();
-    let domain = chain.map(|id| SigningDomain {
-        name: "Permit2".into(),
-        chain_id: id,
-        verifying_contract: config.permit2.clone(),
-    });
+    let router = chain
+        .and_then(|id| config.router(id))
+        .map(str::to_string)
+        .or_else(|| relayer.clone());
     let notes = [
-        ("router", "the relayer: the Permit2 spender every transfer signature names"),
-        ("anyGasRouter", "the relayer: it fronts gas for any accepted token and is repaid from the token moved; no router contract is deployed"),
+        ("router", "the RelayRouter on chainId (the one-signature forms: it pulls, withholds the fee and makes the rail's deposit call in one transaction, holding nothing after it); the relayer where no router is deployed"),
+        ("anyGasRouter", "the same contract: it carries any accepted token; the relayer fronts the gas and is repaid from the token moved"),
+        ("relayer", "the Permit2 spender of mode permit2 (PermitTransferFrom, spender = relayer)"),
         ("tokenPaymaster", "null: no ERC-4337 paymaster; gas is withheld from the token in flight"),
         ("entryPoint", "null: no ERC-4337 EntryPoint; the relayer broadcasts ordinary transactions"),
     ];
     GaslessInfo {
         service: "relay".into(),
-        router: relayer.clone(),
-        any_gas_router: relayer,
+        router: router.clone(),
+        any_gas_router: router,
         token_paymaster: None,
         permit2: config.permit2.clone(),
         entry_point: None,
@@ -154,12 +211,22 @@ pub fn info(config: &HostConfig, chain: Option<u64>, release: &str) -> GaslessIn
         recommended: RECOMMENDED.into(),
         gasless_chains: gasless_chains(config, release),
         accepted_tokens: accepted_tokens(config),
-        domain,
-        domain_note: "Permit2's EIP-712 domain has no version field; sign PermitTransferFrom with spender = router (the relayer) under this domain, with chainId set to the source chain".into(),
+        domain: chain.map(|id| domain_of(config, id)),
+        domain_note: "the router's domain {name RelayRouter, version 3.1, chainId, verifyingContract router} signs RelayOrder (modes intent, erc2612); a permit2-witness signature is under Permit2's domain {name Permit2, chainId, verifyingContract permit2} (no version); POST /api/route/intent serves the exact typed data of every form".into(),
         address_notes: notes
             .into_iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
+        relayer,
+        signature_forms: SIGNATURE_FORMS
+            .iter()
+            .map(|(mode, signs, needs_router)| SignatureForm {
+                mode: mode.to_string(),
+                signs: signs.to_string(),
+                needs_router: *needs_router,
+            })
+            .collect(),
+        witness_type_string: relay_chain::router::WITNESS_TYPE_STRING.into(),
     }
 }
 
@@ -185,7 +252,13 @@ fn gasless_chains(config: &HostConfig, release: &str) -> BTreeMap<String, Gasles
             id.to_string(),
             GaslessChain {
                 name: config.chain_name(id),
-                address: config.relayer.clone(),
+                address: config
+                    .router(id)
+                    .map(str::to_string)
+                    .or_else(|| config.relayer.clone()),
+                router: config.router(id).map(str::to_string),
+                relayer: config.relayer.clone(),
+                domain: domain_of(config, id),
                 permit2: config.permit2.clone(),
                 stable: stable.map(|(_, t)| t.address.clone()),
                 stable_symbol: stable.map(|(s, _)| s.clone()),
@@ -301,5 +374,39 @@ mod tests {
         assert_eq!(symbols, ["USDC", "WBTC"], "PEPE has no price");
         assert_eq!(i["acceptedTokens"][0]["chains"]["10"], "0x02");
         assert_eq!(i["acceptedTokens"][0]["stable"], true);
+    }
+
+    #[test]
+    fn a_chain_with_a_router_signs_under_the_routers_versioned_domain() {
+        let mut c = config();
+        let router = "0x00000000000000000000000000000000000000d0";
+        c.chains.get_mut("8453").unwrap().router = Some(router.into());
+        let i = info(&c, Some(8453), "3.1");
+        assert_eq!(
+            i["domain"],
+            json!({"name": "RelayRouter", "version": "3.1", "chainId": 8453, "verifyingContract": router})
+        );
+        assert_eq!(
+            (&i["router"], &i["anyGasRouter"]),
+            (&json!(router), &json!(router))
+        );
+        assert_eq!(i["relayer"], "0x00000000000000000000000000000000000000aa");
+        assert_eq!(i["gaslessChains"]["8453"]["address"], router);
+        assert_eq!(
+            i["gaslessChains"]["10"]["address"], i["relayer"],
+            "no router on 10"
+        );
+        assert_eq!(i["gaslessChains"]["10"]["domain"]["name"], "Permit2");
+        let modes: Vec<&str> = i["signatureForms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["mode"].as_str().unwrap())
+            .collect();
+        assert_eq!(modes, ["permit2", "permit2-witness", "erc2612", "intent"]);
+        assert!(i["witnessTypeString"]
+            .as_str()
+            .unwrap()
+            .starts_with("RelayIntent witness)"));
     }
 }

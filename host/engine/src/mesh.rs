@@ -154,6 +154,8 @@ pub struct Mesh {
     pub relayer: Option<String>,
     /// The Permit2 contract.
     pub permit2: String,
+    /// The `RelayRouter` per chain id (chains without one are absent).
+    pub routers: BTreeMap<String, String>,
     /// How routes are chosen.
     pub engine: String,
     /// Per enabled rail.
@@ -410,6 +412,12 @@ pub fn route_chains(i: &MeshInputs<'_>) -> Mesh {
         routable_non_evm: routable,
         directed_routes: directed_route_count(&lanes),
         relayer: i.config.relayer.clone(),
+        routers: i
+            .config
+            .chain_ids()
+            .into_iter()
+            .filter_map(|id| Some((id.to_string(), i.config.router(id)?.to_string())))
+            .collect(),
         permit2: i.config.permit2.clone(),
         engine: format!("best-of-N over {} loaded rails, ranked by net destination output after every fee, failover while no funds have moved", rails.len()),
         rails,

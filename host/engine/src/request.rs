@@ -17,6 +17,7 @@ use relay_chain::{
     reader::ChainReader,
 };
 use relay_config::HostConfig;
+use relay_types::{RelayIntent, RouterForm, TokenPermit};
 
 /// A checked execute request.
 #[derive(Clone, Debug)]
@@ -53,6 +54,20 @@ pub struct ExecuteAsk {
     /// it means a dry run on the float lane and non-EVM legs, while an
     /// EVM-to-EVM bridge route broadcasts ([`ExecuteAsk::is_dry`]).
     pub live: Option<bool>,
+    /// A router form (`permit2-witness`, `erc2612`, `intent`).
+    pub router: Option<RouterAsk>,
+}
+
+/// What a router-form execute carries: the prepared intent it executes,
+/// the terms exactly as signed, and the signatures.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RouterAsk {
+    /// `intentId`: the prepared route.
+    pub intent_id: String,
+    /// `intent`: the signed terms.
+    pub intent: RelayIntent,
+    /// The signatures.
+    pub form: RouterForm,
 }
 
 impl ExecuteAsk {
@@ -179,18 +194,22 @@ fn attestation(v: &Value) -> Result<Option<(QuoteTerms, String)>, RequestError> 
 /// Parses an ExecuteRequest body.
 pub fn parse_execute(v: &Value, config: &HostConfig) -> Result<ExecuteAsk, RequestError> {
     let route = parse_route(v, config)?;
-    let mode = match string(v, "mode")?.unwrap_or("self") {
-        "self" => SourceMode::Operator,
-        "permit2" => SourceMode::Permit2,
-        other => return Err(invalid("mode", format!("{other:?} is not self or permit2"))),
+    let mode_name = string(v, "mode")?.unwrap_or("self");
+    let router = match mode_name {
+        "self" | "permit2" => None,
+        "permit2-witness" | "erc2612" | "intent" => Some(router_ask(v, mode_name)?),
+        other => return Err(invalid("mode", format!("{other:?} is not one of {MODES}"))),
     };
-    let permit = (mode == SourceMode::Permit2)
-        .then(|| permit(v))
-        .transpose()?;
-    let sender = match (&permit, &route.from_address) {
-        (Some(p), _) => p.owner.to_string(),
-        (None, Some(a)) => a.clone(),
-        (None, None) => config.relayer.clone().unwrap_or_default(),
+    let mode = match mode_name {
+        "self" => SourceMode::Operator,
+        _ => SourceMode::Permit2,
+    };
+    let permit = (mode_name == "permit2").then(|| permit(v)).transpose()?;
+    let sender = match (&permit, &router, &route.from_address) {
+        (Some(p), _, _) => p.owner.to_string(),
+        (None, Some(r), _) => r.form.owner().to_string(),
+        (None, None, Some(a)) => a.clone(),
+        (None, None, None) => config.relayer.clone().unwrap_or_default(),
     };
     let recipient = match &route.recipient {
         Some(r) => r.clone(),
@@ -213,7 +232,91 @@ pub fn parse_execute(v: &Value, config: &HostConfig) -> Result<ExecuteAsk, Reque
         attestation: attestation(v)?,
         dry_run: flag("dryRun") == Some(true),
         live: flag("live"),
+        router,
         route,
+    })
+}
+
+/// The execute modes.
+pub const MODES: &str = "self, permit2, permit2-witness, erc2612, intent";
+
+fn u256_at(
+    p: &Value,
+    path: &[&str],
+    field: &'static str,
+) -> Result<alloy::primitives::U256, RequestError> {
+    permit_num(p, path, field)
+}
+
+fn bytes_at(
+    p: &Value,
+    path: &[&str],
+    field: &'static str,
+) -> Result<alloy::primitives::Bytes, RequestError> {
+    permit_str(p, path, field)?
+        .parse()
+        .map_err(|_| invalid(field, "must be 0x-hex"))
+}
+
+/// The signed `intent` object.
+fn signed_intent(v: &Value) -> Result<RelayIntent, RequestError> {
+    let i = v.get("intent").ok_or_else(|| missing("intent"))?;
+    let text = |k: &str, field| permit_str(i, &[k], field).map(str::to_string);
+    Ok(RelayIntent {
+        recipient: text("recipient", "intent.recipient")?,
+        to_chain: text("toChain", "intent.toChain")?,
+        to_token: text("toToken", "intent.toToken")?,
+        min_out: u256_at(i, &["minOut"], "intent.minOut")?,
+        rail: text("rail", "intent.rail")?,
+        plan_hash: permit_str(i, &["planHash"], "intent.planHash")?
+            .parse()
+            .map_err(|_| invalid("intent.planHash", "must be 0x-hex of 32 bytes"))?,
+        fee_cap: u256_at(i, &["feeCap"], "intent.feeCap")?,
+        deadline: u256_at(i, &["deadline"], "intent.deadline")?,
+    })
+}
+
+/// The optional (or, for `erc2612`, required) `erc2612` permit.
+fn token_permit(v: &Value, required: bool) -> Result<Option<TokenPermit>, RequestError> {
+    let Some(p) = v.get("erc2612").filter(|p| !p.is_null()) else {
+        return if required {
+            Err(missing("erc2612"))
+        } else {
+            Ok(None)
+        };
+    };
+    Ok(Some(TokenPermit {
+        value: u256_at(p, &["value"], "erc2612.value")?,
+        deadline: u256_at(p, &["deadline"], "erc2612.deadline")?,
+        signature: bytes_at(p, &["signature"], "erc2612.signature")?,
+    }))
+}
+
+/// A router form's intent id, signed terms and signatures.
+fn router_ask(v: &Value, mode: &str) -> Result<RouterAsk, RequestError> {
+    let intent_id = string(v, "intentId")?
+        .ok_or_else(|| missing("intentId"))?
+        .to_string();
+    let form = if mode == "permit2-witness" {
+        RouterForm::Permit2Witness {
+            permit: permit(v)?,
+            token_permit: token_permit(v, false)?,
+        }
+    } else {
+        let o = v.get("order").ok_or_else(|| missing("order"))?;
+        RouterForm::Order {
+            owner: evm_address(permit_str(o, &["owner"], "order.owner")?, "order.owner")?,
+            token: evm_address(permit_str(o, &["token"], "order.token")?, "order.token")?,
+            amount: u256_at(o, &["amount"], "order.amount")?,
+            nonce: u256_at(o, &["nonce"], "order.nonce")?,
+            signature: bytes_at(o, &["signature"], "order.signature")?,
+            token_permit: token_permit(v, mode == "erc2612")?,
+        }
+    };
+    Ok(RouterAsk {
+        intent_id,
+        intent: signed_intent(v)?,
+        form,
     })
 }
 /// Verifies the request's Permit2 signature off-chain and its nonce on

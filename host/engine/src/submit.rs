@@ -38,7 +38,8 @@ pub const SUBMIT_TO: &str = "/api/route/execute";
 /// The fields of a Permit2 execute body the client fills before POSTing.
 pub const PERMIT2_FILL: [&str; 3] = ["permit2.nonce", "permit2.deadline", "permit2.signature"];
 
-fn token_ref(t: &Token) -> String {
+/// A token as a body names it: its contract address, else its symbol.
+pub fn token_ref(t: &Token) -> String {
     t.address.clone().unwrap_or_else(|| t.symbol.clone())
 }
 

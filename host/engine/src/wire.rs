@@ -97,7 +97,8 @@ pub struct ExecuteRequest {
     #[serde(flatten)]
     pub route: RouteRequest,
     /// `self` (default: the operator's own funds, needs the operator
-    /// credential) or `permit2` (the user's signed pull).
+    /// credential), `permit2` (the user's signed pull, spender = the
+    /// relayer), or a router form: `permit2-witness`, `erc2612`, `intent`.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(example = "permit2")]
     pub mode: Option<String>,
@@ -121,6 +122,69 @@ pub struct ExecuteRequest {
     /// `false`: a dry run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub live: Option<bool>,
+    /// Router forms: the prepared intent (`POST /api/route/intent`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "rt_0123456789abcdef0123")]
+    pub intent_id: Option<String>,
+    /// Router forms: the route terms exactly as signed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intent: Option<IntentBody>,
+    /// Modes `intent` and `erc2612`: the router's `RelayOrder` signature.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub order: Option<OrderBody>,
+    /// An EIP-2612 permit: for Permit2 (mode `permit2-witness`, a first
+    /// route without an approval) or for the router (mode `erc2612`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub erc2612: Option<Erc2612Body>,
+}
+
+/// The `RelayIntent` a router form signs (the Permit2 witness, or the
+/// body of a `RelayOrder`); every number a decimal string.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IntentBody {
+    /// Destination address.
+    pub recipient: String,
+    /// Destination chain id (decimal) or node name.
+    pub to_chain: String,
+    /// Destination token address or symbol.
+    pub to_token: String,
+    /// Least delivered, destination smallest units.
+    pub min_out: String,
+    /// The rail.
+    pub rail: String,
+    /// keccak256 of the composed deposit call, 0x-hex.
+    pub plan_hash: String,
+    /// Most withheld (route fee and gas), source smallest units.
+    pub fee_cap: String,
+    /// Unix seconds.
+    pub deadline: String,
+}
+
+/// A `RelayOrder` signature (modes `intent`, `erc2612`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct OrderBody {
+    /// Whose tokens move.
+    pub owner: String,
+    /// Token contract.
+    pub token: String,
+    /// Amount, smallest units.
+    pub amount: String,
+    /// Unordered nonce in the router's bitmap, decimal string.
+    pub nonce: String,
+    /// 0x-hex signature (null in a body to fill).
+    pub signature: Option<String>,
+}
+
+/// An EIP-2612 permit signature.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Erc2612Body {
+    /// Allowance granted, decimal string.
+    pub value: String,
+    /// Unix seconds, decimal string.
+    pub deadline: String,
+    /// 0x-hex 65-byte signature (null in a body to fill).
+    pub signature: Option<String>,
 }
 
 /// A step of a plan: a route body, optionally naming its rail.

@@ -145,6 +145,26 @@ pub enum ExecuteError {
     /// The store failed.
     #[error("store: {0}")]
     Store(String),
+    /// No prepared intent has the body's `intentId`.
+    #[error("intentId: no prepared intent {0:?} (prepare one with POST /api/route/intent)")]
+    IntentNotFound(String),
+    /// The prepared intent's deadline passed.
+    #[error("intentId: the prepared intent {0:?} has expired")]
+    IntentExpired(String),
+    /// The body differs from the prepared intent.
+    #[error("{field}: differs from the prepared intent: {why}")]
+    IntentMismatch {
+        /// The body field.
+        field: &'static str,
+        /// What the prepared intent has.
+        why: String,
+    },
+    /// A router-form signature does not authorise the route.
+    #[error(transparent)]
+    Router(#[from] relay_chain::router::RouterError),
+    /// The router cannot carry this route.
+    #[error("{0}")]
+    RouterUnavailable(String),
 }
 
 impl From<SimulateError> for ExecuteError {
@@ -180,7 +200,7 @@ pub struct ExecuteDeps {
 /// Runs executes (module docs).
 #[derive(Debug)]
 pub struct ExecuteService {
-    d: ExecuteDeps,
+    pub(crate) d: ExecuteDeps,
     /// Route ids: a per-process seed and a sequence number.
     seed: u64,
     seq: AtomicU64,
@@ -212,6 +232,11 @@ impl ExecuteService {
             idempotency_key,
             operator,
         } = req;
+        if let Some(signed) = ask.router.clone().filter(|_| !sandbox) {
+            return self
+                .execute_router(&ask, &signed, idempotency_key.as_deref())
+                .await;
+        }
         ask.min_out = self.price_lock(&ask)?;
         let maybe_live = !sandbox && !ask.dry_run && ask.live != Some(false);
         if maybe_live && ask.permit.is_some() {
@@ -263,12 +288,12 @@ impl ExecuteService {
         self.start_live(record, idempotency_key.as_deref()).await
     }
 
-    fn relayer_address(&self) -> Option<Address> {
+    pub(crate) fn relayer_address(&self) -> Option<Address> {
         let signing = self.d.relayer.as_ref().map(|r| r.address());
         signing.or_else(|| self.d.config.relayer.as_deref()?.parse().ok())
     }
 
-    fn permit2(&self) -> Result<Address, ExecuteError> {
+    pub(crate) fn permit2(&self) -> Result<Address, ExecuteError> {
         self.d
             .config
             .permit2
@@ -281,7 +306,7 @@ impl ExecuteService {
     }
 
     /// A fresh route id: `sbx_` in the sandbox, `rt_` otherwise.
-    fn route_id(&self, sandbox: bool) -> String {
+    pub(crate) fn route_id(&self, sandbox: bool) -> String {
         let seq = self.seq.fetch_add(1, Ordering::Relaxed);
         let mut h = Sha256::new();
         h.update(self.seed.to_be_bytes());
@@ -402,7 +427,7 @@ impl ExecuteService {
     }
 
     /// The record of an accepted route.
-    fn record(&self, ask: &ExecuteAsk, id: String, a: &Accepted) -> RouteRecord {
+    pub(crate) fn record(&self, ask: &ExecuteAsk, id: String, a: &Accepted) -> RouteRecord {
         let min_out = ask
             .min_out
             .map_or(a.quote.min_out, |m| a.quote.min_out.max(m));
@@ -457,6 +482,7 @@ impl ExecuteService {
             created_ms: self.d.clock.now_ms(),
             permit: None,
             passed_over: Vec::new(),
+            router: None,
         }
     }
 
@@ -496,7 +522,7 @@ impl ExecuteService {
 
     /// Persists a live route before anything is broadcast and hands it to
     /// the executor.
-    async fn start_live(
+    pub(crate) async fn start_live(
         &self,
         record: RouteRecord,
         key: Option<&str>,

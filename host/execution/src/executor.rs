@@ -280,6 +280,16 @@ impl Executor {
                 h.r.stage = Some("RECEIVING".into());
                 Ok(())
             }
+            PlanAction::Permit2Pull { .. } if h.r.router.is_some() => {
+                let (hash, replaced) = self.transact_router(&h.r).await?;
+                h.r.src_tx = Some(hash);
+                h.r.status = RouteStatus::Bridging;
+                let stage = if replaced > 1 { "SENDING" } else { "RECEIVING" };
+                h.r.stage = Some(stage.into());
+                // The run loop steps past the last replaced step.
+                h.r.next_step += replaced.saturating_sub(1);
+                Ok(())
+            }
             _ => {
                 let hash = self.transact(&h.r, step).await?;
                 advance(&mut h.r, step, hash);
@@ -306,6 +316,24 @@ impl Executor {
         }
         self.send_journaled(r, r.next_step as i64, chain, &call)
             .await
+    }
+
+    /// Sends a router route's one source transaction (the pull and the
+    /// deposit call it replaces; [`super::compose`]), or finishes the
+    /// journaled one; answers its hash and how many plan steps it covered.
+    async fn transact_router(&self, r: &RouteRecord) -> Result<(String, usize), ExecError> {
+        let snap = self.rails.snapshot();
+        let policy = StepPolicy {
+            manifest: snap.get(&r.rail).map(|l| l.manifest()),
+            operator: self.config.rails.get(&r.rail),
+            relayer: self.relayer.address(),
+            permit2: self.permit2,
+        };
+        let (chain, call, replaced) = super::router::executor_call(r, &policy)?;
+        let hash = self
+            .send_journaled(r, r.next_step as i64, chain, &call)
+            .await?;
+        Ok((hash, replaced))
     }
 
     /// An approval whose allowance already covers `amount` needs no

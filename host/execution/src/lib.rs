@@ -8,10 +8,13 @@
 //! every transaction before the relayer signs it ([`simulate`]: nothing is
 //! broadcast that must revert). This crate never speaks HTTP.
 
+pub mod compose;
 pub mod execute;
 pub mod executor;
+pub mod intent;
 pub mod receipt;
 pub mod relayer;
+pub mod router;
 pub mod sandbox;
 pub mod simulate;
 pub mod steps;

@@ -123,6 +123,7 @@ mod tests {
             created_ms: 0,
             permit: None,
             passed_over: Vec::new(),
+            router: None,
         }
     }
 

@@ -177,6 +177,44 @@ fn requested(pull: &Pull<'_>) -> U256 {
         .map_or(pull.permit.amount, |c| c.transferDetails.requestedAmount)
 }
 
+/// Simulates a route's router call (module docs): the owner's missing
+/// allowance or balance and a spent nonce are named, anything else is
+/// [`WouldRevert::CallReverts`] with the router's decoded error.
+#[tracing::instrument(skip_all, fields(chain, %owner))]
+pub async fn check_router(
+    reader: &ChainReader,
+    chain: u64,
+    from: Address,
+    call: &Call,
+    owner: Address,
+) -> Result<(), SimulateError> {
+    use relay_chain::router::{abi::IRouterErrors::IRouterErrorsErrors as E, decode_revert};
+    let Err(revert) = reader.simulate(chain, &sim_call(from, call)).await? else {
+        return Ok(());
+    };
+    let decoded = decode_revert(&revert.data);
+    tracing::info!(reason = ?decoded, "the router call would revert; not sent");
+    Err(match decoded {
+        Some(E::ERC20InsufficientAllowance(e)) => WouldRevert::AllowanceMissing {
+            owner,
+            allowance: e.allowance,
+            amount: e.needed,
+        },
+        Some(E::ERC20InsufficientBalance(e)) => WouldRevert::InsufficientBalance {
+            owner,
+            balance: e.balance,
+            amount: e.needed,
+        },
+        Some(E::InvalidNonce(_)) => WouldRevert::NonceUsed(U256::ZERO),
+        other => WouldRevert::CallReverts {
+            what: "the router call".into(),
+            chain,
+            reason: other.map_or_else(|| revert.reason(), |e| format!("{e:?}")),
+        },
+    }
+    .into())
+}
+
 /// Simulates a transaction `from` would sign on `chain`; `what` names it
 /// in the error.
 #[tracing::instrument(skip_all, fields(chain, what))]

@@ -60,7 +60,12 @@ impl StepPolicy<'_> {
                 .is_some_and(|o| o.allows_contract(chain, target))
     }
 
-    fn checked(&self, chain: u64, target: &str, what: &str) -> Result<Address, ExecError> {
+    pub(crate) fn checked(
+        &self,
+        chain: u64,
+        target: &str,
+        what: &str,
+    ) -> Result<Address, ExecError> {
         if !self.allows(chain, target) {
             return Err(ExecError::Refused(format!(
                 "{what} {target} on chain {chain} is neither declared by the rail nor allowed by the operator"
@@ -240,6 +245,7 @@ mod tests {
             created_ms: 0,
             permit: None,
             passed_over: Vec::new(),
+            router: None,
         }
     }
 

@@ -9,6 +9,7 @@
 
 mod delivery;
 mod idempotency;
+mod intents;
 mod migrate;
 mod nonces;
 mod operator;

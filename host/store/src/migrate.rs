@@ -10,6 +10,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (2, include_str!("../migrations/0002_routes.sql")),
     (3, include_str!("../migrations/0003_nonces.sql")),
     (4, include_str!("../migrations/0004_idempotency_route.sql")),
+    (5, include_str!("../migrations/0005_intents.sql")),
 ];
 
 /// Applies every migration not yet recorded.

@@ -65,7 +65,7 @@ pub struct JournalEntry {
     pub state: TxState,
 }
 
-fn corrupt(e: serde_json::Error) -> StoreError {
+pub(crate) fn corrupt(e: serde_json::Error) -> StoreError {
     StoreError::Corrupt(e.to_string())
 }
 

@@ -10,7 +10,9 @@ pub mod clock;
 pub mod codes;
 pub mod permit;
 pub mod route;
+pub mod router;
 
 pub use clock::{now_ms, Clock, ManualClock, SharedClock, SystemClock};
 pub use permit::SignedPermit;
 pub use route::{Failure, FailureCode, RouteRecord, RouteStatus};
+pub use router::{DepositCall, RelayIntent, RouterAuth, RouterForm, TokenPermit};

@@ -151,6 +151,10 @@ pub struct RouteRecord {
     /// The user's Permit2 signature (mode `permit2`), kept to pull the funds.
     #[serde(default)]
     pub permit: Option<crate::permit::SignedPermit>,
+    /// The router authorisation (modes `permit2-witness`, `erc2612`,
+    /// `intent`): the route's source leg is one router call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub router: Option<crate::router::RouterAuth>,
     /// Rails ranked above the one executing that were passed over at
     /// execute (failover), with why.
     #[serde(default)]

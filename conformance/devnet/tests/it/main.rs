@@ -3,4 +3,5 @@
 mod cctp;
 mod common;
 mod permit2;
+mod router;
 mod tokens;

@@ -59,23 +59,42 @@ async fn gasless_info_feeds_and_changelog_describe_this_host() {
     assert_eq!(resp.headers()["x-ratelimit-limit"], "60", "like status");
     let info: Value = resp.json().await.unwrap();
     let relayer = json!(devnet.relayer.to_string());
-    let addresses = ["router", "anyGasRouter", "tokenPaymaster", "entryPoint"];
-    assert_eq!(at(&info, &addresses), json!([relayer, relayer, null, null]));
+    let router = |id: u64| json!(devnet.deployment(id).unwrap().router.to_string());
+    let addresses = [
+        "router",
+        "anyGasRouter",
+        "tokenPaymaster",
+        "entryPoint",
+        "relayer",
+    ];
+    assert_eq!(
+        at(&info, &addresses),
+        json!([router(SRC), router(SRC), null, null, relayer]),
+        "the RelayRouter; the relayer stays the Permit2 spender of mode permit2"
+    );
     assert_eq!(info["chainId"], SRC, "the lowest configured chain");
     assert_eq!(info["routes"], json!(["direct", "cheapest", "fastest"]));
-    // The domain is exactly the one the devnet's Permit2 verifies: no version.
-    let want = relay_devnet::contracts::permit2_domain(SRC);
+    // The router's versioned domain, exactly what RelayRouter.DOMAIN_SEPARATOR uses.
+    let want = relay_devnet::contracts::router_domain(SRC, devnet.deployment(SRC).unwrap().router);
     let d = &info["domain"];
     assert_eq!(d["name"], want.name.as_deref().unwrap());
+    assert_eq!(d["version"], want.version.as_deref().unwrap());
     assert_eq!(d["chainId"], want.chain_id.unwrap().to::<u64>());
     let verifying: Address = d["verifyingContract"].as_str().unwrap().parse().unwrap();
     assert_eq!(Some(verifying), want.verifying_contract);
-    assert!(d.get("version").is_none() && want.version.is_none(), "{d}");
     for id in [SRC, DST] {
         let chain = &info["gaslessChains"][id.to_string()];
         let usdc = devnet.chain(id).unwrap().deployment.usdc.to_string();
-        let want = json!([relayer, usdc, "3.1"]);
-        assert_eq!(at(chain, &["address", "stable", "version"]), want);
+        let want = json!([router(id), router(id), relayer, usdc, "3.1"]);
+        assert_eq!(
+            at(
+                chain,
+                &["address", "router", "relayer", "stable", "version"]
+            ),
+            want
+        );
+        // Permit2's domain has no version; the per-chain block says which applies.
+        assert_eq!(chain["domain"]["version"], "3.1");
     }
     let usdc = find(&info["acceptedTokens"], |t| t["symbol"] == "USDC");
     assert_eq!(at(usdc, &["decimals", "stable"]), json!([6, true]));

@@ -24,6 +24,7 @@ const SERVED: &[(&str, &str)] = &[
     ("get", "/api/membership/status"),
     ("post", "/api/route/quote"),
     ("post", "/api/route/execute"),
+    ("post", "/api/route/intent"),
     ("get", "/api/route/status"),
     ("get", "/api/route/stream"),
     ("post", "/api/route/preflight"),

@@ -23,6 +23,7 @@ mod operator_auth;
 mod operator_cli;
 mod permit2_verify;
 mod relay_up;
+mod router;
 mod schemathesis;
 mod store;
 mod wasm_backend;

@@ -130,6 +130,7 @@ pub fn sample_route(id: &str) -> relay_types::route::RouteRecord {
         created_ms: relay_types::now_ms(),
         permit: None,
         passed_over: Vec::new(),
+        router: None,
     }
 }
 

@@ -1,0 +1,55 @@
+//! `POST /api/route/intent`: prepares a router intent — quotes, plans the
+//! route on the rail that prepares, composes its source leg into one
+//! `RelayRouter` call and answers the EIP-712 typed data of each signature
+//! form with the execute body to POST
+//! ([`relay_execution::intent`]). Nothing is signed or sent; the prepared
+//! route is kept until its deadline.
+
+use std::sync::Arc;
+
+use axum::{body::Bytes, extract::State, Json};
+use relay_engine::request::parse_execute;
+use relay_execution::{execute::ExecuteService, intent::IntentAnswer};
+use serde_json::Value;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::{quote::Quoting, ApiError, AppState, ErrorCode};
+
+#[derive(Clone)]
+struct Intent {
+    q: Quoting,
+    service: Arc<ExecuteService>,
+}
+
+pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
+    let service = super::execute::service(&q.app);
+    OpenApiRouter::new()
+        .routes(routes!(prepare))
+        .with_state(Intent { q, service })
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/route/intent",
+    tag = "routing",
+    summary = "Prepare a one-signature router route: the EIP-712 typed data of each form (permit2-witness, erc2612, intent) and the execute body to POST",
+    request_body(content = relay_engine::wire::RouteRequest, example = json!({"fromChain": 8453, "toChain": 42161, "amount": "5000000", "fromToken": "USDC", "toToken": "USDC", "fromAddress": "0x000000000000000000000000000000000000bEEF"})),
+    responses(
+        (status = 200, description = "The prepared intent", body = IntentAnswer),
+        (status = "default", description = "A typed error (400 MISSING_FIELD fromAddress, 422 ROUTER_UNAVAILABLE, …)", body = crate::openapi::ErrorBody),
+    )
+)]
+#[tracing::instrument(skip_all)]
+async fn prepare(State(x): State<Intent>, body: Bytes) -> Result<Json<IntentAnswer>, ApiError> {
+    let v: Value = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::new(ErrorCode::MalformedBody, format!("body is not JSON: {e}")))?;
+    if v.get("mode").is_some() {
+        return Err(ApiError::new(
+            ErrorCode::InvalidField,
+            "mode: an intent is prepared for every router form; pick one from the answer's forms",
+        )
+        .field("mode"));
+    }
+    let ask = parse_execute(&v, &x.q.app.config)?;
+    Ok(Json(x.service.prepare_intent(&x.q, ask).await?))
+}

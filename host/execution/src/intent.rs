@@ -1,0 +1,503 @@
+//! Preparing a router intent (`POST /api/route/intent`): quote, pick the
+//! rail that prepares (as execute would), fold its source leg into one
+//! router call ([`super::compose`]), fix the terms the user will sign — a
+//! [`RelayIntent`] whose `planHash` commits to that exact call — keep the
+//! prepared route until its deadline, and hand back, for each signature
+//! form, the EIP-712 typed data to sign and the execute body to POST.
+//!
+//! The forms ([`IntentAnswer::forms`]):
+//! - `permit2-witness`: one Permit2 `PermitWitnessTransferFrom` (spender =
+//!   the router, witness = the intent). When the owner has not approved
+//!   Permit2 for the amount, an EIP-2612 `Permit` for Permit2 comes first
+//!   (both are signatures: a wallet with no native gas completes its first
+//!   route);
+//! - `erc2612`: an EIP-2612 `Permit` for the router, then the router's own
+//!   `RelayOrder` (domain `{RelayRouter, 3.1, chainId, router}`);
+//! - `intent`: the `RelayOrder` alone, for an owner who already approved
+//!   the router.
+//!
+//! Nothing is signed or sent here; only the prepared route is stored.
+
+use alloy::primitives::{Address, U256};
+use relay_chain::{
+    router::{self, CheckContext},
+    typed::{self, Domain},
+};
+use relay_engine::{execute::choose, request::ExecuteAsk, submit::token_ref};
+use relay_plugin_api::SourceMode;
+use relay_types::{RelayIntent, RouteRecord, RouterAuth, SignedPermit};
+use serde::Serialize;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use utoipa::ToSchema;
+
+use super::{
+    compose::compose,
+    execute::{ExecuteError, ExecuteService, QuoteSource},
+    steps::StepPolicy,
+};
+
+/// One signature form of a prepared intent.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SignForm {
+    /// The execute `mode`.
+    pub mode: String,
+    /// Whether the owner can use it now (false: `why`).
+    pub usable: bool,
+    /// Why not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// EIP-712 typed data to sign, in order (`eth_signTypedData_v4` JSON).
+    #[schema(value_type = Vec<Object>)]
+    pub sign: Vec<Value>,
+    /// The body field each signature goes into, in the same order.
+    pub fill: Vec<String>,
+    /// Where to POST the body.
+    pub submit_to: String,
+    /// The execute body, signatures null.
+    #[schema(value_type = Object)]
+    pub submit_body: Value,
+}
+
+/// The signature forms of a prepared intent.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Forms {
+    /// Permit2 witness transfer (+ EIP-2612 for Permit2 when needed).
+    pub permit2_witness: SignForm,
+    /// EIP-2612 for the router + `RelayOrder`.
+    pub erc2612: SignForm,
+    /// `RelayOrder` alone (the router is approved already).
+    pub intent: SignForm,
+}
+
+/// `POST /api/route/intent`: a prepared router intent.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IntentAnswer {
+    /// The prepared route; the execute body's `intentId` and, once
+    /// executed, the route id.
+    pub intent_id: String,
+    /// The source chain.
+    pub chain_id: u64,
+    /// The `RelayRouter` there.
+    pub router: String,
+    /// Whose tokens move.
+    pub owner: String,
+    /// The source token.
+    pub token: String,
+    /// Amount pulled, source smallest units.
+    pub amount: String,
+    /// The rail that carries it.
+    pub rail: String,
+    /// Its lane.
+    pub lane: String,
+    /// Estimated delivery, destination smallest units.
+    pub estimated: String,
+    /// Withheld by the router (route fee + gas), to `feeRecipient`.
+    pub fee: String,
+    /// Where the fee goes.
+    pub fee_recipient: String,
+    /// The terms every form signs.
+    #[schema(value_type = Object)]
+    pub intent: Value,
+    /// The composed deposit call `intent.planHash` commits to.
+    #[schema(value_type = Object)]
+    pub deposit: Value,
+    /// The witness type string Permit2 is given.
+    pub witness_type_string: String,
+    /// Until when it can be executed, unix seconds.
+    pub expires_at: u64,
+    /// The owner's allowances now: `{permit2, router}`.
+    #[schema(value_type = Object)]
+    pub allowances: Value,
+    /// The signature forms.
+    pub forms: Forms,
+    /// How to use it.
+    pub note: String,
+}
+
+const SUBMIT_TO: &str = "/api/route/execute";
+
+fn unavailable(why: impl Into<String>) -> ExecuteError {
+    ExecuteError::RouterUnavailable(why.into())
+}
+
+/// What the prepared intent's forms are built from.
+struct Prepared {
+    record: RouteRecord,
+    auth: RouterAuth,
+    chain_id: u64,
+    owner: Address,
+    token: Address,
+    nonce: U256,
+}
+
+impl ExecuteService {
+    /// Prepares a router intent (module docs).
+    #[tracing::instrument(skip_all)]
+    pub async fn prepare_intent(
+        &self,
+        quotes: &impl QuoteSource,
+        ask: ExecuteAsk,
+    ) -> Result<IntentAnswer, ExecuteError> {
+        self.router_parties(&ask)?;
+        let outcome = quotes.quote(&ask.route).await?;
+        self.prepare_from(&outcome, ask).await
+    }
+
+    /// Prepares a router intent from a quote already made (the quote
+    /// endpoint serves one beside its price; module docs).
+    pub async fn prepare_from(
+        &self,
+        outcome: &relay_engine::quote::QuoteOutcome,
+        mut ask: ExecuteAsk,
+    ) -> Result<IntentAnswer, ExecuteError> {
+        ask.mode = SourceMode::Permit2;
+        let (chain_id, router, token, owner, relayer) = self.router_parties(&ask)?;
+        if outcome.best().is_none() {
+            return Err(ExecuteError::NoRoute(outcome.no_route()));
+        }
+        let id = self.route_id(false);
+        let accepted = choose(
+            self.d.rails.as_ref(),
+            outcome,
+            &ask,
+            &id,
+            &relayer.to_string(),
+        )
+        .await
+        .map_err(ExecuteError::Declined)?;
+        let mut record = self.record(&ask, id, &accepted);
+        let snap = self.d.rails.snapshot();
+        let policy = StepPolicy {
+            manifest: snap.get(&record.rail).map(|l| l.manifest()),
+            operator: self.d.config.rails.get(&record.rail),
+            relayer,
+            permit2: self.permit2()?,
+        };
+        let composed = compose(&record.plan, &policy)
+            .map_err(|e| unavailable(format!("rail {}: {e}", record.rail)))?;
+        let fee = record.relay_fee.0.saturating_add(record.gas_fee.0);
+        let deadline = self.d.clock.now_secs() + self.d.config.execution.intent_ttl_secs;
+        let intent = RelayIntent {
+            recipient: record.recipient.clone(),
+            to_chain: record.to_chain.to_string(),
+            to_token: token_ref(&ask.to_token),
+            min_out: record.min_out.0,
+            rail: record.rail.clone(),
+            plan_hash: router::plan_hash(&composed.deposit),
+            fee_cap: fee,
+            deadline: U256::from(deadline),
+        };
+        let auth = RouterAuth {
+            router,
+            intent,
+            deposit: composed.deposit,
+            fee,
+            fee_recipient: relayer,
+            form: None,
+        };
+        record.router = Some(auth.clone());
+        self.d
+            .store
+            .put_intent(&record, deadline * 1000)
+            .await
+            .map_err(|e| ExecuteError::Store(e.to_string()))?;
+        let p = Prepared {
+            nonce: self.fresh_nonce(&record.id),
+            record,
+            auth,
+            chain_id,
+            owner,
+            token,
+        };
+        self.answer(p).await
+    }
+
+    /// The source chain, its router, the token, the owner and the relayer
+    /// of a router route, or why there is none.
+    fn router_parties(
+        &self,
+        ask: &ExecuteAsk,
+    ) -> Result<(u64, Address, Address, Address, Address), ExecuteError> {
+        let chain_id = ask
+            .from_chain
+            .evm_id()
+            .ok_or_else(|| unavailable("the router runs on EVM source chains only"))?;
+        let router: Address = self
+            .d
+            .config
+            .router(chain_id)
+            .and_then(|r| r.parse().ok())
+            .ok_or_else(|| {
+                unavailable(format!(
+                    "no RelayRouter is configured on chain {chain_id}: use mode permit2"
+                ))
+            })?;
+        let token: Address = ask
+            .from_token
+            .address
+            .as_deref()
+            .and_then(|a| a.parse().ok())
+            .ok_or_else(|| {
+                unavailable("the router pulls ERC-20 tokens only (fromToken is native)")
+            })?;
+        let owner: Address = ask
+            .route
+            .from_address
+            .as_deref()
+            .and_then(|a| a.parse().ok())
+            .ok_or_else(|| {
+                ExecuteError::Request(
+                    relay_engine::route::RequestError::Missing {
+                        field: "fromAddress",
+                    }
+                    .into(),
+                )
+            })?;
+        let relayer = self
+            .d
+            .relayer
+            .as_ref()
+            .map(|r| r.address())
+            .ok_or_else(|| {
+                ExecuteError::RelayerUnavailable(
+                    "this host has no relayer key (RELAY_RELAYER_KEY)".into(),
+                )
+            })?;
+        Ok((chain_id, router, token, owner, relayer))
+    }
+
+    /// An unordered nonce no one is likely to have used: 64 bits of a hash
+    /// of this process's seed, the intent and the time.
+    fn fresh_nonce(&self, id: &str) -> U256 {
+        let mut h = Sha256::new();
+        h.update(id.as_bytes());
+        h.update(self.d.clock.now_ms().to_be_bytes());
+        let d = h.finalize();
+        U256::from(u64::from_be_bytes(d[..8].try_into().expect("8 bytes")))
+    }
+
+    async fn answer(&self, p: Prepared) -> Result<IntentAnswer, ExecuteError> {
+        let permit2 = self.permit2()?;
+        let cx = CheckContext {
+            reader: &self.d.reader,
+            chain_id: p.chain_id,
+            permit2,
+            now_secs: self.d.clock.now_secs(),
+        };
+        let amount = p.record.amount.0;
+        let (to_permit2, to_router, eip2612) = tokio::join!(
+            self.d
+                .reader
+                .allowance(p.chain_id, p.token, p.owner, permit2),
+            self.d
+                .reader
+                .allowance(p.chain_id, p.token, p.owner, p.auth.router),
+            router::token_eip712(cx, p.token, p.owner),
+        );
+        let to_permit2 = to_permit2.unwrap_or_default();
+        let to_router = to_router.unwrap_or_default();
+        let eip2612 = eip2612.map_err(|e| e.to_string());
+        let forms = Forms {
+            permit2_witness: witness_form(&p, permit2, to_permit2 >= amount, &eip2612),
+            erc2612: order_form(&p, Some(&eip2612)),
+            intent: {
+                let mut f = order_form(&p, None);
+                if to_router < amount {
+                    f.usable = false;
+                    f.why = Some(format!("the owner allows the router {to_router}, less than {amount}: use erc2612 or permit2-witness"));
+                }
+                f
+            },
+        };
+        let r = &p.record;
+        Ok(IntentAnswer {
+            intent_id: r.id.clone(),
+            chain_id: p.chain_id,
+            router: p.auth.router.to_checksum(None),
+            owner: p.owner.to_checksum(None),
+            token: p.token.to_checksum(None),
+            amount: amount.to_string(),
+            rail: r.rail.clone(),
+            lane: r.lane.clone(),
+            estimated: r.estimated.to_string(),
+            fee: p.auth.fee.to_string(),
+            fee_recipient: p.auth.fee_recipient.to_checksum(None),
+            intent: intent_body(&p.auth.intent),
+            deposit: json!({
+                "target": p.auth.deposit.target.to_checksum(None),
+                "spender": p.auth.deposit.spender.to_checksum(None),
+                "value": p.auth.deposit.value.to_string(),
+                "data": p.auth.deposit.data.to_string(),
+            }),
+            witness_type_string: router::WITNESS_TYPE_STRING.into(),
+            expires_at: p.auth.intent.deadline.saturating_to(),
+            allowances: json!({"permit2": to_permit2.to_string(), "router": to_router.to_string()}),
+            forms,
+            note: "pick a usable form; sign each entry of `sign` in order with eth_signTypedData_v4 (uint256 values are decimal strings), put each signature at the matching `fill` path of `submitBody`, and POST it to `submitTo` before `expiresAt`; the host runs exactly the deposit call `intent.planHash` commits to, in one router transaction".into(),
+        })
+    }
+}
+
+fn intent_body(i: &RelayIntent) -> Value {
+    json!({
+        "recipient": i.recipient,
+        "toChain": i.to_chain,
+        "toToken": i.to_token,
+        "minOut": i.min_out.to_string(),
+        "rail": i.rail,
+        "planHash": i.plan_hash.to_string(),
+        "feeCap": i.fee_cap.to_string(),
+        "deadline": i.deadline.to_string(),
+    })
+}
+
+/// The execute body shared by every form, signatures to fill.
+fn base_body(p: &Prepared, mode: &str) -> Value {
+    let r = &p.record;
+    json!({
+        "fromChain": p.chain_id,
+        "toChain": r.to_chain,
+        "fromToken": p.token.to_checksum(None),
+        "toToken": p.auth.intent.to_token,
+        "amount": r.amount.to_string(),
+        "fromAddress": p.owner.to_checksum(None),
+        "toAddress": r.recipient,
+        "rail": r.rail,
+        "mode": mode,
+        "live": true,
+        "intentId": r.id,
+        "intent": intent_body(&p.auth.intent),
+    })
+}
+
+fn erc2612_body(p: &Prepared) -> Value {
+    json!({"value": p.record.amount.to_string(), "deadline": p.auth.intent.deadline.to_string(), "signature": null})
+}
+
+fn witness_form(
+    p: &Prepared,
+    permit2: Address,
+    approved: bool,
+    eip2612: &Result<(Domain, U256), String>,
+) -> SignForm {
+    let signed = SignedPermit {
+        owner: p.owner,
+        token: p.token,
+        amount: p.record.amount.0,
+        nonce: p.nonce,
+        deadline: p.auth.intent.deadline,
+        signature: Default::default(),
+    };
+    let domain = Domain {
+        name: "Permit2".into(),
+        version: None,
+        chain_id: p.chain_id,
+        verifying_contract: permit2,
+    };
+    let mut body = base_body(p, "permit2-witness");
+    body["permit2"] = json!({
+        "owner": p.owner.to_checksum(None),
+        "permitted": {"token": p.token.to_checksum(None), "amount": p.record.amount.to_string()},
+        "nonce": p.nonce.to_string(),
+        "deadline": p.auth.intent.deadline.to_string(),
+        "signature": null,
+    });
+    let mut form = SignForm {
+        mode: "permit2-witness".into(),
+        usable: true,
+        why: None,
+        sign: Vec::new(),
+        fill: Vec::new(),
+        submit_to: SUBMIT_TO.into(),
+        submit_body: Value::Null,
+    };
+    if !approved {
+        match eip2612 {
+            Ok((token_domain, nonce)) => {
+                let deadline = p.auth.intent.deadline;
+                form.sign.push(typed::permit(
+                    token_domain,
+                    (p.owner, permit2),
+                    p.record.amount.0,
+                    *nonce,
+                    deadline,
+                ));
+                form.fill.push("erc2612.signature".into());
+                body["erc2612"] = erc2612_body(p);
+            }
+            Err(e) => {
+                form.usable = false;
+                form.why = Some(format!("the owner has not approved Permit2 and the token takes no EIP-2612 permit ({e}): approve Permit2 once"));
+            }
+        }
+    }
+    form.sign.push(typed::witness(
+        &domain,
+        &signed,
+        p.auth.router,
+        &p.auth.intent,
+    ));
+    form.fill.push("permit2.signature".into());
+    form.submit_body = body;
+    form
+}
+
+/// `intent` (no permit) or `erc2612` (with the token's domain).
+fn order_form(p: &Prepared, eip2612: Option<&Result<(Domain, U256), String>>) -> SignForm {
+    let mode = if eip2612.is_some() {
+        "erc2612"
+    } else {
+        "intent"
+    };
+    let domain = Domain {
+        name: router::DOMAIN_NAME.into(),
+        version: Some(router::DOMAIN_VERSION.into()),
+        chain_id: p.chain_id,
+        verifying_contract: p.auth.router,
+    };
+    let mut body = base_body(p, mode);
+    body["order"] = json!({
+        "owner": p.owner.to_checksum(None),
+        "token": p.token.to_checksum(None),
+        "amount": p.record.amount.to_string(),
+        "nonce": p.nonce.to_string(),
+        "signature": null,
+    });
+    let mut form = SignForm {
+        mode: mode.into(),
+        usable: true,
+        why: None,
+        sign: Vec::new(),
+        fill: Vec::new(),
+        submit_to: SUBMIT_TO.into(),
+        submit_body: Value::Null,
+    };
+    match eip2612 {
+        Some(Ok((token_domain, nonce))) => {
+            let deadline = p.auth.intent.deadline;
+            form.sign.push(typed::permit(
+                token_domain,
+                (p.owner, p.auth.router),
+                p.record.amount.0,
+                *nonce,
+                deadline,
+            ));
+            form.fill.push("erc2612.signature".into());
+            body["erc2612"] = erc2612_body(p);
+        }
+        Some(Err(e)) => {
+            form.usable = false;
+            form.why = Some(format!("the token takes no EIP-2612 permit: {e}"));
+        }
+        None => {}
+    }
+    let key = (p.owner, p.token, p.record.amount.0, p.nonce);
+    form.sign.push(typed::order(&domain, key, &p.auth.intent));
+    form.fill.push("order.signature".into());
+    form.submit_body = body;
+    form
+}
