@@ -155,7 +155,7 @@ pub enum ExecuteError {
     #[error("{field}: differs from the prepared intent: {why}")]
     IntentMismatch {
         /// The body field.
-        field: &'static str,
+        field: String,
         /// What the prepared intent has.
         why: String,
     },
@@ -378,12 +378,12 @@ impl ExecuteService {
             return Ok(());
         };
         let snap = self.d.rails.snapshot();
-        let policy = StepPolicy {
-            manifest: snap.get(&r.rail).map(|l| l.manifest()),
-            operator: self.d.config.rails.get(&r.rail),
-            relayer: relayer.address(),
-            permit2: self.permit2()?,
-        };
+        let policy = StepPolicy::of_rail(
+            &snap,
+            &self.d.config,
+            &r.rail,
+            (relayer.address(), self.permit2()?),
+        );
         let Ok(Some((chain, call))) = call_for(step, r, &policy) else {
             return Ok(());
         };

@@ -301,12 +301,12 @@ impl Executor {
     /// Sends the step's transaction (or finishes a journaled one).
     async fn transact(&self, r: &RouteRecord, step: &PlanAction) -> Result<String, ExecError> {
         let snap = self.rails.snapshot();
-        let policy = StepPolicy {
-            manifest: snap.get(&r.rail).map(|l| l.manifest()),
-            operator: self.config.rails.get(&r.rail),
-            relayer: self.relayer.address(),
-            permit2: self.permit2,
-        };
+        let policy = StepPolicy::of_rail(
+            &snap,
+            &self.config,
+            &r.rail,
+            (self.relayer.address(), self.permit2),
+        );
         let (chain, call) = call_for(step, r, &policy)?
             .ok_or_else(|| ExecError::BadStep(format!("{step:?} sends nothing")))?;
         if let PlanAction::Approve { amount, .. } = step {
@@ -323,12 +323,12 @@ impl Executor {
     /// journaled one; answers its hash and how many plan steps it covered.
     async fn transact_router(&self, r: &RouteRecord) -> Result<(String, usize), ExecError> {
         let snap = self.rails.snapshot();
-        let policy = StepPolicy {
-            manifest: snap.get(&r.rail).map(|l| l.manifest()),
-            operator: self.config.rails.get(&r.rail),
-            relayer: self.relayer.address(),
-            permit2: self.permit2,
-        };
+        let policy = StepPolicy::of_rail(
+            &snap,
+            &self.config,
+            &r.rail,
+            (self.relayer.address(), self.permit2),
+        );
         let (chain, call, replaced) = super::router::executor_call(r, &policy)?;
         let hash = self
             .send_journaled(r, r.next_step as i64, chain, &call)

@@ -171,12 +171,12 @@ impl ExecuteService {
         .map_err(ExecuteError::Declined)?;
         let mut record = self.record(&ask, id, &accepted);
         let snap = self.d.rails.snapshot();
-        let policy = StepPolicy {
-            manifest: snap.get(&record.rail).map(|l| l.manifest()),
-            operator: self.d.config.rails.get(&record.rail),
-            relayer,
-            permit2: self.permit2()?,
-        };
+        let policy = StepPolicy::of_rail(
+            &snap,
+            &self.d.config,
+            &record.rail,
+            (relayer, self.permit2()?),
+        );
         let composed = compose(&record.plan, &policy)
             .map_err(|e| unavailable(format!("rail {}: {e}", record.rail)))?;
         let fee = record.relay_fee.0.saturating_add(record.gas_fee.0);

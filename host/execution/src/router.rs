@@ -46,9 +46,9 @@ pub fn router_call(auth: &RouterAuth, composed: &Composed) -> Result<Call, Route
     })
 }
 
-fn mismatch(field: &'static str, prepared: impl std::fmt::Display) -> ExecuteError {
+fn mismatch(field: &str, prepared: impl std::fmt::Display) -> ExecuteError {
     ExecuteError::IntentMismatch {
-        field,
+        field: field.to_string(),
         why: format!("the prepared intent has {prepared}"),
     }
 }
@@ -102,46 +102,16 @@ fn check_intent(
     got: &relay_types::RelayIntent,
     want: &relay_types::RelayIntent,
 ) -> Result<(), ExecuteError> {
-    let fields: [(&'static str, bool, String); 8] = [
-        (
-            "intent.recipient",
-            got.recipient == want.recipient,
-            want.recipient.clone(),
-        ),
-        (
-            "intent.toChain",
-            got.to_chain == want.to_chain,
-            want.to_chain.clone(),
-        ),
-        (
-            "intent.toToken",
-            got.to_token == want.to_token,
-            want.to_token.clone(),
-        ),
-        (
-            "intent.minOut",
-            got.min_out == want.min_out,
-            want.min_out.to_string(),
-        ),
-        ("intent.rail", got.rail == want.rail, want.rail.clone()),
-        (
-            "intent.planHash",
-            got.plan_hash == want.plan_hash,
-            want.plan_hash.to_string(),
-        ),
-        (
-            "intent.feeCap",
-            got.fee_cap == want.fee_cap,
-            want.fee_cap.to_string(),
-        ),
-        (
-            "intent.deadline",
-            got.deadline == want.deadline,
-            want.deadline.to_string(),
-        ),
-    ];
-    match fields.into_iter().find(|(_, same, _)| !same) {
-        Some((field, _, prepared)) => Err(mismatch(field, prepared)),
+    let fields = |i| match serde_json::to_value(i) {
+        Ok(serde_json::Value::Object(m)) => m,
+        _ => Default::default(),
+    };
+    let (got, want) = (fields(got), fields(want));
+    match want.iter().find(|(k, v)| got.get(*k) != Some(*v)) {
+        Some((k, v)) => Err(ExecuteError::IntentMismatch {
+            field: format!("intent.{k}"),
+            why: format!("the prepared intent has {v}"),
+        }),
         None => Ok(()),
     }
 }
@@ -232,12 +202,12 @@ impl ExecuteService {
             .as_ref()
             .ok_or(ExecuteError::Router(RouterError::Unsigned))?;
         let snap = self.d.rails.snapshot();
-        let policy = StepPolicy {
-            manifest: snap.get(&r.rail).map(|l| l.manifest()),
-            operator: self.d.config.rails.get(&r.rail),
-            relayer: relayer.address(),
-            permit2: self.permit2()?,
-        };
+        let policy = StepPolicy::of_rail(
+            &snap,
+            &self.d.config,
+            &r.rail,
+            (relayer.address(), self.permit2()?),
+        );
         let composed = compose(&r.plan, &policy)
             .map_err(|e| ExecuteError::RouterUnavailable(e.to_string()))?;
         let call = router_call(auth, &composed)?;

@@ -47,7 +47,23 @@ pub struct StepPolicy<'a> {
     pub permit2: Address,
 }
 
-impl StepPolicy<'_> {
+impl<'a> StepPolicy<'a> {
+    /// The policy of `rail`'s steps: its manifest in `snap` (when loaded)
+    /// and the operator's `[rails.<rail>]` settings.
+    pub fn of_rail(
+        snap: &'a relay_runtime::rails::RailSnapshot,
+        config: &'a relay_config::HostConfig,
+        rail: &str,
+        (relayer, permit2): (Address, Address),
+    ) -> Self {
+        StepPolicy {
+            manifest: snap.get(rail).map(|l| l.manifest()),
+            operator: config.rails.get(rail),
+            relayer,
+            permit2,
+        }
+    }
+
     fn allows(&self, chain: u64, target: &str) -> bool {
         let declared = self.manifest.is_some_and(|m| {
             m.contracts

@@ -36,6 +36,16 @@ fn signed_body(form: &Value, key: &PrivateKeySigner) -> Value {
     relay_chain::typed::sign_form(form, key).unwrap()
 }
 
+/// A devnet on `chains` and a host serving it.
+async fn up<const N: usize>(chains: [u64; N]) -> (Devnet, tempfile::TempDir, Running) {
+    let devnet = Devnet::start(DevnetConfig::with_chains(chains))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |_| {}).await;
+    (devnet, dir, h)
+}
+
 async fn prepare(h: &Running, owner: Address, recipient: Address, rail: Option<&str>) -> Value {
     let mut body = json!({
         "fromChain": SRC, "toChain": DST, "fromToken": "USDC", "toToken": "USDC",
@@ -93,11 +103,7 @@ async fn fresh_wallet(devnet: &Devnet, seed: &str) -> PrivateKeySigner {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_wallet_with_no_gas_and_no_approval_completes_its_first_route() {
-    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
-        .await
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let h = serve(&devnet, dir.path(), |_| {}).await;
+    let (devnet, _dir, h) = up([SRC, DST]).await;
     let user = fresh_wallet(&devnet, "router-first-route").await;
     let recipient = keys::seeded_signer("router-first-route-recipient").address();
     let provider = devnet.chain(SRC).unwrap().provider();
@@ -149,11 +155,7 @@ async fn a_wallet_with_no_gas_and_no_approval_completes_its_first_route() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_bridge_rail_deposits_through_the_router_in_one_transaction() {
-    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
-        .await
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let h = serve(&devnet, dir.path(), |_| {}).await;
+    let (devnet, _dir, h) = up([SRC, DST]).await;
     let user = fresh_wallet(&devnet, "router-bridge").await;
     let recipient = keys::seeded_signer("router-bridge-recipient").address();
     let prepared = prepare(&h, user.address(), recipient, Some("lifi")).await;
@@ -188,11 +190,7 @@ async fn a_bridge_rail_deposits_through_the_router_in_one_transaction() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_eip712_intent_route_spends_an_approval_to_the_router() {
-    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
-        .await
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let h = serve(&devnet, dir.path(), |_| {}).await;
+    let (devnet, _dir, h) = up([SRC, DST]).await;
     let index = 2;
     let user = keys::anvil_signer(index);
     let c = devnet.chain(SRC).unwrap();
@@ -244,11 +242,7 @@ async fn refused(h: &Running, devnet: &Devnet, body: &Value, want: (u16, &str, &
 
 #[tokio::test(flavor = "multi_thread")]
 async fn tampering_is_refused_before_anything_is_sent() {
-    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST, 10]))
-        .await
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let h = serve(&devnet, dir.path(), |_| {}).await;
+    let (devnet, _dir, h) = up([SRC, DST, 10]).await;
     let user = fresh_wallet(&devnet, "router-tamper").await;
     let recipient = keys::seeded_signer("router-tamper-recipient").address();
     let prepared = prepare(&h, user.address(), recipient, None).await;
@@ -350,11 +344,7 @@ fn high_s(sig: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_contract_wallet_signs_through_erc1271_and_a_refused_check_sends_nothing() {
-    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
-        .await
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let h = serve(&devnet, dir.path(), |_| {}).await;
+    let (devnet, _dir, h) = up([SRC, DST]).await;
     let c = devnet.chain(SRC).unwrap();
     let owner = keys::anvil_signer(3);
     let deployer = relay_devnet::deploy::wallet_provider(c.url(), owner.clone());
@@ -411,11 +401,7 @@ async fn a_contract_wallet_signs_through_erc1271_and_a_refused_check_sends_nothi
 
 #[tokio::test(flavor = "multi_thread")]
 async fn discovery_reports_the_router_its_domain_and_the_forms() {
-    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
-        .await
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let h = serve(&devnet, dir.path(), |_| {}).await;
+    let (devnet, _dir, h) = up([SRC, DST]).await;
     let router = devnet.deployment(SRC).unwrap().router;
     let (_, info) = get(&format!("{}/api/gasless/info?chainId={SRC}", h.base)).await;
     assert_eq!(addr(&info["router"]), router, "{info}");
@@ -484,11 +470,7 @@ fn viem_signed(form: &Value, key: &PrivateKeySigner) -> Value {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_client_no_one_here_wrote_signs_every_form_with_viem() {
-    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
-        .await
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let h = serve(&devnet, dir.path(), |_| {}).await;
+    let (devnet, _dir, h) = up([SRC, DST]).await;
     // permit2-witness with an EIP-2612 permit for Permit2 (a wallet with no gas).
     let user = fresh_wallet(&devnet, "router-viem").await;
     let recipient = keys::seeded_signer("router-viem-recipient").address();
