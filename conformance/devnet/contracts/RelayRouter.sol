@@ -24,8 +24,10 @@ pragma solidity 0.8.28;
 // Defence in depth against a hostile deposit call (the rail's calldata comes from outside):
 // a deposit call may not target the token being moved, Permit2 or the router itself, and may
 // not use the ERC-20 `transferFrom` selector, so it cannot spend allowances that users gave
-// the router for `relayOrder`. The router approves exactly the net amount and resets the
-// approval to zero after the call.
+// the router for `relayOrder`. The router approves a declared spender once (unlimited, as the
+// relayer's own two-transaction path does): it holds nothing between transactions, so a
+// standing approval can reach at most the net amount of the route in flight, whose calldata
+// the user signed (planHash); approving once saves each later route an allowance write.
 
 /// What the user signs: where the funds go and on what terms (the Permit2 witness).
 struct RelayIntent {
@@ -378,10 +380,14 @@ contract RelayRouter {
             revert ForbiddenCall(target, selector);
         }
         address spender = deposit.spender == address(0) ? target : deposit.spender;
-        _call(token, abi.encodeWithSelector(0x095ea7b3, spender, net));
+        // A standing approval: the router holds nothing between transactions (every entry
+        // point ends with _checkEmpty), so the spender can never take more than this call's
+        // net amount; approving once saves every later route an allowance write.
+        if (IERC20View(token).allowance(address(this), spender) < net) {
+            _call(token, abi.encodeWithSelector(0x095ea7b3, spender, type(uint256).max));
+        }
         (bool ok, bytes memory ret) = target.call{value: deposit.value}(deposit.data);
         if (!ok) _bubble(ret);
-        _call(token, abi.encodeWithSelector(0x095ea7b3, spender, 0));
     }
 
     function _checkEmpty(address token, uint256 before) private view {

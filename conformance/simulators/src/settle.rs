@@ -695,11 +695,16 @@ impl Settlement {
             .chains
             .get(&chain)
             .ok_or(SettleError::UnknownChain(chain))?;
-        let _guard = h.lock.lock().await;
         let c = BridgeDeposit::new(h.bridge, h.operator.clone());
-        let sent = match op {
-            Op::Payout => c.payout(token, to, amount, id).send().await,
-            Op::Refund => c.refund(token, to, amount, id).send().await,
+        // The lock orders the operator's nonces; it is held while sending,
+        // not while waiting for the receipt, so payouts overlap as a real
+        // upstream's do.
+        let sent = {
+            let _guard = h.lock.lock().await;
+            match op {
+                Op::Payout => c.payout(token, to, amount, id).send().await,
+                Op::Refund => c.refund(token, to, amount, id).send().await,
+            }
         }
         .map_err(|e| SettleError::chain(chain, e))?;
         let receipt = sent

@@ -62,7 +62,7 @@ struct Execute {
 }
 
 pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
-    let service = service(&q.app);
+    let service = q.service.clone();
     OpenApiRouter::new()
         .routes(routes!(execute))
         .with_state(Execute { q, service })

@@ -22,7 +22,7 @@ struct Intent {
 }
 
 pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
-    let service = super::execute::service(&q.app);
+    let service = q.service.clone();
     OpenApiRouter::new()
         .routes(routes!(prepare))
         .with_state(Intent { q, service })

@@ -70,7 +70,7 @@ struct Preflight {
 
 pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
     let reader = q.app.reader.clone();
-    let service = super::execute::service(&q.app);
+    let service = q.service.clone();
     OpenApiRouter::new()
         .routes(routes!(preflight))
         .with_state(Preflight { q, reader, service })

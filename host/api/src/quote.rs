@@ -44,6 +44,9 @@ pub(super) struct Quoting {
     pub quoter: Arc<Quoter>,
     /// Compare answers (spec §8.2: 12 s).
     pub compare_cache: Arc<TtlCache<CompareResult>>,
+    /// The one execute service (execute, preflight, intents, a quote's
+    /// intent): its route ids and nonce reservations are shared.
+    pub service: Arc<relay_execution::execute::ExecuteService>,
 }
 
 impl Quoting {
@@ -52,6 +55,7 @@ impl Quoting {
         Quoting {
             quoter: Arc::new(Quoter::new(app.config.clone())),
             compare_cache: Arc::new(TtlCache::new(ttl)),
+            service: super::execute::service(&app),
             app,
         }
     }
@@ -80,7 +84,7 @@ impl Quoting {
 }
 
 pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
-    let service = super::execute::service(&q.app);
+    let service = q.service.clone();
     OpenApiRouter::new()
         .routes(routes!(quote))
         .with_state(QuoteState { q, service })

@@ -8,6 +8,20 @@
 //!   `DONE` (polled on `/api/route/status`). Per route the relayer signs
 //!   the Permit2 pull on 8453 and the payout on 42161, through the host's
 //!   journaled sender and nonce manager, behind the full HTTP stack.
+//! - `execute/permit2_bridge_routes`: the same batch with `mode:"permit2"`
+//!   on the `lifi` rail (`"rail":"lifi"`): per route the relayer signs two
+//!   transactions on 8453, the Permit2 pull and the `BridgeDeposit`
+//!   deposit call; the rail's one unlimited approval of the deposit
+//!   contract is made in warm-up. The LI.FI simulator sees each deposit
+//!   and pays out on 42161 itself (the relayer signs nothing there).
+//! - `execute/router_bridge_routes`: the same batch through the
+//!   `RelayRouter` on the `lifi` rail: each route is its own intent from
+//!   `POST /api/route/intent`, prepared and signed (its `permit2-witness`
+//!   form, one signature: anvil account 1 has approved Permit2) before the
+//!   clock starts, per batch (a prepared intent lives
+//!   `execution.intent_ttl_secs`). Per route the relayer signs one
+//!   transaction on 8453: the router call that pulls, withholds the fee
+//!   and makes the rail's deposit.
 //! - `execute/raw_transfers`: [`BATCH`] ERC-20 transfers from anvil
 //!   account 2 on 8453, signed offline with consecutive nonces before the
 //!   clock starts, sent with `eth_sendRawTransaction` and timed until every
@@ -15,16 +29,21 @@
 //!
 //! Each batch asserts zero nonce errors: every route `DONE` and the
 //! relayer's nonce on each chain advanced by exactly the transactions its
-//! routes sign (no gap fills, no replacements); every raw transaction mined
-//! successfully and the sender's nonce advanced by the batch. Criterion
-//! reports the time per batch and elements per second (routes/s, tx/s);
-//! a summary line with the means over every measured batch follows.
+//! routes sign (no gap fills, no replacements: 2 per permit2 bridge route
+//! and 1 per router route on 8453, none on 42161); every raw transaction
+//! mined successfully and the sender's nonce advanced by the batch. Each
+//! route batch also sums the `gasUsed` of the relayer's transactions on
+//! 8453 over the blocks the batch mined (every one of them found: as many
+//! as its nonce advanced), for the source gas per route. Criterion reports
+//! the time per batch and elements per second (routes/s, tx/s); a summary
+//! line with the means over every measured batch follows: routes/s and
+//! source gas per route of each route kind, raw tx/s.
 //!
 //! The real host, devnet and simulators are set up as `host/tests/common`
 //! sets them up (rate limits off), on an ephemeral port.
 //!
-//! `cargo bench -p relay-host --bench execute_throughput`; under `cargo
-//! test --benches` each function runs one batch.
+//! `cargo bench -p relay-host --features devnet --bench execute_throughput`;
+//! under `cargo test --benches` each function runs one batch.
 
 // criterion's macros generate undocumented public items.
 #![allow(missing_docs)]
@@ -37,7 +56,7 @@ use std::{
 };
 
 use alloy::{
-    eips::Encodable2718,
+    eips::{BlockId, BlockNumberOrTag, Encodable2718},
     network::{Ethereum, EthereumWallet, NetworkTransactionBuilder, TransactionBuilder},
     primitives::{Address, Bytes, B256, U256},
     providers::{DynProvider, Provider},
@@ -59,18 +78,28 @@ const DST: u64 = 42161;
 const BATCH: usize = 20;
 /// USDC base units per route (5 USDC).
 const AMOUNT: u64 = 5_000_000;
-/// The anvil account that signs the permits.
+/// The anvil account that signs the permits and the router intents.
 const USER: usize = 1;
 /// The anvil account that sends the raw transfers.
 const RAW_SENDER: usize = 2;
+/// The bridge rail of the permit2 and router bridge routes.
+const BRIDGE_RAIL: &str = "lifi";
+/// Relayer transactions per permit2 bridge route on the source and
+/// destination chains, once the deposit contract is approved: the pull and
+/// the deposit call; the rail's upstream pays out.
+const BRIDGE_SIGNS: (u64, u64) = (2, 0);
+/// Relayer transactions per router bridge route: one router call (pull,
+/// fee and deposit); the rail's upstream pays out.
+const ROUTER_SIGNS: (u64, u64) = (1, 0);
 /// How often a batch's routes and receipts are polled.
 const POLL: Duration = Duration::from_millis(10);
 /// How long one batch may take before the bench fails.
 const BATCH_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// A live permit2 execute of [`AMOUNT`] USDC 8453 → 42161 signed by
-/// [`USER`] for the relayer with Permit2 nonce `nonce`, paying itself on 42161.
-fn permit_body(devnet: &Devnet, nonce: u64) -> Value {
+/// [`USER`] for the relayer with Permit2 nonce `nonce`, paying itself on
+/// 42161; on `rail` when one is given (else the best quote: the float lane).
+fn permit_body(devnet: &Devnet, nonce: u64, rail: Option<&str>) -> Value {
     let owner = keys::anvil_signer(USER);
     let usdc = devnet.chain(SRC).expect("source chain").deployment.usdc;
     let deadline = relay_types::now_ms() / 1000 + 600;
@@ -84,7 +113,7 @@ fn permit_body(devnet: &Devnet, nonce: u64) -> Value {
         deadline: U256::from(deadline),
     };
     let sig = sign_typed(&owner, &msg, &permit2_domain(SRC));
-    json!({
+    let mut body = json!({
         "fromChain": SRC, "toChain": DST, "fromToken": "USDC", "toToken": "USDC",
         "amount": AMOUNT.to_string(), "mode": "permit2", "toAddress": owner.address(), "live": true,
         "permit2": {
@@ -92,27 +121,54 @@ fn permit_body(devnet: &Devnet, nonce: u64) -> Value {
             "nonce": nonce.to_string(), "deadline": deadline.to_string(),
             "signature": format!("0x{}", hex::encode(sig)),
         },
-    })
+    });
+    if let Some(rail) = rail {
+        body["rail"] = json!(rail);
+    }
+    body
 }
 
-/// Measured batch durations of one subject, for the summary.
+/// The routes a batch runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// `mode:"permit2"` on the float lane.
+    Float,
+    /// `mode:"permit2"` on [`BRIDGE_RAIL`]: pull, then deposit.
+    Permit2Bridge,
+    /// A prepared `permit2-witness` intent on [`BRIDGE_RAIL`] through the
+    /// `RelayRouter`: one source transaction.
+    RouterBridge,
+}
+
+/// Measured batches of one subject, for the summary: their durations and
+/// the relayer's gas on the source chain.
 #[derive(Default)]
-struct Tally(RefCell<Vec<Duration>>);
+struct Tally {
+    times: RefCell<Vec<Duration>>,
+    gas: Cell<u64>,
+}
 
 impl Tally {
-    fn add(&self, d: Duration) {
-        self.0.borrow_mut().push(d);
+    fn add(&self, d: Duration, gas: u64) {
+        self.times.borrow_mut().push(d);
+        self.gas.set(self.gas.get() + gas);
     }
 
-    /// Elements per second over every recorded batch.
+    /// Elements per second over every recorded batch (NaN without any:
+    /// a filtered run).
     fn per_sec(&self) -> f64 {
-        let batches = self.0.borrow();
+        let batches = self.times.borrow();
         let total: Duration = batches.iter().sum();
         (batches.len() * BATCH) as f64 / total.as_secs_f64()
     }
 
+    /// The relayer's mean source-chain gas per route (NaN without any batch).
+    fn gas_per_route(&self) -> f64 {
+        self.gas.get() as f64 / (self.batches() * BATCH) as f64
+    }
+
     fn batches(&self) -> usize {
-        self.0.borrow().len()
+        self.times.borrow().len()
     }
 }
 
@@ -122,16 +178,20 @@ struct Stack {
     base: String,
     src: DynProvider,
     dst: DynProvider,
-    /// The next Permit2 nonce (unordered: any unused value).
+    /// The next Permit2 nonce (unordered: any unused value; the router's
+    /// intents take random 64-bit ones).
     permit_nonce: Cell<u64>,
     /// The raw sender's next account nonce.
     raw_nonce: Cell<u64>,
     raw_wallet: EthereumWallet,
     usdc: Address,
     max_fee: u128,
-    /// Relayer transactions per route on the source and destination chains.
+    /// Relayer transactions per float-lane route on the source and
+    /// destination chains (learned in warm-up).
     signs_per_route: (u64, u64),
     routes: Tally,
+    bridge: Tally,
+    router: Tally,
     raw: Tally,
     _served: Served,
     devnet: Devnet,
@@ -165,6 +225,8 @@ impl Stack {
             max_fee: gas_price * 2 + 1_000_000_000,
             signs_per_route: (0, 0),
             routes: Tally::default(),
+            bridge: Tally::default(),
+            router: Tally::default(),
             raw: Tally::default(),
             _served: served,
             devnet,
@@ -175,25 +237,113 @@ impl Stack {
         stack
     }
 
-    /// One route end to end before measuring: warms the host and learns how
-    /// many transactions the relayer signs per route on each chain.
+    /// One route of each kind end to end before measuring: warms the host,
+    /// learns how many transactions the relayer signs per float-lane route
+    /// on each chain, has the bridge rail's deposit contract approved, and
+    /// checks the router route signs one.
     fn warm_up(&self) -> (u64, u64) {
-        let before = self.rt.block_on(self.relayer_nonces());
-        let body = permit_body(&self.devnet, self.next_permit_nonce());
-        self.rt.block_on(self.run_routes(vec![body]));
-        let after = self.rt.block_on(self.relayer_nonces());
-        let per_route = (after.0 - before.0, after.1 - before.1);
+        let signs = |kind| {
+            let bodies = self.bodies(kind, 1);
+            let before = self.rt.block_on(self.relayer_nonces());
+            self.rt.block_on(self.run_routes(bodies));
+            let after = self.rt.block_on(self.relayer_nonces());
+            (after.0 - before.0, after.1 - before.1)
+        };
+        let float = signs(Kind::Float);
         assert!(
-            per_route.0 >= 1 && per_route.1 >= 1,
-            "the float lane signs on both chains: {per_route:?}"
+            float.0 >= 1 && float.1 >= 1,
+            "the float lane signs on both chains: {float:?}"
         );
-        per_route
+        let bridge = signs(Kind::Permit2Bridge);
+        assert_eq!(
+            bridge,
+            (BRIDGE_SIGNS.0 + 1, BRIDGE_SIGNS.1),
+            "the first {BRIDGE_RAIL} route pulls, approves the deposit contract once and deposits"
+        );
+        let router = signs(Kind::RouterBridge);
+        assert_eq!(
+            router, ROUTER_SIGNS,
+            "one router transaction for pull, fee and deposit"
+        );
+        float
     }
 
     fn next_permit_nonce(&self) -> u64 {
         let n = self.permit_nonce.get();
         self.permit_nonce.set(n + 1);
         n
+    }
+
+    /// `n` execute bodies of `kind`, every signature made: permits signed
+    /// here, router intents prepared and their forms signed. [`USER`] must
+    /// hold what they move.
+    fn bodies(&self, kind: Kind, n: usize) -> Vec<Value> {
+        let user = keys::anvil_address(USER);
+        let held = self.rt.block_on(async {
+            TestToken::new(self.usdc, &self.src)
+                .balanceOf(user)
+                .call()
+                .await
+                .expect("balance")
+        });
+        let needed = U256::from(AMOUNT) * U256::from(n);
+        assert!(
+            held >= needed,
+            "account {USER} holds {held} USDC units, the batch moves {needed}"
+        );
+        match kind {
+            Kind::Float => (0..n)
+                .map(|_| permit_body(&self.devnet, self.next_permit_nonce(), None))
+                .collect(),
+            Kind::Permit2Bridge => (0..n)
+                .map(|_| permit_body(&self.devnet, self.next_permit_nonce(), Some(BRIDGE_RAIL)))
+                .collect(),
+            Kind::RouterBridge => {
+                let prepared = self
+                    .rt
+                    .block_on(futures::future::join_all((0..n).map(|_| self.prepare())));
+                let key = keys::anvil_signer(USER);
+                prepared
+                    .iter()
+                    .map(|p| {
+                        let form = &p["forms"]["permit2Witness"];
+                        assert_eq!(form["usable"], true, "{p}");
+                        assert_eq!(
+                            form["fill"],
+                            json!(["permit2.signature"]),
+                            "Permit2 is approved: one signature, {p}"
+                        );
+                        let body = relay_chain::typed::sign_form(form, &key).expect("signs");
+                        assert_eq!(body["intentId"], p["intentId"]);
+                        body
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// Prepares one router intent of [`AMOUNT`] USDC from [`USER`] to
+    /// itself on 42161 over [`BRIDGE_RAIL`].
+    async fn prepare(&self) -> Value {
+        let user = keys::anvil_address(USER);
+        let body = json!({
+            "fromChain": SRC, "toChain": DST, "fromToken": "USDC", "toToken": "USDC",
+            "amount": AMOUNT.to_string(), "fromAddress": user, "toAddress": user,
+            "rail": BRIDGE_RAIL,
+        });
+        let resp = self
+            .client
+            .post(format!("{}/api/route/intent", self.base))
+            .json(&body)
+            .send()
+            .await
+            .expect("intent");
+        let status = resp.status();
+        let text = resp.text().await.expect("body");
+        assert!(status.is_success(), "intent: {status}: {text}");
+        let v: Value = serde_json::from_str(&text).expect("JSON intent");
+        assert_eq!(v["rail"], BRIDGE_RAIL, "{v}");
+        v
     }
 
     /// The relayer's account nonces on the source and destination chains.
@@ -204,6 +354,28 @@ impl Stack {
             self.dst.get_transaction_count(relayer)
         );
         (s.expect("source nonce"), d.expect("destination nonce"))
+    }
+
+    /// The relayer's transactions on the source chain in blocks `from..=to`
+    /// and the gas they used.
+    async fn relayer_gas(&self, from: u64, to: u64) -> (u64, u64) {
+        let relayer = keys::relayer().address();
+        let blocks = futures::future::join_all((from..=to).map(|n| {
+            self.src
+                .get_block_receipts(BlockId::Number(BlockNumberOrTag::Number(n)))
+        }))
+        .await;
+        let mut count = 0;
+        let mut gas = 0;
+        for receipts in blocks {
+            for r in receipts.expect("block receipts").expect("a mined block") {
+                if r.from == relayer {
+                    count += 1;
+                    gas += r.gas_used;
+                }
+            }
+        }
+        (count, gas)
     }
 
     /// POSTs one execute; the route id.
@@ -254,22 +426,39 @@ impl Stack {
         started.elapsed()
     }
 
-    /// One measured batch of routes, with its nonce check.
-    fn route_batch(&self) -> Duration {
-        let bodies: Vec<Value> = (0..BATCH)
-            .map(|_| permit_body(&self.devnet, self.next_permit_nonce()))
-            .collect();
+    /// One measured batch of routes of `kind`, with its nonce check and the
+    /// relayer's source gas.
+    fn route_batch(&self, kind: Kind) -> Duration {
+        let (tally, (src, dst)) = match kind {
+            Kind::Float => (&self.routes, self.signs_per_route),
+            Kind::Permit2Bridge => (&self.bridge, BRIDGE_SIGNS),
+            Kind::RouterBridge => (&self.router, ROUTER_SIGNS),
+        };
+        let bodies = self.bodies(kind, BATCH);
+        let block = || {
+            self.rt
+                .block_on(self.src.get_block_number())
+                .expect("block number")
+        };
         let before = self.rt.block_on(self.relayer_nonces());
+        let first = block() + 1;
         let took = self.rt.block_on(self.run_routes(bodies));
+        let last = block();
         let after = self.rt.block_on(self.relayer_nonces());
         let n = BATCH as u64;
-        let (src, dst) = self.signs_per_route;
         assert_eq!(
             (after.0 - before.0, after.1 - before.1),
             (n * src, n * dst),
-            "the relayer signed exactly its routes' transactions: no gap fills, no replacements"
+            "{kind:?}: the relayer signed exactly its routes' transactions: no gap fills, no \
+             replacements"
         );
-        self.routes.add(took);
+        let (sent, gas) = self.rt.block_on(self.relayer_gas(first, last));
+        assert_eq!(
+            sent,
+            after.0 - before.0,
+            "{kind:?}: every relayer transaction of the batch is in blocks {first}..={last}"
+        );
+        tally.add(took, gas);
         took
     }
 
@@ -343,7 +532,7 @@ impl Stack {
             .block_on(async { self.src.get_transaction_count(sender).await })
             .expect("nonce");
         assert_eq!(mined, self.raw_nonce.get(), "every raw transfer mined");
-        self.raw.add(took);
+        self.raw.add(took, 0);
         took
     }
 
@@ -351,11 +540,23 @@ impl Stack {
         let routes = self.routes.per_sec();
         let (src, dst) = self.signs_per_route;
         format!(
-            "execute_throughput: {routes:.2} routes/s ({:.2} relayer tx/s: {src} on {SRC} + \
-             {dst} on {DST} per route) vs {:.1} raw tx/s; batches of {BATCH}: {} route, {} raw; \
-             zero nonce errors",
+            "execute_throughput: router {BRIDGE_RAIL} {:.2} routes/s, {:.0} gas/route on {SRC} \
+             ({} tx/route) vs permit2 {BRIDGE_RAIL} {:.2} routes/s, {:.0} gas/route on {SRC} ({} \
+             tx/route); float-lane permit2 {routes:.2} routes/s, {:.0} gas/route on {SRC} ({:.2} \
+             relayer tx/s: {src} on {SRC} + {dst} on {DST} per route) vs {:.1} raw tx/s; \
+             batches of {BATCH}: {} router, {} permit2 bridge, {} float, {} raw; zero nonce \
+             errors",
+            self.router.per_sec(),
+            self.router.gas_per_route(),
+            ROUTER_SIGNS.0,
+            self.bridge.per_sec(),
+            self.bridge.gas_per_route(),
+            BRIDGE_SIGNS.0,
+            self.routes.gas_per_route(),
             routes * (src + dst) as f64,
             self.raw.per_sec(),
+            self.router.batches(),
+            self.bridge.batches(),
             self.routes.batches(),
             self.raw.batches(),
         )
@@ -389,9 +590,15 @@ fn execute_throughput(c: &mut Criterion) {
         .warm_up_time(Duration::from_millis(1))
         .measurement_time(Duration::from_secs(10))
         .throughput(Throughput::Elements(BATCH as u64));
-    g.bench_function("permit2_routes", |b| {
-        b.iter_custom(|iters| (0..iters).map(|_| s.route_batch()).sum())
-    });
+    for (name, kind) in [
+        ("permit2_routes", Kind::Float),
+        ("permit2_bridge_routes", Kind::Permit2Bridge),
+        ("router_bridge_routes", Kind::RouterBridge),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter_custom(|iters| (0..iters).map(|_| s.route_batch(kind)).sum())
+        });
+    }
     g.bench_function("raw_transfers", |b| {
         b.iter_custom(|iters| (0..iters).map(|_| s.raw_batch()).sum())
     });

@@ -227,8 +227,13 @@ pub fn banner(devnet: &Devnet, sims: &Simulators, config: &HostConfig) -> String
     s.push_str(&format!("  permit2   {}\n", relay_devnet::PERMIT2_ADDRESS));
     for c in devnet.chains() {
         s.push_str(&format!(
-            "  chain {:<8} {}  USDC {}  USDT {}  WBTC {}\n",
-            c.chain_id, c.rpc_url, c.deployment.usdc, c.deployment.usdt, c.deployment.wbtc
+            "  chain {:<8} {}  USDC {}  USDT {}  WBTC {}  router {}\n",
+            c.chain_id,
+            c.rpc_url,
+            c.deployment.usdc,
+            c.deployment.usdt,
+            c.deployment.wbtc,
+            c.deployment.router
         ));
     }
     s.push_str("  simulators (not the real upstreams):\n");
@@ -242,6 +247,9 @@ pub fn banner(devnet: &Devnet, sims: &Simulators, config: &HostConfig) -> String
     };
     s.push_str(&format!(
         "    curl -s -X POST {base}/api/route/execute -H 'content-type: application/json' -H 'authorization: Bearer {DEVNET_OWNER_TOKEN}' \\\n      -d '{{\"fromChain\":{src},\"toChain\":{dst},\"fromToken\":\"USDC\",\"amount\":\"5000000\",\"toAddress\":\"0xYourAddress\",\"live\":true}}'   # mode self: the operator pays from float\n"
+    ));
+    s.push_str(&format!(
+        "    curl -s -X POST {base}/api/route/intent -H 'content-type: application/json' \\\n      -d '{{\"fromChain\":{src},\"toChain\":{dst},\"fromToken\":\"USDC\",\"toToken\":\"USDC\",\"amount\":\"5000000\",\"fromAddress\":\"0xYourAddress\"}}'   # one signature, no gas: sign a form's typed data, POST its submitBody\n"
     ));
     let ctl = sims.url(Upstream::Chainflip);
     s.push_str(&format!(

@@ -190,6 +190,26 @@ impl ChainReader {
             })
     }
 
+    /// Word `word` of `owner`'s unordered-nonce bitmap on `contract` (Permit2,
+    /// or the router: the same scheme).
+    pub async fn nonce_bitmap(
+        &self,
+        chain: u64,
+        contract: Address,
+        owner: Address,
+        word: U256,
+    ) -> Result<U256, ReadError> {
+        let call = nonceBitmapCall {
+            owner,
+            wordPos: word,
+        };
+        let raw = self.call(chain, contract, call.abi_encode()).await?;
+        nonceBitmapCall::abi_decode_returns(&raw).map_err(|e| ReadError::Failed {
+            chain,
+            reason: e.to_string(),
+        })
+    }
+
     /// Whether Permit2 `nonce` of `owner` is still unused on `chain`
     /// (its `nonceBitmap` bit is clear).
     pub async fn permit2_nonce_unused(
@@ -200,21 +220,7 @@ impl ChainReader {
         nonce: U256,
     ) -> Result<bool, ReadError> {
         let (word, bit) = crate::permit2::nonce_position(nonce);
-        let raw = self
-            .call(
-                chain,
-                permit2,
-                nonceBitmapCall {
-                    owner,
-                    wordPos: word,
-                }
-                .abi_encode(),
-            )
-            .await?;
-        let bitmap = nonceBitmapCall::abi_decode_returns(&raw).map_err(|e| ReadError::Failed {
-            chain,
-            reason: e.to_string(),
-        })?;
+        let bitmap = self.nonce_bitmap(chain, permit2, owner, word).await?;
         Ok(bitmap & bit == U256::ZERO)
     }
 

@@ -204,6 +204,8 @@ pub struct ExecuteService {
     /// Route ids: a per-process seed and a sequence number.
     seed: u64,
     seq: AtomicU64,
+    /// Nonces handed to open prepared intents.
+    pub(crate) reserved: super::intent::Reserved,
 }
 
 impl ExecuteService {
@@ -216,6 +218,7 @@ impl ExecuteService {
             d: deps,
             seed: h.finish(),
             seq: AtomicU64::new(0),
+            reserved: Default::default(),
         }
     }
 

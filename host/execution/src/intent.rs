@@ -29,6 +29,10 @@ use relay_types::{RelayIntent, RouteRecord, RouterAuth, SignedPermit};
 use serde::Serialize;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
+use std::{
+    collections::{BTreeMap, HashMap},
+    sync::Mutex,
+};
 use utoipa::ToSchema;
 
 use super::{
@@ -131,7 +135,10 @@ struct Prepared {
     chain_id: u64,
     owner: Address,
     token: Address,
-    nonce: U256,
+    /// For the Permit2 witness.
+    permit2_nonce: U256,
+    /// For the router's `RelayOrder`.
+    router_nonce: U256,
 }
 
 impl ExecuteService {
@@ -205,8 +212,14 @@ impl ExecuteService {
             .put_intent(&record, deadline * 1000)
             .await
             .map_err(|e| ExecuteError::Store(e.to_string()))?;
+        let permit2 = self.permit2()?;
+        let (permit2_nonce, router_nonce) = tokio::join!(
+            self.fresh_nonce(chain_id, permit2, owner, &record.id),
+            self.fresh_nonce(chain_id, router, owner, &record.id),
+        );
         let p = Prepared {
-            nonce: self.fresh_nonce(&record.id),
+            permit2_nonce,
+            router_nonce,
             record,
             auth,
             chain_id,
@@ -270,9 +283,32 @@ impl ExecuteService {
         Ok((chain_id, router, token, owner, relayer))
     }
 
-    /// An unordered nonce no one is likely to have used: 64 bits of a hash
-    /// of this process's seed, the intent and the time.
-    fn fresh_nonce(&self, id: &str) -> U256 {
+    /// The owner's lowest nonce on `contract` (Permit2's bitmap or the
+    /// router's) that is unused on chain and not handed to another intent
+    /// of this host still open, so consecutive routes share a bitmap word
+    /// (a warm write, not a fresh slot); a random 64-bit one when the first
+    /// words are taken or unreadable. Replicas do not share reservations:
+    /// two replicas may hand out one nonce, and the later execute answers
+    /// `NONCE_USED` (prepare again).
+    async fn fresh_nonce(&self, chain: u64, contract: Address, owner: Address, id: &str) -> U256 {
+        let until = self.d.clock.now_ms() + self.d.config.execution.intent_ttl_secs * 1000;
+        for word in 0..4u64 {
+            let Ok(bitmap) = self
+                .d
+                .reader
+                .nonce_bitmap(chain, contract, owner, U256::from(word))
+                .await
+            else {
+                break;
+            };
+            let key = (chain, contract, owner);
+            if let Some(n) = self
+                .reserved
+                .take(key, word, bitmap, (self.d.clock.now_ms(), until))
+            {
+                return n;
+            }
+        }
         let mut h = Sha256::new();
         h.update(id.as_bytes());
         h.update(self.d.clock.now_ms().to_be_bytes());
@@ -388,7 +424,7 @@ fn witness_form(
         owner: p.owner,
         token: p.token,
         amount: p.record.amount.0,
-        nonce: p.nonce,
+        nonce: p.permit2_nonce,
         deadline: p.auth.intent.deadline,
         signature: Default::default(),
     };
@@ -402,7 +438,7 @@ fn witness_form(
     body["permit2"] = json!({
         "owner": p.owner.to_checksum(None),
         "permitted": {"token": p.token.to_checksum(None), "amount": p.record.amount.to_string()},
-        "nonce": p.nonce.to_string(),
+        "nonce": p.permit2_nonce.to_string(),
         "deadline": p.auth.intent.deadline.to_string(),
         "signature": null,
     });
@@ -464,7 +500,7 @@ fn order_form(p: &Prepared, eip2612: Option<&Result<(Domain, U256), String>>) ->
         "owner": p.owner.to_checksum(None),
         "token": p.token.to_checksum(None),
         "amount": p.record.amount.to_string(),
-        "nonce": p.nonce.to_string(),
+        "nonce": p.router_nonce.to_string(),
         "signature": null,
     });
     let mut form = SignForm {
@@ -495,9 +531,60 @@ fn order_form(p: &Prepared, eip2612: Option<&Result<(Domain, U256), String>>) ->
         }
         None => {}
     }
-    let key = (p.owner, p.token, p.record.amount.0, p.nonce);
+    let key = (p.owner, p.token, p.record.amount.0, p.router_nonce);
     form.sign.push(typed::order(&domain, key, &p.auth.intent));
     form.fill.push("order.signature".into());
     form.submit_body = body;
     form
+}
+
+/// Nonces handed to prepared intents that are still open, per (chain,
+/// bitmap contract, owner), with when each lapses (epoch ms).
+#[derive(Debug, Default)]
+pub(crate) struct Reserved(Mutex<HashMap<(u64, Address, Address), BTreeMap<U256, u64>>>);
+
+impl Reserved {
+    /// The lowest nonce of bitmap `word` that is clear on chain and not
+    /// reserved, now reserved until `until` (`(now, until)` in epoch ms).
+    fn take(
+        &self,
+        key: (u64, Address, Address),
+        word: u64,
+        bitmap: U256,
+        (now, until): (u64, u64),
+    ) -> Option<U256> {
+        let mut all = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        all.retain(|_, held| {
+            held.retain(|_, lapses| *lapses > now);
+            !held.is_empty()
+        });
+        let held = all.entry(key).or_default();
+        let n = (0..256usize)
+            .filter(|bit| !bitmap.bit(*bit))
+            .map(|bit| U256::from(word * 256 + bit as u64))
+            .find(|n| !held.contains_key(n))?;
+        held.insert(n, until);
+        Some(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserved_nonces_skip_used_bits_and_each_other_until_they_lapse() {
+        let r = Reserved::default();
+        let key = (8453, Address::repeat_byte(2), Address::repeat_byte(1));
+        let used = U256::from(0b1011u8);
+        let take = |now| r.take(key, 0, used, (now, now + 100));
+        assert_eq!(
+            take(0),
+            Some(U256::from(2)),
+            "bits 0, 1 and 3 are used on chain"
+        );
+        assert_eq!(take(0), Some(U256::from(4)), "2 is handed out");
+        assert_eq!(take(200), Some(U256::from(2)), "the reservations lapsed");
+        assert_eq!(r.take(key, 1, U256::MAX, (200, 300)), None, "a full word");
+    }
 }
