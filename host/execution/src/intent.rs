@@ -541,14 +541,19 @@ fn order_form(p: &Prepared, eip2612: Option<&Result<(Domain, U256), String>>) ->
 /// Nonces handed to prepared intents that are still open, per (chain,
 /// bitmap contract, owner), with when each lapses (epoch ms).
 #[derive(Debug, Default)]
-pub(crate) struct Reserved(Mutex<HashMap<(u64, Address, Address), BTreeMap<U256, u64>>>);
+pub(crate) struct Reserved(Mutex<HashMap<NonceOwner, Lapses>>);
+
+/// (chain, bitmap contract, owner).
+type NonceOwner = (u64, Address, Address);
+/// Reserved nonces and when each lapses, epoch ms.
+type Lapses = BTreeMap<U256, u64>;
 
 impl Reserved {
     /// The lowest nonce of bitmap `word` that is clear on chain and not
     /// reserved, now reserved until `until` (`(now, until)` in epoch ms).
     fn take(
         &self,
-        key: (u64, Address, Address),
+        key: NonceOwner,
         word: u64,
         bitmap: U256,
         (now, until): (u64, u64),
