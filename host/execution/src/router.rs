@@ -78,7 +78,7 @@ fn check_matches(
     if ask.amount != r.amount {
         return Err(mismatch("amount", r.amount));
     }
-    if !token_matches(&ask.from_token, &r.from_token) && ask.from_token.symbol != r.from_token {
+    if !token_matches(&ask.from_token, &r.from_token) {
         return Err(mismatch("fromToken", &r.from_token));
     }
     if !token_matches(&ask.to_token, &auth.intent.to_token) {

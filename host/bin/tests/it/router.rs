@@ -38,11 +38,19 @@ fn signed_body(form: &Value, key: &PrivateKeySigner) -> Value {
 
 /// A devnet on `chains` and a host serving it.
 async fn up<const N: usize>(chains: [u64; N]) -> (Devnet, tempfile::TempDir, Running) {
+    up_with(chains, |_| {}).await
+}
+
+/// [`up`], with the host's configuration edited by `tweak`.
+async fn up_with<const N: usize>(
+    chains: [u64; N],
+    tweak: impl FnOnce(&mut relay_config::HostConfig),
+) -> (Devnet, tempfile::TempDir, Running) {
     let devnet = Devnet::start(DevnetConfig::with_chains(chains))
         .await
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let h = serve(&devnet, dir.path(), |_| {}).await;
+    let h = serve(&devnet, dir.path(), tweak).await;
     (devnet, dir, h)
 }
 
@@ -324,6 +332,23 @@ async fn tampering_is_refused_before_anything_is_sent() {
     let mut b = signed_body(&reuse, &user);
     b["permit2"]["nonce"] = spent;
     refused(&h, &devnet, &b, (409, "NONCE_USED", "permit2.nonce")).await;
+
+    // Bodies that name no prepared intent, or leave out what a form needs.
+    let mut b = good.clone();
+    b["intentId"] = json!("rt_00000000000000000000");
+    refused(&h, &devnet, &b, (404, "INTENT_NOT_FOUND", "intentId")).await;
+    for (field, code) in [
+        ("intent", "MISSING_FIELD"),
+        ("intentId", "MISSING_FIELD"),
+        ("permit2", "MISSING_FIELD"),
+    ] {
+        let mut b = good.clone();
+        b.as_object_mut().unwrap().remove(field);
+        refused(&h, &devnet, &b, (400, code, field)).await;
+    }
+    let mut b = good.clone();
+    b["intent"]["planHash"] = json!("0x12");
+    refused(&h, &devnet, &b, (400, "INVALID_FIELD", "intent.planHash")).await;
     router_holds_nothing(&devnet).await;
     devnet.stop();
 }
@@ -400,8 +425,9 @@ async fn a_contract_wallet_signs_through_erc1271_and_a_refused_check_sends_nothi
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn discovery_reports_the_router_its_domain_and_the_forms() {
-    let (devnet, _dir, h) = up([SRC, DST]).await;
+async fn discovery_reports_the_router_and_bad_or_lapsed_intents_are_refused() {
+    // Intents lapse the moment they are prepared on this host.
+    let (devnet, _dir, h) = up_with([SRC, DST], |c| c.execution.intent_ttl_secs = 0).await;
     let router = devnet.deployment(SRC).unwrap().router;
     let (_, info) = get(&format!("{}/api/gasless/info?chainId={SRC}", h.base)).await;
     assert_eq!(addr(&info["router"]), router, "{info}");
@@ -424,6 +450,36 @@ async fn discovery_reports_the_router_its_domain_and_the_forms() {
         addr(&mesh["relayer"]),
         keys::relayer().address(),
         "the Permit2 spender of mode permit2"
+    );
+
+    // Preparing: fromAddress is required, mode is not the caller's to pick.
+    let base = json!({"fromChain": SRC, "toChain": DST, "fromToken": "USDC", "toToken": "USDC", "amount": AMOUNT.to_string()});
+    let (code, text) = post(&h.base, "/api/route/intent", &base, &[]).await;
+    let err: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        (code, &err["errorCode"], &err["field"]),
+        (400, &json!("MISSING_FIELD"), &json!("fromAddress")),
+        "{err}"
+    );
+    let mut moded = base.clone();
+    moded["fromAddress"] = json!(keys::anvil_address(4));
+    moded["mode"] = json!("intent");
+    let (code, text) = post(&h.base, "/api/route/intent", &moded, &[]).await;
+    let err: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        (code, &err["errorCode"], &err["field"]),
+        (400, &json!("INVALID_FIELD"), &json!("mode")),
+        "{err}"
+    );
+
+    // A correctly signed intent past its deadline is refused, nothing sent.
+    let user = fresh_wallet(&devnet, "router-lapsed").await;
+    let prepared = prepare(&h, user.address(), user.address(), None).await;
+    let body = signed_body(&prepared["forms"]["permit2Witness"], &user);
+    refused(&h, &devnet, &body, (422, "INTENT_EXPIRED", "intentId")).await;
+    assert_eq!(
+        usdc_balance(&devnet, SRC, user.address()).await,
+        U256::from(AMOUNT)
     );
     devnet.stop();
 }
