@@ -5,7 +5,7 @@
 #
 # 1. Installs what the tests need and is missing: anvil + solc (npm, into
 #    .tools/), viem (npm, into .tools/js: the independent EIP-712 signer),
-#    schemathesis (PyPI, into .tools/venv), the wasm toolchain
+#    schemathesis and standardwebhooks (PyPI, into .tools/venv), the wasm toolchain
 #    (rustup's wasm32 target if installed, otherwise Debian's rustc-web), a
 #    PostgreSQL server when none answers.
 # 2. Checks: compiled contracts match their sources, rustfmt, clippy -D warnings.
@@ -28,6 +28,8 @@ RELAY_TEST_POSTGRES_URL=$(conformance/tools/postgres.sh)
 export RELAY_TEST_POSTGRES_URL
 RELAY_VIEM=$(conformance/tools/viem.sh)
 export RELAY_VIEM
+RELAY_WEBHOOK_PY=$(conformance/tools/webhooks.sh)
+export RELAY_WEBHOOK_PY
 
 step "contracts match their sources"
 node conformance/devnet/contracts/build.mjs --check

@@ -68,6 +68,20 @@ pub fn is_operator(owner: Option<&OwnerTokenHash>, headers: &HeaderMap) -> bool 
 /// The `WWW-Authenticate` challenge a 401 carries (RFC 6750).
 pub const CHALLENGE: &str = "Bearer realm=\"relay operator\"";
 
+/// The challenge of a 401 on a session bearer's endpoint (RFC 6750).
+pub const SESSION_CHALLENGE: &str = "Bearer realm=\"relay session\"";
+
+/// The token of `Authorization: Bearer <token>` (the scheme
+/// case-insensitive), if the request carries one.
+pub fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.trim().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

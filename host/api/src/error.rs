@@ -109,7 +109,7 @@ error_codes! {
     /// Every rail for the lane only quotes it.
     QuoteOnly => ("QUOTE_ONLY", UNPROCESSABLE_ENTITY, false, "this lane is priced for comparison but never executed here; the message gives quoteOnlyReason"),
     /// The route would spend the operator's own funds and no valid owner token was sent.
-    OperatorAuthRequired => ("OPERATOR_AUTH_REQUIRED", UNAUTHORIZED, false, "mode self (the default) spends the operator's own funds and needs Authorization: Bearer <owner token>; a client without it sends mode permit2 with a Permit2 signature of its own funds"),
+    OperatorAuthRequired => ("OPERATOR_AUTH_REQUIRED", UNAUTHORIZED, false, "mode self (the default) spends the operator's own funds and needs Authorization: Bearer <owner token>; a client without it sends mode permit2 with a Permit2 signature of its own funds. The owner's session calls (issue, revoke, list) need the same token"),
     /// The simulated Permit2 pull reverts: the owner's allowance to Permit2 is below the amount.
     Permit2AllowanceMissing => ("PERMIT2_ALLOWANCE_MISSING", UNPROCESSABLE_ENTITY, false, "the owner has not approved Permit2 for the amount, so the pull would revert; nothing was sent: approve Permit2 for the token once, then retry"),
     /// The simulated Permit2 pull reverts: the owner holds less than the amount.
@@ -132,6 +132,28 @@ error_codes! {
     NonceUsed => ("NONCE_USED", CONFLICT, false, "the signature's nonce (Permit2's bitmap, the router's bitmap, or the token's EIP-2612 counter) is already used; nothing was sent: prepare and sign again"),
     /// No router on the source chain.
     RouterUnavailable => ("ROUTER_UNAVAILABLE", UNPROCESSABLE_ENTITY, false, "no RelayRouter is configured on the source chain (GET /api/gasless/info, gaslessChains[*].router): use mode permit2 there"),
+    /// No session bearer, or one this host did not issue.
+    SessionUnauthorized => ("SESSION_UNAUTHORIZED", UNAUTHORIZED, false, "send the session's bearer as Authorization: Bearer rsk_… (POST /api/session/issue answers it once); no bearer, one this host never issued, or another session's bearer for GET /api/session/{id}"),
+    /// The session was revoked.
+    SessionRevoked => ("SESSION_REVOKED", FORBIDDEN, false, "the owner revoked this session: it executes nothing more (routes it already started complete; its unspent balance returns to refundTo)"),
+    /// The session expired.
+    SessionExpired => ("SESSION_EXPIRED", FORBIDDEN, false, "the session is past its policy.expiresAt: it executes nothing more (its unspent balance returns to refundTo); the owner issues a new one"),
+    /// The route is outside the session's policy.
+    SessionPolicy => ("SESSION_POLICY", FORBIDDEN, false, "the route is outside the session's policy: `field` names what is not allowed (fromChain/toChain not in policy.chains, fromToken/toToken not in policy.tokens, toAddress not in policy.recipients); nothing was reserved or sent"),
+    /// The route is above a session cap.
+    SessionCapExceeded => ("SESSION_CAP_EXCEEDED", FORBIDDEN, false, "the route's amount is above the session's perTxCap, or with the last 24 hours' spends above its rolling24hCap; the message gives both caps and what remains; for the rolling cap retryAfterMs says when enough of the window ages out; nothing was reserved or sent"),
+    /// No session has that id.
+    UnknownSession => ("UNKNOWN_SESSION", NOT_FOUND, false, "no session has that id (GET /api/session/list)"),
+    /// A webhook URL may not receive deliveries.
+    WebhookUrlRefused => ("WEBHOOK_URL_REFUSED", BAD_REQUEST, false, "the webhook url is refused: it must be https to a public address (no loopback, private, link-local, CGNAT, ULA, multicast or unspecified address, no credentials); http only for hosts the operator allows (notify.allow_http); the message names what is wrong"),
+    /// No webhook has that id.
+    UnknownHook => ("UNKNOWN_HOOK", NOT_FOUND, false, "no webhook or subscription has that id"),
+    /// A route has as many webhooks as allowed.
+    HookLimit => ("HOOK_LIMIT", CONFLICT, false, "the route already has notify.max_hooks_per_route webhooks; reuse one"),
+    /// A keys endpoint was called without a key.
+    KeyRequired => ("KEY_REQUIRED", BAD_REQUEST, false, "this /api/keys endpoint is about one developer key: send it as header x-relay-key or query ?key= (POST /api/keys/create issues one)"),
+    /// The key presented was never issued here, or was revoked.
+    KeyUnknown => ("KEY_UNKNOWN", NOT_FOUND, false, "no live developer key matches the key sent: it was never issued by this host or it was revoked (a revoked key is treated like no key); create a new one with POST /api/keys/create"),
 }
 
 /// One `errorCode` of the catalogue.

@@ -178,13 +178,18 @@ fn json_response(status: StatusCode, body: &impl serde::Serialize) -> Response {
         .into_response()
 }
 
-/// An error answer; a 401 carries its `WWW-Authenticate` challenge.
-fn error_response(e: ApiError) -> Response {
-    let challenge = e.code == ErrorCode::OperatorAuthRequired;
+/// An error answer; a 401 carries its `WWW-Authenticate` challenge
+/// (RFC 6750: the owner token's realm, or a session bearer's).
+pub(super) fn error_response(e: ApiError) -> Response {
+    let challenge = match e.code {
+        ErrorCode::OperatorAuthRequired => Some(auth::CHALLENGE),
+        ErrorCode::SessionUnauthorized => Some(auth::SESSION_CHALLENGE),
+        _ => None,
+    };
     let mut resp = e.into_response();
-    if challenge {
+    if let Some(c) = challenge {
         resp.headers_mut()
-            .insert(WWW_AUTHENTICATE, HeaderValue::from_static(auth::CHALLENGE));
+            .insert(WWW_AUTHENTICATE, HeaderValue::from_static(c));
     }
     resp
 }
@@ -239,19 +244,26 @@ async fn execute(State(x): State<Execute>, headers: HeaderMap, body: Bytes) -> R
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
     match key {
-        Some(key) => with_key(&x, &headers, &body, &key).await,
+        Some(key) => {
+            let run = || respond(&x, &headers, &body, Some(&key));
+            idempotent(&x.q.app, &body, &key, run).await
+        }
         None => respond(&x, &headers, &body, None)
             .await
             .unwrap_or_else(error_response),
     }
 }
 
-/// An execute under `x-idempotency-key`: the first request runs, a repeat
-/// replays its response byte for byte; a repeat of a request that died
-/// after creating its route answers that route's receipt. A request that
-/// was refused leaves the key unspent.
-async fn with_key(x: &Execute, headers: &HeaderMap, body: &Bytes, key: &str) -> Response {
-    let s = &x.q.app;
+/// A fund-moving request under `x-idempotency-key` (`key`; `run` answers
+/// it): the first request runs, a repeat replays its response byte for
+/// byte; a repeat of a request that died after creating its route answers
+/// that route's receipt. A request that was refused leaves the key
+/// unspent.
+pub(super) async fn idempotent<F, Fut>(s: &AppState, body: &Bytes, key: &str, run: F) -> Response
+where
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = Result<Response, ApiError>>,
+{
     let fingerprint = hex::encode(Sha256::digest(body));
     let stale_ms = s.config.execution.idempotency_stale_ms;
     match s.store.idempotency_begin(key, &fingerprint, stale_ms).await {
@@ -280,7 +292,7 @@ async fn with_key(x: &Execute, headers: &HeaderMap, body: &Bytes, key: &str) -> 
         }
         Err(e) => return ApiError::new(ErrorCode::StoreUnavailable, e.to_string()).into_response(),
     }
-    match respond(x, headers, body, Some(key)).await {
+    match run().await {
         Ok(resp) => {
             let (parts, b) = resp.into_parts();
             let bytes = axum::body::to_bytes(b, 1 << 20).await.unwrap_or_default();
@@ -339,7 +351,7 @@ async fn respond(
 }
 
 /// The RouteReceipt of what became of the execute.
-fn shape(done: &Executed) -> RouteReceipt {
+pub(super) fn shape(done: &Executed) -> RouteReceipt {
     match done {
         Executed::Live(r) => receipt(r, false, 0.0),
         Executed::Sandbox(r) => receipt(r, true, 0.0),

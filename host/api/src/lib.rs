@@ -16,7 +16,9 @@ mod error;
 mod execute;
 mod floatlane;
 mod gasless;
+pub mod hooks;
 mod intent;
+pub mod keys;
 pub mod layers;
 pub mod limits;
 mod membership;
@@ -28,11 +30,13 @@ mod pricefeeds;
 mod quote;
 mod recent;
 mod routes;
+mod session;
 mod snapshot;
 mod solve;
 mod status;
 mod track;
 mod uptime;
+pub mod usage;
 
 use axum::Router;
 pub use error::{ApiError, ErrorCode};
@@ -68,12 +72,22 @@ pub struct AppState {
     /// The SHA-256 of the operator's owner token (from the environment;
     /// `None`: nobody may spend the operator's funds) ([`auth`]).
     pub owner_token: Option<auth::OwnerTokenHash>,
+    /// Webhooks and event subscriptions.
+    pub hooks: Arc<relay_notify::hooks::HookService>,
+    /// Developer keys: issue, usage, and the live set the rate limiter and
+    /// the usage recorder ask on every request ([`keys`], [`usage`]).
+    pub keys: Arc<relay_accounts::keys::KeyService>,
+    /// Policy-gated agent sessions ([`relay_accounts::sessions`]).
+    pub sessions: Arc<relay_accounts::sessions::SessionService>,
 }
 
 /// The whole API router.
 pub fn router(state: AppState) -> Router {
     let quoting = quote::Quoting::new(state.clone());
-    let limiter = Arc::new(limits::RateLimiter::new(&state.config.limits));
+    let limiter = Arc::new(limits::RateLimiter::with_keys(
+        &state.config.limits,
+        Arc::new(keys::IssuedKeys(state.keys.clone())),
+    ));
     metrics::handle();
     let (documented, doc) = OpenApiRouter::with_openapi(openapi::base())
         .merge(status::routes())
@@ -93,8 +107,11 @@ pub fn router(state: AppState) -> Router {
         .merge(quote::routes(quoting.clone()))
         .merge(compare::routes(quoting.clone()))
         .merge(track::routes())
+        .merge(hooks::routes())
+        .merge(keys::routes())
         .merge(preflight::routes(quoting.clone()))
         .merge(intent::routes(quoting.clone()))
+        .merge(session::routes(quoting.clone()))
         .merge(execute::routes(quoting))
         .merge(openapi::routes())
         .merge(metrics::routes())
@@ -103,7 +120,12 @@ pub fn router(state: AppState) -> Router {
     let routes = documented
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::not_found);
-    layers::edge(routes, &state.config.http, limiter).with_state(state)
+    layers::edge(routes, &state.config.http, limiter)
+        .layer(axum::middleware::from_fn_with_state(
+            state.keys.clone(),
+            usage::record,
+        ))
+        .with_state(state)
 }
 
 /// Runs `f` over the current mesh inputs: installed rails, operator state

@@ -11,7 +11,13 @@
 //! POST solve. Endpoints §8.1 does not list but that fan out to every rail
 //! get their own buckets here: `preflight` 40 (one quote, like `quote`),
 //! `plan` 20 and `agent` 20 (up to ten quotes, or a quote and a sandbox
-//! execute — like `solve`). Every request counts, including those refused
+//! execute — like `solve`); `keys` 10 (`POST /api/keys/create`, always
+//! counted per IP — [`BY_IP`] — so that a key cannot buy more keys);
+//! `session-execute` 60 (`POST /api/session/execute`: an agent's routes,
+//! also bounded by its session's caps); `hooks` 30 and `subscribe` 30
+//! (`POST /api/hooks`, `POST /api/events/subscribe`: each registration
+//! makes the host send requests).
+//! Every request counts, including those refused
 //! later for a bad body. Every limited response carries
 //! `x-ratelimit-limit`, `x-ratelimit-remaining` and `x-ratelimit-reset`
 //! (seconds until the full limit is available again); a refused one is 429
@@ -26,14 +32,16 @@
 //!
 //! **The client** is an *issued* API key when the request's `x-relay-key`
 //! is one ([`KeyRegistry`]): the limit is then the key's, wherever it calls
-//! from. Developer keys are not issued yet ([`NoKeysIssued`]), so today
-//! every `x-relay-key` is **unrecognised**: the request is limited by its
-//! IP exactly as if it carried no key — a made-up `ak_…` per request buys
-//! nothing — and the response says so with `x-relay-key-status:
-//! unrecognised` (`issued` for an issued key). The IP is the TCP peer's —
-//! or, only when that peer is one of `limits.trusted_proxies`, the
-//! right-most `X-Forwarded-For` address that is not itself a trusted proxy
-//! (a client cannot spoof its way out of its limit). An IPv6 client is
+//! from (except in the per-IP buckets of [`BY_IP`]). The host's developer
+//! keys answer it (`relay_accounts::keys`, from memory); any other
+//! `x-relay-key` — made up, or revoked — is **unrecognised**: the request
+//! is limited by its IP exactly as if it carried no key — a made-up
+//! `ak_…` per request buys nothing — and the response says so with
+//! `x-relay-key-status: unrecognised` (`issued` for an issued key). The
+//! IP is the TCP peer's — or, only when that peer is one of
+//! `limits.trusted_proxies`, the right-most `X-Forwarded-For` address that
+//! is not itself a trusted proxy (a client cannot spoof its way out of its
+//! limit). An IPv6 client is
 //! counted by its /64 network (one subscriber's allocation), an
 //! IPv4-mapped IPv6 address as the IPv4 address.
 //!
@@ -100,7 +108,20 @@ const TABLE: &[(&str, &[Method], &str, u32)] = &[
     ("agent", &[Method::POST], "/api/agent/do", 20),
     ("batch", &[Method::POST], "/api/route/batch", 30),
     ("schedule", &[Method::POST], "/api/route/schedule", 30),
+    (
+        "session-execute",
+        &[Method::POST],
+        "/api/session/execute",
+        60,
+    ),
+    ("keys", &[Method::POST], "/api/keys/create", 10),
+    ("hooks", &[Method::POST], "/api/hooks", 30),
+    ("subscribe", &[Method::POST], "/api/events/subscribe", 30),
 ];
+
+/// Buckets always counted by the client's IP, even for a request with an
+/// issued key: creating keys must not be a way around a per-IP limit.
+const BY_IP: &[&str] = &["keys"];
 
 /// Discovery reads (§4.1) limited like `GET /api/status`, each in its
 /// own bucket.
@@ -133,7 +154,8 @@ impl<F: Fn(&str) -> bool + Send + Sync + 'static> KeyRegistry for F {
     }
 }
 
-/// No developer keys exist yet: every `x-relay-key` is unrecognised.
+/// No key is issued: every `x-relay-key` is unrecognised (a limiter
+/// built without a key service).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NoKeysIssued;
 
@@ -379,12 +401,17 @@ impl<C: Clock + Clone> RateLimiter<C> {
                 _ => KeyStatus::Unrecognised,
             },
         };
+        (self.ip_client(headers, peer), status)
+    }
+
+    /// The client IP, whatever key the request carries.
+    pub fn ip_client(&self, headers: &HeaderMap, peer: Option<IpAddr>) -> Client {
         let Some(peer) = peer else {
-            return (Client::Unknown, status);
+            return Client::Unknown;
         };
         let trusted = &self.config.trusted_proxies;
         if !trusted.contains(&peer) {
-            return (Client::Ip(counted_as(peer)), status);
+            return Client::Ip(counted_as(peer));
         }
         let forwarded = headers
             .get_all("x-forwarded-for")
@@ -399,7 +426,7 @@ impl<C: Clock + Clone> RateLimiter<C> {
             .map_while(|s| s.parse::<IpAddr>().ok())
             .find(|ip| !trusted.contains(ip))
             .unwrap_or(peer);
-        (Client::Ip(counted_as(client)), status)
+        Client::Ip(counted_as(client))
     }
 }
 
@@ -459,6 +486,10 @@ pub async fn enforce(
     let mut resp = match &bucket {
         None => next.run(req).await,
         Some((bucket, limit)) => {
+            let client = match BY_IP.contains(&bucket.as_str()) {
+                true => limiter.ip_client(req.headers(), peer),
+                false => client,
+            };
             let d = limiter.hit(bucket, *limit, &client);
             let mut resp = if d.allowed {
                 next.run(req).await
@@ -606,6 +637,13 @@ mod tests {
         assert_eq!(b(Method::GET, "/api/routes/recent").unwrap().1, 60);
         assert_eq!(b(Method::POST, "/api/route/preflight").unwrap().1, 40);
         assert_eq!(b(Method::POST, "/api/agent/do").unwrap().1, 20);
+        assert_eq!(b(Method::POST, "/api/session/execute").unwrap().1, 60);
+        let (keys, limit) = b(Method::POST, "/api/keys/create").unwrap();
+        assert_eq!(limit, 10);
+        assert!(
+            BY_IP.contains(&keys.as_str()),
+            "creating keys is limited per IP"
+        );
     }
 
     #[test]

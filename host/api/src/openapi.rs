@@ -28,6 +28,9 @@ pub use super::error::ErrorBody;
         (name = "discovery", description = "Spec §4.1: read-only facts about this host"),
         (name = "routing", description = "Spec §4.2: quote, execute, track"),
         (name = "best-execution", description = "Spec §4.3: compare and solve, nothing signed"),
+        (name = "notify", description = "Spec §4.5, §6: completion webhooks and event subscriptions"),
+        (name = "sessions", description = "Spec §2.13, §4.5, §5.6: policy-gated agent sessions (the owner issues, lists and revokes; the session's bearer executes within its policy and caps from the session's own funded address)"),
+        (name = "keys", description = "Spec §2.13, §4.5, §5.2: developer keys (optional; they tag requests for usage and scope rate limits, and authorise nothing)"),
     )
 )]
 struct ApiDoc;

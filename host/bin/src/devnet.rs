@@ -73,6 +73,10 @@ pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
     base.execution.gap_check_interval_ms = 1_000;
     base.execution.route_lease_ms = 5_000;
     base.execution.idempotency_stale_ms = 20_000;
+    // Webhook receivers on the devnet listen on loopback, over plain http.
+    base.notify.allow_http = ["127.0.0.1", "localhost", "[::1]"]
+        .map(String::from)
+        .to_vec();
     base
 }
 

@@ -5,6 +5,10 @@
 //! the SHA-256 of the operator's owner token ([`OWNER_TOKEN_HASH_ENV`]),
 //! without which `mode: self` is refused for everyone.
 
+use relay_accounts::{
+    keys::KeyService,
+    sessions::{SessionDeps, SessionService, SweepDeps},
+};
 use relay_api::{
     self as api,
     auth::{BadOwnerTokenHash, OwnerTokenHash},
@@ -17,8 +21,9 @@ use relay_config::HostConfig;
 use relay_engine::health::HealthCache;
 use relay_execution::{executor::Executor, relayer::Relayer};
 use relay_jobs::{CancellationToken, Jobs};
+use relay_notify::{dispatch::Dispatcher, hooks::HookService, subscribe::Watcher};
 use relay_runtime::rails::RailSet;
-use relay_store::Store;
+use relay_store::{HookStore, Store};
 use std::{sync::Arc, time::Duration};
 
 /// Why the host could not start.
@@ -79,6 +84,98 @@ impl Credentials {
             owner_token,
         })
     }
+}
+
+/// Starts webhook delivery and the subscription watcher; the service the
+/// API registers hooks with.
+fn notify_jobs(
+    jobs: &mut Jobs,
+    store: &Store,
+    config: &Arc<HostConfig>,
+    reader: &Arc<ChainReader>,
+    sandbox: &Arc<relay_execution::sandbox::Sandbox>,
+) -> Arc<HookService> {
+    let n = &config.notify;
+    let hooks_store: Arc<dyn HookStore> = Arc::new(store.clone());
+    let clock = relay_types::clock::system();
+    let replica = format!("r{}-{}", std::process::id(), relay_types::now_ms());
+    let dispatcher = Dispatcher::new(
+        hooks_store.clone(),
+        Arc::new(api::hooks::SandboxCompletions(sandbox.clone())),
+        n,
+        replica,
+        clock.clone(),
+    );
+    let observe = Arc::new(api::hooks::HostObserve {
+        config: config.clone(),
+        reader: reader.clone(),
+    });
+    let watcher = Watcher::new(hooks_store.clone(), observe, clock.clone());
+    jobs.add(
+        "webhooks",
+        relay_jobs::webhooks::dispatch(
+            jobs.token(),
+            Arc::new(dispatcher),
+            Duration::from_millis(n.poll_interval_ms.max(50)),
+        ),
+    );
+    jobs.add(
+        "subscriptions",
+        relay_jobs::webhooks::watch(
+            jobs.token(),
+            Arc::new(watcher),
+            Duration::from_millis(n.watch_interval_ms.max(100)),
+        ),
+    );
+    Arc::new(HookService::new(hooks_store, n, clock))
+}
+
+/// Loads the developer keys and starts their job (usage writes, live-key
+/// refresh, pruning: [`KeyService::run`]).
+async fn key_jobs(jobs: &mut Jobs, store: &Store) -> Result<Arc<KeyService>, StartError> {
+    let keys = KeyService::start(Arc::new(store.clone()), relay_types::clock::system())
+        .await
+        .map_err(|e| StartError::Runtime(format!("developer keys: {e}")))?;
+    let keys = Arc::new(keys);
+    let token = jobs.token();
+    jobs.add(
+        "keys",
+        tokio::spawn(keys.clone().run(async move { token.cancelled().await })),
+    );
+    Ok(keys)
+}
+
+/// The session service (keys derived from the relayer's, balances
+/// returned through its senders) and its sweep job.
+fn session_jobs(
+    jobs: &mut Jobs,
+    store: &Store,
+    config: &Arc<HostConfig>,
+    reader: &Arc<ChainReader>,
+    relayer: Option<&Arc<Relayer>>,
+) -> Arc<SessionService> {
+    let sweep = relayer.map(|r| SweepDeps {
+        reader: reader.clone(),
+        senders: config
+            .chain_ids()
+            .into_iter()
+            .filter_map(|c| Some((c, r.sender(c)?.clone())))
+            .collect(),
+        relayer: r.address(),
+    });
+    let service = Arc::new(SessionService::new(SessionDeps {
+        store: Arc::new(store.clone()),
+        config: config.clone(),
+        keys: relayer.map(|r| r.signer().session_keys()),
+        clock: relay_types::clock::system(),
+        sweep,
+    }));
+    if relayer.is_some() {
+        let every = Duration::from_millis(config.sessions.sweep_interval_ms.max(100));
+        let job = relay_jobs::session_sweep::spawn(jobs.token(), service.clone(), every);
+        jobs.add("session-sweep", job);
+    }
+    service
 }
 
 /// How long shutdown waits for open requests to finish.
@@ -157,6 +254,10 @@ impl Host {
                 );
             }
         }
+        let sandbox: Arc<relay_execution::sandbox::Sandbox> = Default::default();
+        let hooks = notify_jobs(&mut jobs, &store, &config, &reader, &sandbox);
+        let keys = key_jobs(&mut jobs, &store).await?;
+        let sessions = session_jobs(&mut jobs, &store, &config, &reader, relayer.as_ref());
         Ok(Host {
             state: AppState {
                 health: Arc::new(HealthCache::new(Duration::from_secs(30), reader.clone())),
@@ -164,10 +265,13 @@ impl Host {
                 config,
                 rails,
                 store,
-                sandbox: Default::default(),
+                sandbox,
                 relayer,
                 executor,
                 owner_token,
+                hooks,
+                keys,
+                sessions,
             },
             jobs,
         })

@@ -8,5 +8,7 @@ pub mod reader;
 pub mod router;
 pub mod rpc;
 pub mod sender;
+pub mod session_key;
+pub mod session_sweep;
 pub mod signer;
 pub mod typed;

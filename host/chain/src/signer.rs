@@ -90,6 +90,12 @@ impl RelayerSigner {
         alloy::signers::SignerSync::sign_message_sync(&self.0, message)
     }
 
+    /// The derivation of policy-gated sessions' own keys from this key
+    /// ([`crate::session_key`]); the key stays inside this crate.
+    pub fn session_keys(&self) -> crate::session_key::SessionKeys {
+        crate::session_key::SessionKeys::new(self.0.to_bytes())
+    }
+
     /// The wallet that signs as the relayer (stays inside the host).
     pub fn wallet(&self) -> EthereumWallet {
         EthereumWallet::from(self.0.clone())

@@ -16,10 +16,14 @@ use std::{
 use serde::{Deserialize, Serialize};
 
 mod capabilities;
+mod notify;
+mod sessions;
 mod validate;
 
 pub use capabilities::{CapabilityConfig, CredentialConfig, Secret};
+pub use notify::{parse_allow_entry, AllowPort, NotifyConfig};
 pub use relay_registry::PluginKind as Packaging;
+pub use sessions::SessionsConfig;
 pub use validate::{is_address, validate};
 
 /// A token the host knows on a chain.
@@ -287,7 +291,8 @@ pub struct LimitsConfig {
     pub enabled: bool,
     /// Per-minute overrides by bucket name (`status`, `quote`, `execute`,
     /// `compare`, `solve`, `recent`, `batch`, `schedule`); the defaults are
-    /// the spec's (§8.1: 60, 40, 8, 30, 20, 60, 30, 30).
+    /// the spec's (§8.1: 60, 40, 8, 30, 20, 60, 30, 30); the host's own
+    /// buckets include `session-execute` (60).
     pub per_minute: BTreeMap<String, u32>,
     /// Per-minute limit of every other endpoint (default none: unlimited).
     pub default_per_minute: Option<u32>,
@@ -403,6 +408,12 @@ pub struct HostConfig {
     pub http: HttpConfig,
     /// Route execution.
     pub execution: ExecutionConfig,
+    /// Webhooks and event subscriptions.
+    #[serde(default)]
+    pub notify: NotifyConfig,
+    /// Policy-gated agent sessions.
+    #[serde(default)]
+    pub sessions: SessionsConfig,
 }
 
 /// The canonical Permit2 address.
@@ -426,6 +437,8 @@ impl Default for HostConfig {
             limits: LimitsConfig::default(),
             http: HttpConfig::default(),
             execution: ExecutionConfig::default(),
+            notify: NotifyConfig::default(),
+            sessions: SessionsConfig::default(),
         }
     }
 }

@@ -89,6 +89,8 @@ pub fn validate(c: &HostConfig) -> Result<(), ConfigError> {
     for (i, v) in c.vip.registry.iter().enumerate() {
         address(format!("vip.registry[{i}].address"), &v.address)?;
     }
+    c.notify.check()?;
+    c.sessions.check()?;
     Ok(())
 }
 

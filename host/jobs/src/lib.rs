@@ -5,7 +5,9 @@
 //!   a replica's lease lapses) and runs them;
 //! - [`nonce_gaps`]: fills the relayer's nonce gaps;
 //! - [`health_probe`]: samples health for `/api/uptime`;
-//! - [`reload`]: rescans the plugins directory and swaps in changed plugins.
+//! - [`reload`]: rescans the plugins directory and swaps in changed plugins;
+//! - [`webhooks`]: delivers webhooks and watches event subscriptions;
+//! - [`session_sweep`]: returns revoked and expired sessions' balances.
 //!
 //! Coordination between replicas is through the database (route leases,
 //! the nonce table), so any number of replicas may run these. A job never
@@ -15,6 +17,8 @@ pub mod health_probe;
 pub mod nonce_gaps;
 pub mod reload;
 pub mod resume;
+pub mod session_sweep;
+pub mod webhooks;
 
 use tokio::task::JoinHandle;
 pub use tokio_util::sync::CancellationToken;

@@ -8,18 +8,26 @@
 //! responses).
 
 mod delivery;
+mod hooks;
 mod idempotency;
 mod intents;
+mod keys;
 mod migrate;
 mod nonces;
 mod operator;
 mod outbox;
 mod recent;
 mod routes;
+mod sessions;
 
+pub use hooks::{AttemptOutcome, AttemptRow, Delivery, HookRow, HookStore, NewDelivery};
 pub use idempotency::IdempotencyBegin;
+pub use keys::{
+    KeyRow, KeyStore, KeyUsageRecord, PathCount, UsageWindow, MINUTE_MS as KEY_USAGE_MINUTE_MS,
+};
 pub use outbox::OutboxEvent;
 pub use routes::{JournalEntry, TxState};
+pub use sessions::{Reservation, RouteProgress, SessionRow, SessionStore, SpendAsk, SpendRow};
 use sqlx::{any::AnyPoolOptions, AnyPool};
 
 /// Which database is behind the store.

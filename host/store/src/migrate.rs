@@ -11,6 +11,9 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (3, include_str!("../migrations/0003_nonces.sql")),
     (4, include_str!("../migrations/0004_idempotency_route.sql")),
     (5, include_str!("../migrations/0005_intents.sql")),
+    (6, include_str!("../migrations/0006_keys.sql")),
+    (7, include_str!("../migrations/0007_sessions.sql")),
+    (8, include_str!("../migrations/0008_hooks.sql")),
 ];
 
 /// Applies every migration not yet recorded.
@@ -33,6 +36,7 @@ pub async fn run(store: &Store) -> Result<(), StoreError> {
         if done.is_some() {
             continue;
         }
+        let sql = without_comments(sql);
         for stmt in sql.split(';').map(str::trim).filter(|s| !s.is_empty()) {
             sqlx::query(stmt).execute(&mut *tx).await?;
         }
@@ -44,4 +48,13 @@ pub async fn run(store: &Store) -> Result<(), StoreError> {
     }
     tx.commit().await?;
     Ok(())
+}
+
+/// `sql` without its `--` line comments, so a `;` in a comment never
+/// splits a statement (the migrations hold no `--` inside string literals).
+fn without_comments(sql: &str) -> String {
+    sql.lines()
+        .map(|l| l.split_once("--").map_or(l, |(code, _)| code))
+        .collect::<Vec<_>>()
+        .join("\n")
 }

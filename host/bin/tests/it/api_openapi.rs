@@ -35,6 +35,19 @@ const SERVED: &[(&str, &str)] = &[
     ("post", "/api/intent/solve"),
     ("get", "/api/intent/solve"),
     ("get", "/api/routes/recent"),
+    ("post", "/api/keys/create"),
+    ("get", "/api/keys/me"),
+    ("get", "/api/keys/usage"),
+    ("post", "/api/keys/revoke"),
+    ("post", "/api/session/issue"),
+    ("post", "/api/session/execute"),
+    ("get", "/api/session/{id}"),
+    ("post", "/api/session/revoke"),
+    ("get", "/api/session/list"),
+    ("post", "/api/hooks"),
+    ("get", "/api/hooks/{id}"),
+    ("post", "/api/events/subscribe"),
+    ("delete", "/api/events/subscribe/{id}"),
     ("get", "/api/openapi.json"),
     ("get", "/api/docs"),
     ("get", "/metrics"),
@@ -76,6 +89,7 @@ async fn every_served_path_is_documented_and_every_documented_operation_is_serve
             let url = format!("{}{}", h.base, path);
             let req = match method.as_str() {
                 "post" => client.post(&url).json(&serde_json::json!({})),
+                "delete" => client.delete(&url),
                 _ if path == "/api/route/stream" => client.get(format!("{url}?id=sbx_none")),
                 _ => client.get(&url),
             };

@@ -14,15 +14,17 @@ use crate::common;
 
 use std::{
     path::Path,
-    process::{Child, Command, Stdio},
     time::{Duration, Instant},
 };
 
 use alloy::primitives::U256;
-use common::{approve_permit2, free_port, get, permit_body, until_terminal, usdc_balance};
+use common::{
+    approve_permit2, free_port, get, permit_body, spawn_host, until_terminal, usdc_balance,
+    wait_ready,
+};
 use relay_config::HostConfig;
 use relay_devnet::{keys, Devnet, DevnetConfig};
-use relay_host::devnet::{host_config, point_rails_at, DEVNET_UPSTREAM_KEY_ENV};
+use relay_host::devnet::{host_config, point_rails_at};
 use serde_json::{json, Value};
 
 const SRC: u64 = 8453;
@@ -42,35 +44,6 @@ impl Lcg {
             .wrapping_add(1442695040888963407);
         (self.0 >> 33) % n
     }
-}
-
-fn spawn_host(dir: &Path) -> Child {
-    let key = keys::relayer().to_bytes();
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(dir.join("host.log"))
-        .unwrap();
-    Command::new(env!("CARGO_BIN_EXE_relay"))
-        .arg("serve")
-        .env("RELAY_CONFIG", dir.join("relay.toml"))
-        .env("RELAY_RELAYER_KEY", format!("0x{}", hex::encode(key)))
-        .env(DEVNET_UPSTREAM_KEY_ENV, "devnet-only")
-        .stdout(Stdio::from(log.try_clone().unwrap()))
-        .stderr(Stdio::from(log))
-        .spawn()
-        .expect("relay serve starts")
-}
-
-async fn wait_ready(base: &str) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while Instant::now() < deadline {
-        if reqwest::get(format!("{base}/api/status")).await.is_ok() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("relay serve never answered at {base}");
 }
 
 const AMOUNT: u64 = 20_000_000;

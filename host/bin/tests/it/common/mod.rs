@@ -287,3 +287,37 @@ pub fn relay_cli(dir: &Path, args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Starts `relay serve` as its own process (a `kill -9` kills only it)
+/// with `dir/relay.toml`, the devnet's relayer key and upstream key; its
+/// output goes to `dir/host.log`.
+pub fn spawn_host(dir: &Path) -> std::process::Child {
+    use std::process::{Command, Stdio};
+    let key = relay_devnet::keys::relayer().to_bytes();
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("host.log"))
+        .unwrap();
+    Command::new(env!("CARGO_BIN_EXE_relay"))
+        .arg("serve")
+        .env("RELAY_CONFIG", dir.join("relay.toml"))
+        .env("RELAY_RELAYER_KEY", format!("0x{}", hex::encode(key)))
+        .env(relay_host::devnet::DEVNET_UPSTREAM_KEY_ENV, "devnet-only")
+        .stdout(Stdio::from(log.try_clone().unwrap()))
+        .stderr(Stdio::from(log))
+        .spawn()
+        .expect("relay serve starts")
+}
+
+/// Waits (bounded: 60 s) until a host answers at `base`.
+pub async fn wait_ready(base: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while std::time::Instant::now() < deadline {
+        if reqwest::get(format!("{base}/api/status")).await.is_ok() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("relay serve never answered at {base}");
+}

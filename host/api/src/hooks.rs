@@ -1,0 +1,341 @@
+//! Webhooks (spec §4.5, §6.1, §6.3), thin over [`relay_notify`]:
+//!
+//! - `POST /api/hooks {routeId, url, secret?}` → HookRegistered (`wh_`
+//!   id, `pending`); `GET /api/hooks/{id}` → its state, deliveries and
+//!   every attempt.
+//! - `POST /api/events/subscribe` `{type: "price", asset, above | below,
+//!   url, secret?}` or `{type: "balance", chainId, token, address, url,
+//!   secret?}` → the subscription (`active`); `DELETE
+//!   /api/events/subscribe/{id}` → `cancelled`.
+//!
+//! Unknown body fields are refused (a misspelt `secret` must not silently
+//! send unsigned webhooks).
+
+use std::sync::Arc;
+
+use alloy::primitives::Address;
+use async_trait::async_trait;
+use axum::{
+    extract::{Path, State},
+    Json,
+};
+use relay_chain::reader::ChainReader;
+use relay_config::HostConfig;
+use relay_engine::{pricefeeds, tokens};
+use relay_execution::sandbox::Sandbox;
+use relay_notify::{
+    dispatch::SandboxRoutes,
+    hooks::{HookError, HookRegistered, HookView, RouteKnown},
+    subscribe::{Observe, Subscription},
+};
+use relay_plugin_api::ChainRef;
+use relay_types::RouteStatus;
+use serde_json::{json, Map, Value};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::{edge::JsonObject, ApiError, AppState, ErrorCode};
+
+pub(super) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(register))
+        .routes(routes!(hook_state))
+        .routes(routes!(subscribe))
+        .routes(routes!(unsubscribe))
+}
+
+impl From<HookError> for ApiError {
+    fn from(e: HookError) -> Self {
+        let code = match &e {
+            HookError::Url(_) => ErrorCode::WebhookUrlRefused,
+            HookError::UnknownRoute(_) => ErrorCode::UnknownRoute,
+            HookError::DryRun(_) | HookError::Field { .. } => ErrorCode::InvalidField,
+            HookError::TooMany { .. } => ErrorCode::HookLimit,
+            HookError::UnknownHook(_) => ErrorCode::UnknownHook,
+            HookError::Store(_) => ErrorCode::StoreUnavailable,
+        };
+        let field = e.field();
+        let err = ApiError::new(code, e.to_string());
+        match field {
+            Some(f) => err.field(f),
+            None => err,
+        }
+    }
+}
+
+/// Refuses keys outside `allowed`.
+fn only(body: &Map<String, Value>, allowed: &[&str]) -> Result<(), ApiError> {
+    match body.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(k) => Err(ApiError::new(
+            ErrorCode::InvalidField,
+            format!("{k}: unknown field (allowed: {})", allowed.join(", ")),
+        )
+        .field(k.clone())),
+        None => Ok(()),
+    }
+}
+
+/// A required string field.
+fn text<'a>(body: &'a Map<String, Value>, field: &str) -> Result<&'a str, ApiError> {
+    match body.get(field) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.trim()),
+        None | Some(Value::Null) => {
+            Err(ApiError::new(ErrorCode::MissingField, format!("{field}: required")).field(field))
+        }
+        Some(_) => Err(ApiError::new(
+            ErrorCode::InvalidField,
+            format!("{field}: must be a non-empty string"),
+        )
+        .field(field)),
+    }
+}
+
+/// An optional string field.
+fn opt_text<'a>(body: &'a Map<String, Value>, field: &str) -> Result<Option<&'a str>, ApiError> {
+    match body.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(_) => text(body, field).map(Some),
+    }
+}
+
+/// What this host knows of a route id.
+async fn route_known(s: &AppState, id: &str) -> Result<RouteKnown, ApiError> {
+    if let Some((r, _)) = s.sandbox.get(id) {
+        return Ok(match r.status {
+            RouteStatus::Dry => RouteKnown::Dry,
+            _ => RouteKnown::Sandbox,
+        });
+    }
+    if !id.starts_with("rt_") {
+        return Ok(RouteKnown::Unknown);
+    }
+    let found = s
+        .store
+        .get_route(id)
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::StoreUnavailable, e.to_string()))?;
+    Ok(match found {
+        Some(_) => RouteKnown::Live,
+        None => RouteKnown::Unknown,
+    })
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/hooks",
+    tag = "notify",
+    summary = "Register a completion webhook on a route (DONE or FAILED, delivered at least once, signed when a secret is given)",
+    request_body(content = Object, example = json!({"routeId": "rt_0123456789abcdef0123", "url": "https://example.com/relay-hook", "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})),
+    responses(
+        (status = 200, description = "Registered, pending", body = HookRegistered),
+        (status = "default", description = "A typed error (400 WEBHOOK_URL_REFUSED, 404 UNKNOWN_ROUTE, 409 HOOK_LIMIT, …)", body = crate::openapi::ErrorBody),
+    )
+)]
+#[tracing::instrument(skip_all, fields(route))]
+async fn register(
+    State(s): State<AppState>,
+    JsonObject(body): JsonObject,
+) -> Result<Json<HookRegistered>, ApiError> {
+    only(&body, &["routeId", "url", "secret"])?;
+    let route = text(&body, "routeId")?;
+    tracing::Span::current().record("route", route);
+    let url = text(&body, "url")?;
+    let secret = opt_text(&body, "secret")?;
+    let known = route_known(&s, route).await?;
+    Ok(Json(s.hooks.register(route, url, secret, known).await?))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/hooks/{id}",
+    tag = "notify",
+    summary = "A webhook's state: status, attempts, last status, next attempt, every delivery and attempt",
+    params(("id" = String, Path, description = "The `wh_` id")),
+    responses(
+        (status = 200, description = "The webhook", body = HookView),
+        (status = "default", description = "A typed error (404 UNKNOWN_HOOK)", body = crate::openapi::ErrorBody),
+    )
+)]
+#[tracing::instrument(skip_all, fields(hook = %id))]
+async fn hook_state(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<HookView>, ApiError> {
+    Ok(Json(s.hooks.view(&id).await?))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/events/subscribe",
+    tag = "notify",
+    summary = "Subscribe to price webhooks (an asset crossing a USD threshold) or balance webhooks (an address's token balance changing)",
+    request_body(content = Object, example = json!({"type": "balance", "chainId": 8453, "token": "USDC", "address": "0x000000000000000000000000000000000000bEEF", "url": "https://example.com/relay-events", "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})),
+    responses(
+        (status = 200, description = "The subscription, active", body = HookView),
+        (status = "default", description = "A typed error (400 WEBHOOK_URL_REFUSED, INVALID_FIELD, UNKNOWN_CHAIN, UNKNOWN_TOKEN, …)", body = crate::openapi::ErrorBody),
+    )
+)]
+#[tracing::instrument(skip_all)]
+async fn subscribe(
+    State(s): State<AppState>,
+    JsonObject(body): JsonObject,
+) -> Result<Json<HookView>, ApiError> {
+    let sub = match text(&body, "type")? {
+        "price" => {
+            only(&body, &["type", "asset", "above", "below", "url", "secret"])?;
+            let asset = text(&body, "asset")?;
+            if price_usd_e6(&s.config, asset).is_none() {
+                return Err(ApiError::new(
+                    ErrorCode::InvalidField,
+                    format!("asset: the host has no price for {asset:?} (GET /api/pricefeeds lists them)"),
+                )
+                .field("asset"));
+            }
+            Subscription::price(asset, opt_text(&body, "above")?, opt_text(&body, "below")?)?
+        }
+        "balance" => {
+            only(
+                &body,
+                &["type", "chainId", "token", "address", "url", "secret"],
+            )?;
+            balance_subscription(&s.config, &body)?
+        }
+        other => {
+            return Err(ApiError::new(
+                ErrorCode::InvalidField,
+                format!("type: {other:?} is not a subscription type (price or balance)"),
+            )
+            .field("type"))
+        }
+    };
+    let url = text(&body, "url")?;
+    let secret = opt_text(&body, "secret")?;
+    Ok(Json(s.hooks.subscribe(sub, url, secret).await?))
+}
+
+fn balance_subscription(
+    config: &HostConfig,
+    body: &Map<String, Value>,
+) -> Result<Subscription, ApiError> {
+    let chain = match body.get("chainId") {
+        Some(Value::Number(n)) => n.as_u64(),
+        Some(Value::String(s)) => s.trim().parse().ok(),
+        _ => None,
+    }
+    .ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::MissingField,
+            "chainId: an EVM chain id is required",
+        )
+        .field("chainId")
+    })?;
+    if !config.chain_ids().contains(&chain) {
+        return Err(ApiError::new(
+            ErrorCode::UnknownChain,
+            format!("chainId: chain {chain} is not served here (GET /api/route/chains)"),
+        )
+        .field("chainId"));
+    }
+    let token = text(body, "token")?;
+    let resolved = tokens::resolve(config, ChainRef::Evm(chain), Some(token)).map_err(|e| {
+        ApiError::new(ErrorCode::UnknownToken, format!("token: {e}")).field("token")
+    })?;
+    let token_address = resolved.address.ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::InvalidField,
+            "token: balance webhooks watch ERC-20 tokens",
+        )
+        .field("token")
+    })?;
+    let address = text(body, "address")?;
+    let owner: Address = address.parse().map_err(|_| {
+        ApiError::new(
+            ErrorCode::InvalidAddress,
+            format!("address: {address:?} is not an EVM address"),
+        )
+        .field("address")
+    })?;
+    Ok(Subscription::Balance {
+        chain_id: chain,
+        token: token.to_string(),
+        token_address,
+        address: owner.to_checksum(None),
+    })
+}
+
+#[utoipa::path(
+    delete,
+    path = "/api/events/subscribe/{id}",
+    tag = "notify",
+    summary = "Unsubscribe: no new events (deliveries already made keep retrying)",
+    params(("id" = String, Path, description = "The subscription's `wh_` id")),
+    responses(
+        (status = 200, description = "The subscription, cancelled", body = HookView),
+        (status = "default", description = "A typed error (404 UNKNOWN_HOOK)", body = crate::openapi::ErrorBody),
+    )
+)]
+#[tracing::instrument(skip_all, fields(hook = %id))]
+async fn unsubscribe(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<HookView>, ApiError> {
+    Ok(Json(s.hooks.unsubscribe(&id).await?))
+}
+
+/// An asset's price in micro-USD from the feeds the host's quotes use.
+fn price_usd_e6(config: &HostConfig, asset: &str) -> Option<u64> {
+    pricefeeds::feeds(config)
+        .feeds
+        .into_iter()
+        .find(|f| f.asset.eq_ignore_ascii_case(asset.trim()))
+        .and_then(|f| f.value.parse().ok())
+}
+
+/// Watchers' view of the world: the host's price feeds and chain reads.
+#[derive(Debug)]
+pub struct HostObserve {
+    /// Host configuration (its price feeds).
+    pub config: Arc<HostConfig>,
+    /// Chain reads.
+    pub reader: Arc<ChainReader>,
+}
+
+#[async_trait]
+impl Observe for HostObserve {
+    fn price_usd_e6(&self, asset: &str) -> Option<u64> {
+        price_usd_e6(&self.config, asset)
+    }
+
+    async fn balance(&self, chain: u64, token: &str, owner: &str) -> Result<String, String> {
+        let token: Address = token.parse().map_err(|_| format!("bad token {token}"))?;
+        let owner: Address = owner.parse().map_err(|_| format!("bad address {owner}"))?;
+        self.reader
+            .token_balance(chain, token, owner)
+            .await
+            .map(|b| b.to_string())
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Sandbox routes' completions, for the dispatcher of this replica.
+#[derive(Debug)]
+pub struct SandboxCompletions(pub Arc<Sandbox>);
+
+impl SandboxRoutes for SandboxCompletions {
+    fn completion(&self, route_id: &str) -> Option<Value> {
+        let (r, _) = self.0.get(route_id)?;
+        let event = match r.status {
+            RouteStatus::Done => "done",
+            RouteStatus::Failed => "failed",
+            _ => return None,
+        };
+        Some(json!({
+            "event": event,
+            "routeId": r.id,
+            "status": r.status.public(),
+            "destTx": r.dest_tx,
+            "srcTx": r.src_tx,
+            "ts": relay_types::now_ms(),
+            "sandbox": true,
+        }))
+    }
+}

@@ -1,0 +1,239 @@
+//! Developer keys (spec §2.13, §4.5, §5.2), thin over
+//! [`relay_accounts::keys`]:
+//!
+//! - `POST /api/keys/create {label?}` → KeyCreated: the `ak_` key, shown
+//!   once. Rate-limited per IP (bucket `keys`, 10 a minute), even when the
+//!   request carries a key.
+//! - `GET /api/keys/me` → the key's label, creation time and prefix.
+//! - `GET /api/keys/usage` → KeyUsage: the last hour and day (`total`,
+//!   `errors`, `topPaths`) and the latest 20 requests.
+//! - `POST /api/keys/revoke` → revoked: from then on the key is treated
+//!   exactly like no key.
+//!
+//! The key is read from header `x-relay-key`, or query `?key=` (the
+//! header wins when both are sent). No key is 400 `KEY_REQUIRED`; a key
+//! that was never issued here or was revoked is 404 `KEY_UNKNOWN`.
+//! Unknown body fields are refused. [`IssuedKeys`] answers the rate
+//! limiter's "is this an issued key?" from the service's memory.
+
+use std::{collections::HashMap, sync::Arc};
+
+use axum::{
+    extract::{Query, State},
+    http::{HeaderMap, Uri},
+    Extension, Json,
+};
+use relay_accounts::keys::{KeyCreated, KeyError, KeyInfo, KeyRevoked, KeyService, KeyUsage};
+use serde_json::{Map, Value};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::{edge::ParsedBody, limits::KeyRegistry, ApiError, AppState, ErrorCode};
+
+/// The header a key is sent in.
+pub const KEY_HEADER: &str = "x-relay-key";
+
+pub(super) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create))
+        .routes(routes!(me))
+        .routes(routes!(usage))
+        .routes(routes!(revoke))
+}
+
+/// The issued keys, as the rate limiter asks about them.
+#[derive(Clone, Debug)]
+pub struct IssuedKeys(pub Arc<KeyService>);
+
+impl KeyRegistry for IssuedKeys {
+    fn is_issued(&self, key: &str) -> bool {
+        self.0.is_live(key)
+    }
+}
+
+impl From<KeyError> for ApiError {
+    fn from(e: KeyError) -> Self {
+        match e {
+            KeyError::Label(_) => ApiError::new(ErrorCode::InvalidField, e.to_string())
+                .field("label")
+                .suggest("send a label of at most 64 printable characters, or none"),
+            KeyError::Unknown => ApiError::new(ErrorCode::KeyUnknown, e.to_string())
+                .suggest("create a key with POST /api/keys/create; requests need no key"),
+            KeyError::Store(_) => ApiError::new(ErrorCode::StoreUnavailable, e.to_string()),
+        }
+    }
+}
+
+/// The key a request presents: header `x-relay-key`, else — when
+/// `query_allowed` — query `?key=`. A header that is not text is
+/// presented as the empty key (which no key matches).
+pub fn presented(headers: &HeaderMap, uri: &Uri, query_allowed: bool) -> Option<String> {
+    if let Some(v) = headers.get(KEY_HEADER) {
+        return Some(v.to_str().unwrap_or_default().to_string());
+    }
+    if !query_allowed || uri.query().is_none() {
+        return None;
+    }
+    let Query(q) = Query::<HashMap<String, String>>::try_from_uri(uri).ok()?;
+    q.get("key").cloned()
+}
+
+fn required(headers: &HeaderMap, uri: &Uri) -> Result<String, ApiError> {
+    presented(headers, uri, true).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::KeyRequired,
+            format!("no key: send it as header {KEY_HEADER} or query ?key="),
+        )
+        .field("key")
+    })
+}
+
+/// The body's fields (none when there is no body); anything but a JSON
+/// object is refused, as are fields outside `allowed`.
+fn body_fields(
+    body: Option<Extension<ParsedBody>>,
+    allowed: &[&str],
+) -> Result<Map<String, Value>, ApiError> {
+    let fields = match body {
+        None => Map::new(),
+        Some(Extension(ParsedBody(Value::Object(m)))) => m,
+        Some(_) => {
+            return Err(ApiError::new(
+                ErrorCode::MalformedBody,
+                "body: expected a JSON object",
+            ))
+        }
+    };
+    if let Some(k) = fields.keys().find(|k| !allowed.contains(&k.as_str())) {
+        let allowed = match allowed {
+            [] => "none; the key goes in header x-relay-key or query ?key=".to_string(),
+            a => a.join(", "),
+        };
+        return Err(ApiError::new(
+            ErrorCode::InvalidField,
+            format!("{k}: unknown field (allowed: {allowed})"),
+        )
+        .field(k.clone()));
+    }
+    Ok(fields)
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/keys/create",
+    tag = "keys",
+    summary = "Create a developer key (shown once; tags requests for usage and scopes rate limits to the key; never required). Limited per IP.",
+    request_body(content = Object, description = "`{label?}`: at most 64 printable characters; the body may be empty", example = json!({"label": "my dashboard"})),
+    responses(
+        (status = 200, description = "The key, shown once", body = KeyCreated),
+        (status = "default", description = "A typed error (400 INVALID_FIELD, 429 RATE_LIMITED, …)", body = crate::openapi::ErrorBody),
+    )
+)]
+#[tracing::instrument(skip_all)]
+async fn create(
+    State(s): State<AppState>,
+    body: Option<Extension<ParsedBody>>,
+) -> Result<Json<KeyCreated>, ApiError> {
+    let fields = body_fields(body, &["label"])?;
+    let label = match fields.get("label") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(l)) => Some(l.as_str()),
+        Some(_) => {
+            return Err(
+                ApiError::new(ErrorCode::InvalidField, "label: must be a string").field("label"),
+            )
+        }
+    };
+    Ok(Json(s.keys.create(label).await?))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/keys/me",
+    tag = "keys",
+    summary = "The developer key sent (header x-relay-key or ?key=): label, created, prefix",
+    params(
+        ("x-relay-key" = Option<String>, Header, description = "The key (or ?key=)"),
+        ("key" = Option<String>, Query, description = "The key, when not sent as x-relay-key"),
+    ),
+    responses(
+        (status = 200, description = "The key's metadata", body = KeyInfo),
+        (status = "default", description = "A typed error (400 KEY_REQUIRED, 404 KEY_UNKNOWN)", body = crate::openapi::ErrorBody),
+    )
+)]
+#[tracing::instrument(skip_all)]
+async fn me(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    uri: Uri,
+) -> Result<Json<KeyInfo>, ApiError> {
+    let key = required(&headers, &uri)?;
+    Ok(Json(s.keys.lookup(&key).await?))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/keys/usage",
+    tag = "keys",
+    summary = "What the key's requests did: last hour and day (total, errors, top paths) and the latest 20 requests",
+    params(
+        ("x-relay-key" = Option<String>, Header, description = "The key (or ?key=)"),
+        ("key" = Option<String>, Query, description = "The key, when not sent as x-relay-key"),
+    ),
+    responses(
+        (status = 200, description = "The key's usage (requests of the last second or so may still be on their way)", body = KeyUsage),
+        (status = "default", description = "A typed error (400 KEY_REQUIRED, 404 KEY_UNKNOWN)", body = crate::openapi::ErrorBody),
+    )
+)]
+#[tracing::instrument(skip_all)]
+async fn usage(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    uri: Uri,
+) -> Result<Json<KeyUsage>, ApiError> {
+    let key = required(&headers, &uri)?;
+    Ok(Json(s.keys.usage(&key).await?))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/keys/revoke",
+    tag = "keys",
+    summary = "Revoke the key sent (header x-relay-key or ?key=); from then on it is treated like no key",
+    params(
+        ("x-relay-key" = Option<String>, Header, description = "The key (or ?key=)"),
+        ("key" = Option<String>, Query, description = "The key, when not sent as x-relay-key"),
+    ),
+    responses(
+        (status = 200, description = "Revoked", body = KeyRevoked),
+        (status = "default", description = "A typed error (400 KEY_REQUIRED, 404 KEY_UNKNOWN)", body = crate::openapi::ErrorBody),
+    )
+)]
+#[tracing::instrument(skip_all)]
+async fn revoke(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    uri: Uri,
+    body: Option<Extension<ParsedBody>>,
+) -> Result<Json<KeyRevoked>, ApiError> {
+    body_fields(body, &[])?;
+    let key = required(&headers, &uri)?;
+    Ok(Json(s.keys.revoke(&key).await?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    #[test]
+    fn the_header_wins_and_the_query_counts_only_where_allowed() {
+        let uri: Uri = "/api/keys/me?key=ak_from_query".parse().unwrap();
+        let mut h = HeaderMap::new();
+        assert_eq!(presented(&h, &uri, true).as_deref(), Some("ak_from_query"));
+        assert_eq!(presented(&h, &uri, false), None);
+        h.insert(KEY_HEADER, HeaderValue::from_static("ak_from_header"));
+        assert_eq!(presented(&h, &uri, true).as_deref(), Some("ak_from_header"));
+        let bare: Uri = "/api/keys/me".parse().unwrap();
+        assert_eq!(presented(&HeaderMap::new(), &bare, true), None);
+    }
+}

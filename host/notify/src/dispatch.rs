@@ -1,0 +1,174 @@
+//! Delivering webhooks (spec §6.1): at least once, from the store.
+//!
+//! Each tick a replica:
+//! 1. **arms** completion hooks whose route reached DONE or FAILED — one
+//!    delivery per hook, ever, its id (`msg_…`, the `webhook-id`) derived
+//!    from the hook, so two replicas arming at once make one delivery;
+//!    sandbox routes live in one replica's memory and are armed by it
+//!    ([`SandboxRoutes`]), their payload marked `sandbox: true`;
+//! 2. **claims** due deliveries one by one (a conditional UPDATE: exactly
+//!    one replica holds an attempt's lease, for `notify.lease_ms`), and
+//! 3. **sends** each: the URL re-checked and pinned to the address DNS
+//!    gave ([`crate::ssrf`]), the stored body signed afresh (the timestamp
+//!    is the attempt's), no redirects, a bounded read and a timeout. A 2xx
+//!    ends it `delivered`; anything else schedules the next attempt with
+//!    exponential back-off and jitter ([`Backoff`]), and after the last
+//!    (about a day) the delivery — and a completion hook — is `failed`.
+//!
+//! A replica killed mid-attempt leaves its lease to lapse; the next
+//! holder sends the same `webhook-id` and body, so receivers deduplicate
+//! on `webhook-id`.
+
+use std::{sync::Arc, time::Duration};
+
+use futures::StreamExt;
+use relay_config::NotifyConfig;
+use relay_store::{AttemptOutcome, Delivery, HookRow, HookStore, NewDelivery, StoreError};
+use relay_types::clock::SharedClock;
+use serde_json::Value;
+
+use crate::{
+    backoff::Backoff,
+    send::Sender,
+    sign,
+    ssrf::{check_url, OutboundPolicy},
+};
+
+/// Deliveries claimed per tick.
+const BATCH: u32 = 64;
+/// Attempts in flight at once per replica.
+const CONCURRENCY: usize = 16;
+
+/// The terminal completion payload of a sandbox route this replica holds.
+pub trait SandboxRoutes: Send + Sync + std::fmt::Debug {
+    /// `{event, routeId, status, destTx, srcTx, ts, sandbox: true}` once
+    /// the route is DONE or FAILED; `None` before, or when unknown here.
+    fn completion(&self, route_id: &str) -> Option<Value>;
+}
+
+/// Sends what is due (module docs).
+#[derive(Debug)]
+pub struct Dispatcher {
+    store: Arc<dyn HookStore>,
+    sandbox: Arc<dyn SandboxRoutes>,
+    sender: Sender,
+    policy: OutboundPolicy,
+    backoff: Backoff,
+    lease: Duration,
+    replica: String,
+    clock: SharedClock,
+}
+
+impl Dispatcher {
+    /// A dispatcher for the replica named `replica`.
+    pub fn new(
+        store: Arc<dyn HookStore>,
+        sandbox: Arc<dyn SandboxRoutes>,
+        config: &NotifyConfig,
+        replica: String,
+        clock: SharedClock,
+    ) -> Self {
+        Dispatcher {
+            store,
+            sandbox,
+            sender: Sender::new(config),
+            policy: OutboundPolicy::from_config(config),
+            backoff: Backoff::from_config(config),
+            lease: Duration::from_millis(config.lease_ms),
+            replica,
+            clock,
+        }
+    }
+
+    /// One tick (module docs); how many attempts were made.
+    #[tracing::instrument(skip_all, fields(replica = %self.replica))]
+    pub async fn tick(&self) -> Result<usize, StoreError> {
+        let now = self.clock.now_ms();
+        self.store.arm_route_hooks(now).await?;
+        self.arm_sandbox(now).await?;
+        let due = self.store.due_deliveries(now, BATCH).await?;
+        let made = futures::stream::iter(due)
+            .map(|id| self.attempt(id))
+            .buffer_unordered(CONCURRENCY)
+            .filter(|r| futures::future::ready(matches!(r, Ok(true))))
+            .count()
+            .await;
+        Ok(made)
+    }
+
+    async fn arm_sandbox(&self, now: u64) -> Result<(), StoreError> {
+        for hook in self.store.unarmed_sandbox_hooks().await? {
+            let Some(route) = hook.route_id.as_deref() else {
+                continue;
+            };
+            let Some(payload) = self.sandbox.completion(route) else {
+                continue;
+            };
+            let event = payload["event"].as_str().unwrap_or("done").to_string();
+            let d = NewDelivery {
+                id: format!("msg_{}", hook.id.trim_start_matches("wh_")),
+                hook_id: hook.id.clone(),
+                event,
+                payload: payload.to_string(),
+                now_ms: now,
+            };
+            self.store.add_delivery(&d).await?;
+        }
+        Ok(())
+    }
+
+    /// Claims and sends one delivery; whether an attempt was made.
+    async fn attempt(&self, id: String) -> Result<bool, StoreError> {
+        let now = self.clock.now_ms();
+        let until = now + self.lease.as_millis() as u64;
+        let Some((d, hook)) = self
+            .store
+            .claim_delivery(&id, &self.replica, now, until)
+            .await?
+        else {
+            return Ok(false);
+        };
+        let outcome = self.send(&d, &hook).await;
+        if !self
+            .store
+            .finish_attempt(&id, &self.replica, &outcome)
+            .await?
+        {
+            tracing::warn!(delivery = %id, "lease lost before the attempt was recorded");
+        }
+        Ok(true)
+    }
+
+    #[tracing::instrument(skip_all, fields(delivery = %d.id, hook = %hook.id, attempt = d.attempts + 1))]
+    async fn send(&self, d: &Delivery, hook: &HookRow) -> AttemptOutcome {
+        let at_ms = self.clock.now_ms();
+        let body = d.payload.as_bytes();
+        let headers = sign::headers(&d.id, at_ms / 1000, body, hook.secret.as_deref());
+        let attempt = match check_url(&hook.url, &self.policy) {
+            Ok(target) => self.sender.post(&target, body.to_vec(), headers).await,
+            Err(e) => crate::send::Attempt::refused(e.to_string()),
+        };
+        let retry_at_ms = match attempt.ok {
+            true => None,
+            false => self
+                .backoff
+                .after(d.attempts + 1, rand::random::<f64>())
+                .map(|wait| self.clock.now_ms() + wait.as_millis() as u64),
+        };
+        tracing::info!(
+            ok = attempt.ok,
+            status = ?attempt.status,
+            error = ?attempt.error,
+            retry_at_ms = ?retry_at_ms,
+            "webhook attempt"
+        );
+        AttemptOutcome {
+            ok: attempt.ok,
+            status: attempt.status,
+            error: attempt.error,
+            at_ms,
+            duration_ms: attempt.duration_ms,
+            retry_at_ms,
+        }
+    }
+}
