@@ -255,6 +255,24 @@ pub fn params(body: Option<JsonObject>, query: QueryFields) -> Result<Value, Api
     Ok(Value::Object(fields))
 }
 
+/// Refuses an object key outside `allowed` (`INVALID_FIELD` naming it and
+/// listing what is allowed): a misspelt optional field must not be
+/// silently ignored.
+pub fn only_fields(body: &Map<String, Value>, allowed: &[&str]) -> Result<(), ApiError> {
+    let Some(k) = body.keys().find(|k| !allowed.contains(&k.as_str())) else {
+        return Ok(());
+    };
+    let allowed = match allowed {
+        [] => "none".to_string(),
+        a => a.join(", "),
+    };
+    Err(ApiError::new(
+        ErrorCode::InvalidField,
+        format!("{k}: unknown field (allowed: {allowed})"),
+    )
+    .field(k.clone()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,10 +30,13 @@ use relay_notify::{
 };
 use relay_plugin_api::ChainRef;
 use relay_types::RouteStatus;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::{edge::JsonObject, ApiError, AppState, ErrorCode};
+use super::{
+    edge::{self, JsonObject},
+    ApiError, AppState, ErrorCode,
+};
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -59,18 +62,6 @@ impl From<HookError> for ApiError {
             Some(f) => err.field(f),
             None => err,
         }
-    }
-}
-
-/// Refuses keys outside `allowed`.
-fn only(body: &Map<String, Value>, allowed: &[&str]) -> Result<(), ApiError> {
-    match body.keys().find(|k| !allowed.contains(&k.as_str())) {
-        Some(k) => Err(ApiError::new(
-            ErrorCode::InvalidField,
-            format!("{k}: unknown field (allowed: {})", allowed.join(", ")),
-        )
-        .field(k.clone())),
-        None => Ok(()),
     }
 }
 
@@ -135,7 +126,7 @@ async fn register(
     State(s): State<AppState>,
     JsonObject(body): JsonObject,
 ) -> Result<Json<HookRegistered>, ApiError> {
-    only(&body, &["routeId", "url", "secret"])?;
+    edge::only_fields(&body, &["routeId", "url", "secret"])?;
     let route = text(&body, "routeId")?;
     tracing::Span::current().record("route", route);
     let url = text(&body, "url")?;
@@ -181,7 +172,7 @@ async fn subscribe(
 ) -> Result<Json<HookView>, ApiError> {
     let sub = match text(&body, "type")? {
         "price" => {
-            only(&body, &["type", "asset", "above", "below", "url", "secret"])?;
+            edge::only_fields(&body, &["type", "asset", "above", "below", "url", "secret"])?;
             let asset = text(&body, "asset")?;
             if price_usd_e6(&s.config, asset).is_none() {
                 return Err(ApiError::new(
@@ -193,7 +184,7 @@ async fn subscribe(
             Subscription::price(asset, opt_text(&body, "above")?, opt_text(&body, "below")?)?
         }
         "balance" => {
-            only(
+            edge::only_fields(
                 &body,
                 &["type", "chainId", "token", "address", "url", "secret"],
             )?;
@@ -328,14 +319,11 @@ impl SandboxRoutes for SandboxCompletions {
             RouteStatus::Failed => "failed",
             _ => return None,
         };
-        Some(json!({
-            "event": event,
-            "routeId": r.id,
-            "status": r.status.public(),
-            "destTx": r.dest_tx,
-            "srcTx": r.src_tx,
-            "ts": relay_types::now_ms(),
-            "sandbox": true,
-        }))
+        Some(relay_store::route_event(
+            &r,
+            event,
+            relay_types::now_ms(),
+            true,
+        ))
     }
 }

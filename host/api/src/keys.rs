@@ -27,7 +27,11 @@ use relay_accounts::keys::{KeyCreated, KeyError, KeyInfo, KeyRevoked, KeyService
 use serde_json::{Map, Value};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::{edge::ParsedBody, limits::KeyRegistry, ApiError, AppState, ErrorCode};
+use super::{
+    edge::{self, ParsedBody},
+    limits::KeyRegistry,
+    ApiError, AppState, ErrorCode,
+};
 
 /// The header a key is sent in.
 pub const KEY_HEADER: &str = "x-relay-key";
@@ -103,17 +107,10 @@ fn body_fields(
             ))
         }
     };
-    if let Some(k) = fields.keys().find(|k| !allowed.contains(&k.as_str())) {
-        let allowed = match allowed {
-            [] => "none; the key goes in header x-relay-key or query ?key=".to_string(),
-            a => a.join(", "),
-        };
-        return Err(ApiError::new(
-            ErrorCode::InvalidField,
-            format!("{k}: unknown field (allowed: {allowed})"),
-        )
-        .field(k.clone()));
-    }
+    edge::only_fields(&fields, allowed).map_err(|e| match allowed.is_empty() {
+        true => e.suggest("the key goes in header x-relay-key or query ?key="),
+        false => e,
+    })?;
     Ok(fields)
 }
 

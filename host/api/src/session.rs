@@ -37,13 +37,13 @@ use relay_engine::request::{parse_execute, ExecuteAsk};
 use relay_execution::{execute::ExecuteRequest, receipt::RouteReceipt};
 use relay_plugin_api::Token;
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     auth,
-    edge::JsonObject,
+    edge::{self, JsonObject},
     execute::{error_response, idempotent, shape},
     quote::Quoting,
     ApiError, AppState, ErrorCode,
@@ -145,7 +145,7 @@ impl SessionRunner for Runner<'_> {
                 "body: expected a JSON object",
             ));
         };
-        only(obj, ROUTE_FIELDS)?;
+        edge::only_fields(obj, ROUTE_FIELDS)?;
         if obj.get("toAddress").is_none_or(Value::is_null) {
             return Err(
                 ApiError::new(ErrorCode::MissingField, "toAddress: required").field("toAddress"),
@@ -187,18 +187,6 @@ impl SessionRunner for Runner<'_> {
 
     async fn route_exists(&self, id: &str) -> bool {
         matches!(self.0.app.store.get_route(id).await, Ok(Some(_)))
-    }
-}
-
-/// Refuses keys outside `allowed`.
-fn only(body: &Map<String, Value>, allowed: &[&str]) -> Result<(), ApiError> {
-    match body.keys().find(|k| !allowed.contains(&k.as_str())) {
-        Some(k) => Err(ApiError::new(
-            ErrorCode::InvalidField,
-            format!("{k}: unknown field (allowed: {})", allowed.join(", ")),
-        )
-        .field(k.clone())),
-        None => Ok(()),
     }
 }
 
@@ -338,7 +326,7 @@ async fn revoke(State(x): State<Sessions>, headers: HeaderMap, body: Bytes) -> R
     let answer = async {
         owner_only(&x.q.app, &headers)?;
         let JsonObject(obj) = JsonObject::parse(&body)?;
-        only(&obj, &["id"])?;
+        edge::only_fields(&obj, &["id"])?;
         let id = match obj.get("id") {
             Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
             None | Some(Value::Null) => {

@@ -223,15 +223,7 @@ fn completion(hook_id: &str, r: &RouteRecord, ts: u64, now_ms: u64) -> NewDelive
     } else {
         "failed"
     };
-    let payload = serde_json::json!({
-        "event": event,
-        "routeId": r.id,
-        "status": r.status.public(),
-        "destTx": r.dest_tx,
-        "srcTx": r.src_tx,
-        "ts": ts,
-        "sandbox": false,
-    });
+    let payload = super::outbox::route_event(r, event, ts, false);
     NewDelivery {
         id: format!("msg_{}", hook_id.trim_start_matches("wh_")),
         hook_id: hook_id.to_string(),

@@ -25,7 +25,7 @@ pub use idempotency::IdempotencyBegin;
 pub use keys::{
     KeyRow, KeyStore, KeyUsageRecord, PathCount, UsageWindow, MINUTE_MS as KEY_USAGE_MINUTE_MS,
 };
-pub use outbox::OutboxEvent;
+pub use outbox::{route_event, OutboxEvent};
 pub use routes::{JournalEntry, TxState};
 pub use sessions::{Reservation, RouteProgress, SessionRow, SessionStore, SpendAsk, SpendRow};
 use sqlx::{any::AnyPoolOptions, AnyPool};

@@ -22,6 +22,21 @@ pub struct OutboxEvent {
     pub payload: serde_json::Value,
 }
 
+/// The event a route change is told as (spec §6.1): `{event, routeId,
+/// status, destTx, srcTx, ts, sandbox}` — the outbox row's payload and the
+/// completion webhook's body.
+pub fn route_event(r: &RouteRecord, event: &str, ts: u64, sandbox: bool) -> serde_json::Value {
+    serde_json::json!({
+        "event": event,
+        "routeId": r.id,
+        "status": r.status.public(),
+        "destTx": r.dest_tx,
+        "srcTx": r.src_tx,
+        "ts": ts,
+        "sandbox": sandbox,
+    })
+}
+
 /// Appends the event for `r` inside `tx`.
 pub(super) async fn append(
     tx: &mut Transaction<'_, Any>,
@@ -30,14 +45,7 @@ pub(super) async fn append(
     event: &str,
 ) -> Result<(), StoreError> {
     let ts = now_ms();
-    let payload = serde_json::json!({
-        "event": event,
-        "routeId": r.id,
-        "status": r.status.public(),
-        "destTx": r.dest_tx,
-        "srcTx": r.src_tx,
-        "ts": ts,
-    });
+    let payload = route_event(r, event, ts, false);
     // One event per route version: unique, and ordered with the changes.
     let id = format!("ev_{}_{version:08}", r.id);
     sqlx::query("INSERT INTO outbox (id, route_id, event, payload, created_ms, delivered_ms) VALUES ($1, $2, $3, $4, $5, NULL)")

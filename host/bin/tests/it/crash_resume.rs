@@ -12,19 +12,14 @@
 
 use crate::common;
 
-use std::{
-    path::Path,
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
 use alloy::primitives::U256;
 use common::{
     approve_permit2, free_port, get, permit_body, spawn_host, until_terminal, usdc_balance,
     wait_ready,
 };
-use relay_config::HostConfig;
 use relay_devnet::{keys, Devnet, DevnetConfig};
-use relay_host::devnet::{host_config, point_rails_at};
 use serde_json::{json, Value};
 
 const SRC: u64 = 8453;
@@ -79,19 +74,6 @@ async fn submit(base: &str, body: &Value, key: &str) -> Option<String> {
     }
 }
 
-fn write_config(devnet: &Devnet, sims: &relay_simulators::Simulators, dir: &Path, port: u16) {
-    let base = HostConfig {
-        listen: format!("127.0.0.1:{port}").parse().unwrap(),
-        data_dir: dir.join("data"),
-        plugins_dir: relay_fixtures::plugins_copy(&dir.join("plugins")),
-        ..HostConfig::default()
-    };
-    let mut config = point_rails_at(devnet, sims, host_config(devnet, base));
-    config.limits.enabled = false;
-    config.runtime.reload_interval_ms = 0;
-    std::fs::write(dir.join("relay.toml"), toml::to_string(&config).unwrap()).unwrap();
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn kill_9_during_a_batch_loses_nothing_and_pays_once() {
     let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
@@ -101,7 +83,7 @@ async fn kill_9_during_a_batch_loses_nothing_and_pays_once() {
     approve_permit2(&devnet, SRC, 1).await;
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
-    write_config(&devnet, &sims, dir.path(), port);
+    common::write_host_config(&devnet, &sims, dir.path(), port, |_| {});
     let base = format!("http://127.0.0.1:{port}");
     let user = keys::anvil_address(1);
     let (src0, dst0) = (

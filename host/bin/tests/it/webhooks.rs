@@ -18,7 +18,6 @@ use std::{
 use common::{execute_to_end, free_port, get, permit_body, post, serve, spawn_host, wait_ready};
 use relay_config::HostConfig;
 use relay_devnet::{keys, Devnet, DevnetConfig};
-use relay_host::devnet::{host_config, point_rails_at};
 use serde_json::{json, Value};
 
 const SRC: u64 = 8453;
@@ -117,17 +116,30 @@ async fn hook_state(base: &str, id: &str) -> Value {
     v
 }
 
-/// Waits (bounded) until the hook's status is `status`.
-async fn until_hook(base: &str, id: &str, status: &str) -> Value {
+/// Waits (bounded: 60 s) until `done` holds of the hook's state.
+async fn until_state(base: &str, id: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let v = hook_state(base, id).await;
-        if v["status"] == status {
+        if done(&v) {
             return v;
         }
-        assert!(Instant::now() < deadline, "hook {id} never {status}: {v:#}");
+        assert!(Instant::now() < deadline, "hook {id} never {what}: {v:#}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// Waits until the hook's status is `status`.
+async fn until_hook(base: &str, id: &str, status: &str) -> Value {
+    until_state(base, id, status, |v| v["status"] == status).await
+}
+
+/// Waits until the hook's latest delivery was attempted at least once.
+async fn until_attempted(base: &str, id: &str) -> Value {
+    until_state(base, id, "attempted", |v| {
+        v["deliveries"][0]["attempts"].as_u64() >= Some(1)
+    })
+    .await
 }
 
 fn verified(e: &Value) {
@@ -215,15 +227,7 @@ async fn completion_webhooks_are_verified_off_the_shelf_retried_and_never_redire
         .until("the redirect attempt", 30, |l| !l.is_empty())
         .await;
     assert!(rs[0]["payload"]["routeId"] == route, "{rs:#?}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let state = loop {
-        let v = hook_state(&host.base, r["id"].as_str().unwrap()).await;
-        if v["deliveries"][0]["attempts"].as_u64() >= Some(1) {
-            break v;
-        }
-        assert!(Instant::now() < deadline, "{v:#}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let state = until_attempted(&host.base, r["id"].as_str().unwrap()).await;
     let err = state["deliveries"][0]["lastError"].as_str().unwrap_or("");
     assert!(err.contains("redirect"), "{state:#}");
     assert_eq!(state["status"], "pending", "retried later: {state:#}");
@@ -364,40 +368,13 @@ async fn bad_hook_requests_are_typed_and_the_ssrf_corpus_is_refused() {
         None,
     )
     .await;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let state = loop {
-        let v = hook_state(&host.base, h["id"].as_str().unwrap()).await;
-        if v["deliveries"][0]["attempts"].as_u64() >= Some(1) {
-            break v;
-        }
-        assert!(Instant::now() < deadline, "{v:#}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let state = until_attempted(&host.base, h["id"].as_str().unwrap()).await;
     let err = state["deliveries"][0]["lastError"].as_str().unwrap_or("");
     assert!(
         err.contains(&format!("resolves to {ip}")) && err.contains(range),
         "{state:#}"
     );
     assert!(receiver.log().await.is_empty(), "nothing was sent");
-}
-
-fn write_config(
-    devnet: &Devnet,
-    sims: &relay_simulators::Simulators,
-    dir: &std::path::Path,
-    port: u16,
-) {
-    let base = HostConfig {
-        listen: format!("127.0.0.1:{port}").parse().unwrap(),
-        data_dir: dir.join("data"),
-        plugins_dir: relay_fixtures::plugins_copy(&dir.join("plugins")),
-        ..HostConfig::default()
-    };
-    let mut config = point_rails_at(devnet, sims, host_config(devnet, base));
-    config.limits.enabled = false;
-    config.runtime.reload_interval_ms = 0;
-    fast_notify(&mut config);
-    std::fs::write(dir.join("relay.toml"), toml::to_string(&config).unwrap()).unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -409,7 +386,7 @@ async fn kill_9_mid_delivery_then_restart_delivers_each_event_once() {
     common::approve_permit2(&devnet, SRC, 1).await;
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
-    write_config(&devnet, &sims, dir.path(), port);
+    common::write_host_config(&devnet, &sims, dir.path(), port, fast_notify);
     let base = format!("http://127.0.0.1:{port}");
     let mut child = spawn_host(dir.path());
     wait_ready(&base).await;

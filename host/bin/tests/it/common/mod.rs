@@ -321,3 +321,26 @@ pub async fn wait_ready(base: &str) {
     }
     panic!("relay serve never answered at {base}");
 }
+
+/// Writes `dir/relay.toml` for a `relay serve` process ([`spawn_host`])
+/// on `port` over `devnet` and its simulators, rate limits and plugin
+/// reload off; `tweak` edits the config.
+pub fn write_host_config(
+    devnet: &Devnet,
+    sims: &Simulators,
+    dir: &Path,
+    port: u16,
+    tweak: impl FnOnce(&mut HostConfig),
+) {
+    let base = HostConfig {
+        listen: format!("127.0.0.1:{port}").parse().unwrap(),
+        data_dir: dir.join("data"),
+        plugins_dir: relay_fixtures::plugins_copy(&dir.join("plugins")),
+        ..HostConfig::default()
+    };
+    let mut config = point_rails_at(devnet, sims, host_config(devnet, base));
+    config.limits.enabled = false;
+    config.runtime.reload_interval_ms = 0;
+    tweak(&mut config);
+    std::fs::write(dir.join("relay.toml"), toml::to_string(&config).unwrap()).unwrap();
+}
