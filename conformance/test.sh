@@ -43,5 +43,5 @@ export RELAY_TEST_PLUGINS="$CARGO_TARGET_DIR/relay-test-plugins"
 cargo run -q --locked -p relay-plugins -- build --out "$RELAY_TEST_PLUGINS"
 
 step "tests"
-cargo test --workspace --all-targets --locked
+cargo test --workspace --all-targets --locked --no-fail-fast
 cargo test --workspace --doc --locked

@@ -198,11 +198,8 @@ pub async fn openapi(c: &Client) -> Result<String, String> {
     let mut n = 0;
     for (path, ops) in paths {
         for method in ops.as_object().into_iter().flat_map(|o| o.keys()) {
-            let m = if method == "post" {
-                reqwest::Method::POST
-            } else {
-                reqwest::Method::GET
-            };
+            let m = reqwest::Method::from_bytes(method.to_ascii_uppercase().as_bytes())
+                .map_err(|_| format!("{path}: {method:?} is not an HTTP method"))?;
             if path == "/api/route/stream" {
                 continue; // a stream; checked by status-and-stream
             }
