@@ -3,12 +3,23 @@
 //! ```text
 //! relay-conformance rail plugins/dist/floatlane-wasm/floatlane.wasm
 //! relay-conformance rail a.so b.wasm        # also checks the two agree
+//! relay-conformance rail acme.wasm --config base_url=http://127.0.0.1:9000 \
+//!     --egress 127.0.0.1 --allow-private --report json
 //! relay-conformance http http://127.0.0.1:8787 --from-chain 8453 --to-chain 42161
 //! ```
 //! Exit status 0 when every clause holds, 1 when one fails (each failure
-//! names its clause), 2 on usage errors.
+//! names its clause, the cause and the fix), 2 on usage errors.
+//!
+//! Every flag of `rail` stands for an operator setting of the host, so a
+//! rail that passes here runs under the same settings in `relay.toml`:
+//! `--config k=v` is `[rails.<id>] config.k`, `--egress` is `[rails.<id>]
+//! egress`, `--contract` is `[rails.<id>] contracts`, `--credential` is
+//! `[capabilities.credentials.<name>]` plus `[rails.<id>] credentials`,
+//! `--rpc` is `[capabilities.rpc]`, `--allow-private` is `[capabilities]
+//! allow_private_networks`, `--timeout-ms` is `[runtime] call_timeout_ms`.
 
 use clap::{Parser, Subcommand};
+use relay_config::CredentialConfig;
 use relay_conformance::rail::{self, KitOptions, KnownToken, Report};
 use relay_plugin_api::ChainRef;
 use std::{path::PathBuf, process::ExitCode, time::Duration};
@@ -34,27 +45,84 @@ struct RailArgs {
     /// Plugin artifacts (`.so`/`.dylib` native, `.wasm` component).
     #[arg(required = true, num_args = 1..=2)]
     artifacts: Vec<PathBuf>,
-    /// Print the report as JSON.
-    #[arg(long)]
+    /// Report format: `text` (one line per clause, then its fix) or `json`
+    /// (the clause list with each clause's cause, fix and what it
+    /// exercised).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    report: Format,
+    /// Same as `--report json`.
+    #[arg(long, hide = true)]
     json: bool,
-    /// Rail configuration `key=value` (repeatable).
+    /// Rail configuration `key=value` (repeatable; operator config
+    /// `[rails.<id>.config]`).
     #[arg(long = "config", value_parser = pair)]
     config: Vec<(String, String)>,
-    /// RPC endpoint `chainId=url` (repeatable).
+    /// RPC endpoint `chainId=url` (repeatable; operator config
+    /// `[capabilities.rpc]`). Its chain joins the kit's scope.
     #[arg(long = "rpc", value_parser = pair)]
     rpc: Vec<(String, String)>,
-    /// Token `chain:SYMBOL=address[:decimals]` (repeatable).
+    /// Token `chain:SYMBOL=address[:decimals]` (repeatable). Its chain joins
+    /// the kit's scope: every declared direction between chains in scope is
+    /// quoted.
     #[arg(long = "token", value_parser = token)]
     tokens: Vec<KnownToken>,
-    /// Extra egress host granted to the rail (repeatable).
+    /// Sender/recipient address the kit uses on a chain, `chain=address`
+    /// (repeatable; e.g. `bitcoin=bcrt1q…` for a regtest upstream). Its
+    /// chain joins the kit's scope.
+    #[arg(long = "address", value_parser = address)]
+    addresses: Vec<(ChainRef, String)>,
+    /// Extra egress host granted to the rail (repeatable; operator config
+    /// `[rails.<id>] egress`).
     #[arg(long = "egress")]
     egress: Vec<String>,
-    /// Allow loopback/private egress (local simulators).
+    /// Contract the rail's plans may call besides those its manifest
+    /// declares: `0x…`, `<chainId>:0x…` or `*` (repeatable; operator config
+    /// `[rails.<id>] contracts`).
+    #[arg(long = "contract")]
+    contracts: Vec<String>,
+    /// Credential `name=header:ENV_VAR` the host injects into the rail's
+    /// requests (repeatable; operator config
+    /// `[capabilities.credentials.<name>]` and `[rails.<id>] credentials`).
+    #[arg(long = "credential", value_parser = credential)]
+    credentials: Vec<(String, CredentialConfig)>,
+    /// Allow loopback/private egress, for a local upstream or fixture
+    /// (operator config `[capabilities] allow_private_networks`).
     #[arg(long)]
     allow_private: bool,
-    /// Deadline of each call, ms.
+    /// Deadline of each call, ms (operator config `[runtime]
+    /// call_timeout_ms`).
     #[arg(long, default_value_t = 3000)]
     timeout_ms: u64,
+}
+
+/// How the report is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    /// One line per clause, the fix under each failure.
+    Text,
+    /// The JSON report.
+    Json,
+}
+
+fn address(s: &str) -> Result<(ChainRef, String), String> {
+    let (chain, address) = pair(s)?;
+    Ok((
+        chain.parse::<ChainRef>().map_err(|e| e.to_string())?,
+        address,
+    ))
+}
+
+fn credential(s: &str) -> Result<(String, CredentialConfig), String> {
+    let (name, rhs) = pair(s)?;
+    let (header, env) = rhs.split_once(':').ok_or("expected name=header:ENV_VAR")?;
+    Ok((
+        name,
+        CredentialConfig {
+            header: header.into(),
+            env: env.into(),
+            value: None,
+        },
+    ))
 }
 
 fn pair(s: &str) -> Result<(String, String), String> {
@@ -95,12 +163,7 @@ fn print(report: &Report) {
         report.rail.as_deref().unwrap_or("?")
     );
     for c in &report.clauses {
-        println!(
-            "  {} {:<30} {}",
-            if c.passed { "PASS" } else { "FAIL" },
-            c.clause,
-            c.detail
-        );
+        println!("{}", c.render());
     }
 }
 
@@ -129,20 +192,28 @@ async fn run(cli: Cli) -> ExitCode {
     };
     let RailArgs {
         artifacts,
+        report,
         json,
         config,
         rpc,
         tokens,
+        addresses,
         egress,
+        contracts,
+        credentials,
         allow_private,
         timeout_ms,
     } = a;
+    let json = json || report == Format::Json;
     let opts = KitOptions {
         call_timeout: Duration::from_millis(timeout_ms),
         rail_config: config,
         rpc,
         tokens,
+        addresses,
         extra_egress: egress,
+        contracts,
+        credentials,
         allow_private,
         ..KitOptions::default()
     };
@@ -161,12 +232,7 @@ async fn run(cli: Cli) -> ExitCode {
     } else {
         reports.iter().for_each(print);
         if let Some(c) = &agree {
-            println!(
-                "  {} {:<30} {}",
-                if c.passed { "PASS" } else { "FAIL" },
-                c.clause,
-                c.detail
-            );
+            println!("{}", c.render());
         }
         let failed: usize = reports.iter().map(|r| r.failures().len()).sum::<usize>()
             + agree.iter().filter(|c| !c.passed).count();

@@ -13,6 +13,24 @@
 //! [`PlanAction`]s that the host checks against policy, signs and broadcasts.
 //!
 //! Amounts are integer smallest units ([`Amount`], a U256) end to end.
+//!
+//! # What the host does with each answer
+//!
+//! The docs of each item say how the host really treats it, so a rail can be
+//! written without reading the host:
+//!
+//! - [`QuoteRequest`]: when the host asks for a quote, for which amount
+//!   (the whole amount when pricing, the carried amount before `prepare`),
+//!   and how it nets the answer; [`Fee::included`], [`GasEstimate`] (the
+//!   host adds the Permit2 pull's gas itself).
+//! - [`PrepareRequest::quote`]: the amounts a plan moves; [`ExecutionPlan`]:
+//!   how a plan runs (order, simulation, refunds, the router forms);
+//!   [`PlanAction`]: what each step really does (a pull moves the whole
+//!   signed amount, an approval is unlimited and sent only when short, …).
+//! - [`Rail::track`] and [`TrackState`]: how often the host asks, what each
+//!   answer does, and what to answer when the upstream has no status API.
+//! - [`RailRole`]: only the float lane's role changes behaviour;
+//!   [`LaneCoverage::executable`] decides what executes.
 
 mod amount;
 mod chain;

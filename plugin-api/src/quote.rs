@@ -1,4 +1,7 @@
 //! Quote requests and a rail's priced answer.
+//!
+//! [`QuoteRequest`] says when the host asks for a quote and what it does
+//! with the answer.
 
 use serde::{Deserialize, Serialize};
 
@@ -18,6 +21,29 @@ pub struct Token {
 }
 
 /// What the engine asks every applicable rail.
+///
+/// # When the host asks, and what it does with the answer
+///
+/// The host asks a rail to quote in two situations:
+///
+/// - **Pricing** (`POST /api/route/quote`, compare, solve, the float lane's
+///   probes): every applicable rail is asked at once under one deadline
+///   with the user's whole source amount. The host then nets each answer
+///   the same way and ranks the rails by what the user would receive:
+///   `net = amount_out − route fee − relayer gas − fees not included`,
+///   where the route fee (`quote.route_fee_bps`: 25 bps, members 15, by
+///   default) is taken on the source amount, and the relayer gas — the
+///   rail's [`GasEstimate`] plus the Permit2 pull on an EVM source — is
+///   priced at the chain's gas price plus a markup (25 %, members 10 %) and
+///   converted into the token.
+/// - **Execution** (the chosen rail, just before `prepare`): on an EVM
+///   source the relayer keeps the route fee and that gas fee out of the
+///   signed amount, so the host asks again for the amount the rail will
+///   really carry — the signed amount less both — and passes that answer to
+///   `prepare` as [`crate::PrepareRequest::quote`]. When the amounts agree
+///   (for example on a leg the relayer never holds, a deposit on a non-EVM
+///   source, where it keeps nothing) the pricing answer is passed on
+///   without a second call.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QuoteRequest {
@@ -29,11 +55,17 @@ pub struct QuoteRequest {
     pub from_token: Token,
     /// Destination token.
     pub to_token: Token,
-    /// Source amount, smallest units.
+    /// Source amount, smallest units: the user's whole amount when
+    /// pricing; at execution, the amount the rail will carry (the signed
+    /// amount less the route fee and gas fee the relayer keeps).
     pub amount: Amount,
-    /// Who sends (decides fee tiers); the relayer when absent.
+    /// Who sends (decides fee tiers). Absent on an anonymous quote: price
+    /// as if the relayer sent it (`host.config("relayer")` is its address;
+    /// the price must not depend on who sends). Always set at execution.
     pub from_address: Option<String>,
-    /// Who receives.
+    /// Who receives: `toAddress`, else `fromAddress` when both chains use
+    /// one address family. Absent on an anonymous quote (price for the
+    /// relayer as recipient); always set at execution.
     pub to_address: Option<String>,
     /// Slippage tolerance in basis points.
     pub slippage_bps: u32,
@@ -65,17 +97,32 @@ pub struct Fee {
     pub amount: Amount,
     /// Token symbol the fee is charged in.
     pub token: String,
-    /// Whether it is already deducted from `amount_out`.
+    /// Whether it is already deducted from `amount_out`. An included fee is
+    /// shown only; the host deducts a fee that is not included from the
+    /// output when it nets the answer (converted into the destination token
+    /// when charged in the source token; a fee in any other token is shown
+    /// but not deducted).
     pub included: bool,
 }
 
-/// Source-chain gas the relayer will spend to execute this quote.
+/// Gas the relayer spends on the rail's own transactions, which the host
+/// charges the user: priced at `chain`'s gas price plus the markup
+/// (`quote.gas_markup_bps`), converted into the token, and on an EVM source
+/// kept by the relayer out of the amount in flight.
+///
+/// Count the transactions the plan makes the relayer send — approve,
+/// deposit call, payout, follow-up calls on that chain — but **not the
+/// Permit2 pull**: on an EVM source with a token contract the host adds
+/// the pull's gas itself (`quote.permit2_pull_gas`, 90,000 units by
+/// default) on the source chain. One estimate names one chain; gas on
+/// another chain is not charged unless the rail adds it as a
+/// [`FeeKind::RelayGas`] fee in the token.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GasEstimate {
-    /// Chain the gas is spent on.
+    /// Chain the gas is spent on (EVM).
     pub chain: ChainRef,
-    /// Gas units.
+    /// Gas units the transactions use (not their limits).
     pub gas_units: u64,
 }
 
@@ -87,15 +134,19 @@ pub struct RailQuote {
     pub rail: String,
     /// The lane name that serves it.
     pub lane: String,
-    /// Source amount.
+    /// Source amount this answer prices: the request's `amount`.
     pub amount_in: Amount,
-    /// Estimated destination amount after the rail's included fees.
+    /// Estimated destination amount after the rail's included fees, before
+    /// the host's route fee and gas (which the host deducts itself). At
+    /// execution it becomes the route's estimate.
     pub amount_out: Amount,
     /// Minimum destination amount the rail guarantees.
     pub min_out: Amount,
     /// Fees, itemised.
     pub fees: Vec<Fee>,
-    /// Relayer gas to execute, when the relayer broadcasts.
+    /// The relayer's gas for the rail's own transactions ([`GasEstimate`]:
+    /// not the Permit2 pull, which the host adds); `None` when the plan
+    /// sends nothing but the pull.
     pub gas: Option<GasEstimate>,
     /// Expected duration in seconds.
     pub duration_sec: u32,

@@ -1,22 +1,35 @@
 //! Progress of a submitted route as the rail's upstream reports it.
+//!
+//! The host asks while a route's plan waits at a
+//! [`PlanAction::AwaitUpstream`] step; [`crate::Rail::track`] says when and
+//! what happens after each answer.
 
 use serde::{Deserialize, Serialize};
 
 use crate::{ChainRef, PlanAction};
 
-/// Where a route stands upstream.
+/// Where a route stands upstream, and what the host does on each answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum TrackState {
-    /// Not yet seen upstream.
+    /// Not yet seen upstream: the host keeps asking; a route waiting for
+    /// the user's deposit stays `AWAITING_DEPOSIT`.
     Pending,
-    /// In flight.
+    /// In flight: the route is `BRIDGING` (with `stage`); the host keeps
+    /// asking.
     Bridging,
-    /// Delivered.
+    /// Delivered: the wait ends (`destTx` from [`TrackStatus::dest_tx`]) and
+    /// the plan goes on, the route ending `DONE` after its last step. Answer
+    /// it only on evidence of delivery.
     Done,
-    /// Failed upstream; funds may need a refund.
+    /// Failed upstream: the route ends `FAILED` (`UPSTREAM_FAILED`) and, if
+    /// the relayer pulled the sender's funds, the host refunds the sender
+    /// from its inventory at once. Not for "not seen yet".
     Failed,
-    /// The upstream refunded the sender itself.
+    /// The upstream returned the funds to whoever deposited them — the
+    /// relayer, which sends every transaction of a plan. The route ends
+    /// `FAILED` (`REFUNDED_BY_UPSTREAM`) and the host refunds the sender as
+    /// for [`TrackState::Failed`].
     Refunded,
 }
 
@@ -36,13 +49,17 @@ impl TrackState {
 pub struct TrackRequest {
     /// Route id.
     pub route_id: String,
-    /// The plan's `track_ref`.
+    /// The route's track reference: the plan's `track_ref`, replaced by the
+    /// hash of a follow-up `ContractCall` once one ran; else the waiting
+    /// `AwaitUpstream` step's `reference` (when not empty).
     pub reference: Option<String>,
     /// Source chain.
     pub from_chain: ChainRef,
     /// Destination chain.
     pub to_chain: ChainRef,
-    /// Source transaction hash, once broadcast.
+    /// The route's source transaction hash, once broadcast: the deposit
+    /// `ContractCall`'s, else the Permit2 pull's (or the `RelayRouter`
+    /// transaction's). Where to start looking for a delivery on chain.
     pub src_tx: Option<String>,
 }
 
@@ -60,6 +77,8 @@ pub struct TrackStatus {
     /// Detail for operators and clients.
     pub message: Option<String>,
     /// Actions the host must take to continue (e.g. `receiveMessage` with an
-    /// attestation once it is ready).
+    /// attestation once it is ready), with a `Pending` or `Bridging` state:
+    /// the host inserts them after the waiting step, runs them under the
+    /// same policy as the plan's own steps, then waits on `track` again.
     pub follow_up: Vec<PlanAction>,
 }

@@ -6,7 +6,7 @@
 //! sandboxed or dry.
 //!
 //! `relay-conformance http <base-url>` runs it from the command line;
-//! `conformance/tests/http_contract.rs` runs it against the devnet in CI.
+//! `conformance/tests/it/http_contract.rs` runs it against the devnet in CI.
 
 mod client;
 mod discovery;

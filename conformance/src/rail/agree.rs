@@ -19,9 +19,13 @@ fn render<T: std::fmt::Debug>(r: &Result<T, CallError>) -> String {
 async fn answers(rail: &LoadedRail, opts: &KitOptions) -> Vec<String> {
     let m = rail.manifest().clone();
     let mut out = vec![format!("{m:?}")];
-    let mut reqs = inputs::sample_requests(&m, &opts.tokens);
+    let inputs = opts.inputs();
+    let mut reqs: Vec<_> = inputs::directions(&m, &inputs)
+        .into_iter()
+        .map(|d| d.request)
+        .collect();
     reqs.push(inputs::unsupported_request(&m));
-    reqs.extend(inputs::malformed_request(&m, &opts.tokens));
+    reqs.extend(inputs::malformed_request(&m, &inputs));
     for r in reqs {
         out.push(render(&rail.quote(r).await));
     }
@@ -31,10 +35,13 @@ async fn answers(rail: &LoadedRail, opts: &KitOptions) -> Vec<String> {
 
 /// Loads both artifacts and compares every answer.
 pub async fn packagings_agree(a: &Path, b: &Path, opts: &KitOptions) -> ClauseResult {
-    let fail = |detail: String| ClauseResult {
-        clause: PACKAGINGS_AGREE,
-        passed: false,
-        detail,
+    let fail = |detail: String| {
+        ClauseResult::fail(
+            PACKAGINGS_AGREE,
+            detail,
+            "build both packagings from the same rail crate at the same version, with the same \
+             features",
+        )
     };
     let (ra, rb) = match (
         load(a, kind_of(a), opts).await,
@@ -45,16 +52,15 @@ pub async fn packagings_agree(a: &Path, b: &Path, opts: &KitOptions) -> ClauseRe
     };
     let (xa, xb) = (answers(&ra, opts).await, answers(&rb, opts).await);
     match xa.iter().zip(&xb).position(|(x, y)| x != y) {
-        None if xa.len() == xb.len() => ClauseResult {
-            clause: PACKAGINGS_AGREE,
-            passed: true,
-            detail: format!(
+        None if xa.len() == xb.len() => ClauseResult::pass(
+            PACKAGINGS_AGREE,
+            format!(
                 "{} answers identical ({} vs {})",
                 xa.len(),
                 ra.packaging().as_str(),
                 rb.packaging().as_str()
             ),
-        },
+        ),
         None => fail(format!(
             "answer counts differ: {} vs {}",
             xa.len(),

@@ -1,14 +1,16 @@
-//! The contract's clauses, each a check with a stable name.
+//! The contract's clauses, each a check with a stable name, and the run
+//! that drives a rail through all of them.
 
 use relay_capabilities::CapabilityBroker;
-use relay_plugin_api::{
-    ExecutionPlan, PlanAction, PrepareRequest, QuoteRequest, RailErrorKind, RailManifest,
-    RailQuote, SourceMode,
-};
+use relay_plugin_api::{HealthStatus, RailErrorKind, RailHealth, RailManifest, RailQuote};
 use relay_runtime::{CallError, LoadedRail};
 use std::time::{Duration, Instant};
 
-use super::{inputs, ClauseResult, KitOptions};
+use super::{
+    diagnose,
+    drive::{self, Observed},
+    inputs, plan, ClauseResult, KitOptions,
+};
 
 /// The clauses, by stable name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,7 +19,9 @@ pub enum Clause {
     Loads,
     /// The manifest is well formed.
     ManifestValid,
-    /// The same input gives the same answer.
+    /// Every declared lane quotes in every declared direction.
+    QuotesEveryDirection,
+    /// The same input gives the same successful answer.
     DeterministicQuotes,
     /// A lane outside coverage answers `UNSUPPORTED_LANE`.
     UnsupportedLaneTyped,
@@ -29,9 +33,10 @@ pub enum Clause {
     DeadlineRespected,
     /// No panic, trap or broken reply.
     NoFaults,
-    /// Health names only covered lanes.
+    /// Health is operational and names only covered lanes.
     HealthConsistent,
-    /// Plans are declarative and stay on covered chains.
+    /// Successful quotes become declarative plans on covered chains calling
+    /// declared contracts only.
     PlanDeclarative,
 }
 
@@ -41,6 +46,7 @@ impl Clause {
         match self {
             Clause::Loads => "loads",
             Clause::ManifestValid => "manifest-valid",
+            Clause::QuotesEveryDirection => "quotes-every-direction",
             Clause::DeterministicQuotes => "deterministic-quotes",
             Clause::UnsupportedLaneTyped => "typed-error-unsupported-lane",
             Clause::MalformedInputTyped => "typed-error-malformed-input",
@@ -53,41 +59,6 @@ impl Clause {
     }
 }
 
-fn result(clause: Clause, outcome: Result<String, String>) -> ClauseResult {
-    let (passed, detail) = match outcome {
-        Ok(d) => (true, d),
-        Err(d) => (false, d),
-    };
-    ClauseResult {
-        clause: clause.name(),
-        passed,
-        detail,
-    }
-}
-
-/// What the kit observed while driving the rail.
-#[derive(Default)]
-struct Observed {
-    faults: Vec<String>,
-    slowest: Duration,
-}
-
-impl Observed {
-    async fn quote(
-        &mut self,
-        rail: &LoadedRail,
-        req: &QuoteRequest,
-    ) -> Result<RailQuote, CallError> {
-        let t = Instant::now();
-        let r = rail.quote(req.clone()).await;
-        self.slowest = self.slowest.max(t.elapsed());
-        if let Err(e @ (CallError::Fault { .. } | CallError::Quarantined { .. })) = &r {
-            self.faults.push(format!("quote: {e}"));
-        }
-        r
-    }
-}
-
 /// Runs every clause after `loads`.
 pub async fn run_all(
     rail: &LoadedRail,
@@ -95,182 +66,244 @@ pub async fn run_all(
     opts: &KitOptions,
 ) -> Vec<ClauseResult> {
     let m = rail.manifest().clone();
-    let known = opts.tokens.clone();
+    let inputs = opts.inputs();
     let mut obs = Observed::default();
-    let mut out = vec![result(Clause::ManifestValid, manifest_valid(&m))];
+    let mut out = vec![manifest_valid(&m)];
 
-    let samples = inputs::sample_requests(&m, &known);
-    let mut first_ok = None;
-    let mut det = Ok(format!(
-        "{} sample requests answered identically twice",
-        samples.len()
-    ));
-    for req in &samples {
-        let a = obs.quote(rail, req).await;
-        let b = obs.quote(rail, req).await;
-        if !same_answer(&a, &b) {
-            det = Err(format!(
-                "two quotes for {}→{} differ: {a:?} vs {b:?}",
-                req.from_chain, req.to_chain
-            ));
-        }
-        if first_ok.is_none() {
-            first_ok = a.ok().map(|q| (req.clone(), q));
-        }
-    }
-    out.push(result(Clause::DeterministicQuotes, det));
+    let directions = inputs::directions(&m, &inputs);
+    let quoted = drive::quote_all(rail, broker, directions, &mut obs).await;
+    out.push(drive::every_direction(&m.id, &quoted));
+    out.push(drive::deterministic(&quoted));
 
-    let unsupported = obs.quote(rail, &inputs::unsupported_request(&m)).await;
-    out.push(result(
-        Clause::UnsupportedLaneTyped,
-        expect_kind(&unsupported, &[RailErrorKind::UnsupportedLane]),
-    ));
+    let unsupported_req = inputs::unsupported_request(&m);
+    let unsupported = obs.quote(rail, &unsupported_req).await;
+    out.push(
+        expect_kind(
+            Clause::UnsupportedLaneTyped,
+            &m.id,
+            &unsupported,
+            &[RailErrorKind::UnsupportedLane],
+        )
+        .exercising(vec![format!(
+            "{}→{} {}",
+            unsupported_req.from_chain, unsupported_req.to_chain, unsupported_req.from_token.symbol
+        )]),
+    );
 
-    let malformed = match inputs::malformed_request(&m, &known) {
+    out.push(match inputs::malformed_request(&m, &inputs) {
         Some(req) => expect_kind(
+            Clause::MalformedInputTyped,
+            &m.id,
             &obs.quote(rail, &req).await,
             &[RailErrorKind::InvalidInput, RailErrorKind::AmountOutOfRange],
+        )
+        .exercising(vec![format!(
+            "{}→{} amount 0 {}",
+            req.from_chain, req.to_chain, req.from_token.symbol
+        )]),
+        None => ClauseResult::fail(
+            Clause::MalformedInputTyped.name(),
+            "no covered lane to send a malformed request on",
+            "declare at least one lane with a source, a destination and an asset",
         ),
-        None => Err("no covered lane to send a malformed request on".into()),
-    };
-    out.push(result(Clause::MalformedInputTyped, malformed));
+    });
 
     let t = Instant::now();
     let health = rail.health().await;
-    obs.slowest = obs.slowest.max(t.elapsed());
-    out.push(result(
-        Clause::HealthConsistent,
-        health_consistent(&m, &health),
-    ));
+    obs.timed(t);
+    out.push(health_consistent(&m, &health));
 
-    out.push(result(
-        Clause::PlanDeclarative,
-        plan_declarative(rail, (&m, opts), first_ok, &mut obs).await,
-    ));
+    out.push(plan::plan_declarative(rail, opts, &quoted, &mut obs).await);
+    let calls = vec![format!("{} calls (quote, prepare, health)", obs.calls)];
+    out.push(no_undeclared_egress(&m, broker).exercising(calls.clone()));
+    out.push(deadline_respected(&obs, opts).exercising(calls.clone()));
+    out.push(
+        if obs.faults.is_empty() {
+            ClauseResult::pass(Clause::NoFaults.name(), "no panic, trap or contract breach")
+        } else {
+            ClauseResult::fail(
+                Clause::NoFaults.name(),
+                obs.faults.join("; "),
+                diagnose::fault_fix(),
+            )
+        }
+        .exercising(calls),
+    );
+    out
+}
 
+fn no_undeclared_egress(m: &RailManifest, broker: &CapabilityBroker) -> ClauseResult {
+    let clause = Clause::NoUndeclaredEgress.name();
     let denied: Vec<String> = broker
         .denials()
         .into_iter()
         .filter(|d| d.rail == m.id)
         .map(|d| format!("{}: {}", d.capability, d.reason))
         .collect();
-    out.push(result(
-        Clause::NoUndeclaredEgress,
-        if denied.is_empty() {
-            Ok("no capability call was refused".into())
-        } else {
-            Err(denied.join("; "))
-        },
-    ));
+    if denied.is_empty() {
+        return ClauseResult::pass(clause, "no capability call was refused");
+    }
+    let mut fixes: Vec<String> = denied
+        .iter()
+        .filter_map(|d| diagnose::capability_fix(&m.id, d))
+        .collect();
+    if denied.iter().any(|d| d.contains("egress allowlist")) {
+        fixes.push(
+            "if the rail should never call that host, remove the call; if it is the rail's own \
+             upstream, declare it in the manifest's `egress`"
+                .into(),
+        );
+    }
+    let mut unique = denied.clone();
+    unique.dedup();
+    ClauseResult::fail(
+        clause,
+        format!("the host refused the rail's calls: {}", unique.join("; ")),
+        diagnose::join(fixes).unwrap_or_else(|| {
+            "call only the hosts and chains the manifest declares (`egress`, `rpcChains`)".into()
+        }),
+    )
+}
+
+fn deadline_respected(obs: &Observed, opts: &KitOptions) -> ClauseResult {
+    let clause = Clause::DeadlineRespected.name();
     let limit = opts.call_timeout + Duration::from_millis(250);
     let hung: Vec<&String> = obs
         .faults
         .iter()
         .filter(|f| f.contains("deadline") || f.contains("hung"))
         .collect();
-    out.push(result(
-        Clause::DeadlineRespected,
-        if hung.is_empty() && obs.slowest <= limit {
-            Ok(format!(
+    if hung.is_empty() && obs.slowest <= limit {
+        ClauseResult::pass(
+            clause,
+            format!(
                 "slowest call {} ms (deadline {} ms)",
                 obs.slowest.as_millis(),
                 opts.call_timeout.as_millis()
-            ))
-        } else {
-            Err(format!(
-                "slowest call {} ms; {:?}",
+            ),
+        )
+    } else {
+        ClauseResult::fail(
+            clause,
+            format!(
+                "slowest call {} ms against a deadline of {} ms; {hung:?}",
                 obs.slowest.as_millis(),
-                hung
-            ))
-        },
-    ));
-    out.push(result(
-        Clause::NoFaults,
-        if obs.faults.is_empty() {
-            Ok("no panic, trap or contract breach".into())
-        } else {
-            Err(obs.faults.join("; "))
-        },
-    ));
-    out
-}
-
-/// Two answers agree when their terms agree: lane, amounts, fees, gas,
-/// duration, expiry and quote-only reason. The upstream's own reference
-/// and the opaque `detail` may differ between calls (an aggregator issues a
-/// fresh route id per quote).
-fn same_answer(a: &Result<RailQuote, CallError>, b: &Result<RailQuote, CallError>) -> bool {
-    let terms = |q: &RailQuote| RailQuote {
-        upstream_ref: None,
-        detail: serde_json::Value::Null,
-        ..q.clone()
-    };
-    match (a, b) {
-        (Ok(x), Ok(y)) => terms(x) == terms(y),
-        (Err(CallError::Rail(x)), Err(CallError::Rail(y))) => x.kind == y.kind,
-        _ => false,
+                opts.call_timeout.as_millis()
+            ),
+            diagnose::deadline_fix(),
+        )
     }
 }
 
 fn expect_kind(
+    clause: Clause,
+    rail: &str,
     r: &Result<RailQuote, CallError>,
     kinds: &[RailErrorKind],
-) -> Result<String, String> {
+) -> ClauseResult {
+    let wanted = kinds
+        .iter()
+        .map(|k| {
+            serde_json::to_value(k)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_else(|| format!("{k:?}"))
+        })
+        .collect::<Vec<_>>()
+        .join(" or ");
+    let answer_with = match clause {
+        Clause::UnsupportedLaneTyped => {
+            "answer a lane outside the manifest's coverage with `RailError::unsupported(..)` \
+             (`UNSUPPORTED_LANE`) before calling any upstream"
+        }
+        _ => {
+            "validate the request before calling any upstream: answer a zero amount with \
+             `RailError::invalid(\"amount\", ..)` (`INVALID_INPUT`) or `AMOUNT_OUT_OF_RANGE`"
+        }
+    };
+    let name = clause.name();
     match r {
         Err(CallError::Rail(e)) if kinds.contains(&e.kind) => {
-            Ok(format!("{:?}: {}", e.kind, e.message))
+            ClauseResult::pass(name, format!("{:?}: {}", e.kind, e.message))
         }
-        Err(CallError::Rail(e)) => Err(format!(
-            "expected one of {kinds:?}, got {:?}: {}",
-            e.kind, e.message
-        )),
-        Err(e) => Err(format!("expected a typed error, the rail faulted: {e}")),
-        Ok(q) => Err(format!(
-            "expected a typed error, got a quote for {}",
-            q.amount_out
-        )),
+        Err(CallError::Rail(e)) => ClauseResult::fail(
+            name,
+            format!(
+                "expected {wanted}, got {}",
+                diagnose::cause(&CallError::Rail(e.clone()))
+            ),
+            diagnose::rail_error_fix(rail, e)
+                .filter(|_| e.kind != RailErrorKind::UnsupportedLane)
+                .map_or_else(
+                    || answer_with.to_string(),
+                    |f| format!("{f}; then {answer_with}"),
+                ),
+        ),
+        Err(e) => ClauseResult::fail(
+            name,
+            format!("expected {wanted}, the rail faulted: {e}"),
+            diagnose::fault_fix(),
+        ),
+        Ok(q) => ClauseResult::fail(
+            name,
+            format!("expected {wanted}, got a quote for {}", q.amount_out),
+            answer_with,
+        ),
     }
 }
 
-fn manifest_valid(m: &RailManifest) -> Result<String, String> {
+/// Problems of the manifest, each with its fix.
+fn manifest_problems(m: &RailManifest) -> Vec<(String, String)> {
     let mut problems = Vec::new();
+    let mut add = |p: String, f: &str| problems.push((p, f.to_string()));
     if m.id.is_empty()
         || !m
             .id
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
     {
-        problems.push(format!(
-            "id {:?} must be lower-case letters, digits, '-'",
-            m.id
-        ));
+        add(
+            format!("id {:?} is not lower-case letters, digits, '-'", m.id),
+            "rename the rail's `id`",
+        );
     }
     if !relay_plugin_api::is_supported_contract(&m.contract_version) {
-        problems.push(format!(
-            "contract version {} is not supported",
-            m.contract_version
-        ));
+        add(
+            format!("contract version {} is not supported", m.contract_version),
+            "build against this host's `relay-plugin-api` and set `contract_version: relay_plugin_api::contract_version()`",
+        );
     }
     if m.coverage.is_empty() {
-        problems.push("coverage is empty".into());
+        add(
+            "coverage is empty".into(),
+            "declare the lanes the rail serves",
+        );
     }
     let mut lanes: Vec<&str> = m.coverage.iter().map(|l| l.lane.as_str()).collect();
     lanes.sort_unstable();
     if lanes.windows(2).any(|w| w[0] == w[1]) {
-        problems.push("lane names are not unique".into());
+        add(
+            "lane names are not unique".into(),
+            "give each lane its own name",
+        );
     }
     for l in &m.coverage {
         if l.from.is_empty() || l.to.is_empty() || l.assets.is_empty() {
-            problems.push(format!(
-                "lane {} has no sources, destinations or assets",
-                l.lane
-            ));
+            add(
+                format!("lane {} has no sources, destinations or assets", l.lane),
+                "give every lane at least one source, one destination and one asset",
+            );
+        } else if !l.same_chain && l.from.iter().all(|f| l.to.iter().all(|t| t == f)) {
+            add(
+                format!("lane {} has no direction: its only destination is its source and `sameChain` is false", l.lane),
+                "add another destination, or set `same_chain: true` for a swap lane",
+            );
         }
         if !l.executable && l.quote_only_reason.is_none() {
-            problems.push(format!(
-                "quote-only lane {} gives no quoteOnlyReason",
-                l.lane
-            ));
+            add(
+                format!("quote-only lane {} gives no quoteOnlyReason", l.lane),
+                "say why the lane is quote-only in `quote_only_reason`",
+            );
         }
     }
     if let Some(h) = m
@@ -278,104 +311,99 @@ fn manifest_valid(m: &RailManifest) -> Result<String, String> {
         .iter()
         .find(|h| h.contains('/') || h.contains(':') || h.is_empty())
     {
-        problems.push(format!("egress entry {h:?} must be a bare host name"));
+        add(
+            format!("egress entry {h:?} is not a bare host name"),
+            "list host names only in `egress` (no scheme, port or path)",
+        );
     }
-    if problems.is_empty() {
-        Ok(format!(
-            "{} lanes, {} egress hosts",
-            m.coverage.len(),
-            m.egress.len()
-        ))
-    } else {
-        Err(problems.join("; "))
-    }
+    problems
 }
 
-fn health_consistent(m: &RailManifest, h: &relay_plugin_api::RailHealth) -> Result<String, String> {
-    match h
+fn manifest_valid(m: &RailManifest) -> ClauseResult {
+    let clause = Clause::ManifestValid.name();
+    let problems = manifest_problems(m);
+    if problems.is_empty() {
+        return ClauseResult::pass(
+            clause,
+            format!(
+                "{} lanes, {} egress hosts",
+                m.coverage.len(),
+                m.egress.len()
+            ),
+        )
+        .exercising(
+            m.coverage
+                .iter()
+                .map(|l| format!("lane {}", l.lane))
+                .collect(),
+        );
+    }
+    let (causes, fixes): (Vec<String>, Vec<String>) = problems.into_iter().unzip();
+    ClauseResult::fail(
+        clause,
+        causes.join("; "),
+        diagnose::join(fixes).unwrap_or_default(),
+    )
+}
+
+/// `health-consistent`: the rail reports itself operational, and names
+/// only lanes its manifest covers.
+fn health_consistent(m: &RailManifest, h: &RailHealth) -> ClauseResult {
+    let clause = Clause::HealthConsistent.name();
+    let exercised = vec![format!(
+        "health: {:?}{}",
+        h.status,
+        h.lanes
+            .iter()
+            .map(|l| format!(", {} quoteOk={}", l.lane, l.quote_ok))
+            .collect::<String>()
+    )];
+    if let Some(l) = h
         .lanes
         .iter()
         .find(|l| !m.coverage.iter().any(|c| c.lane == l.lane))
     {
-        Some(l) => Err(format!(
-            "health reports lane {:?} the manifest does not cover",
-            l.lane
-        )),
-        None => Ok(format!("{:?}, {} lanes", h.status, h.lanes.len())),
-    }
-}
-
-async fn plan_declarative(
-    rail: &LoadedRail,
-    (m, opts): (&RailManifest, &KitOptions),
-    accepted: Option<(QuoteRequest, RailQuote)>,
-    obs: &mut Observed,
-) -> Result<String, String> {
-    let Some((req, quote)) = accepted else {
-        return Ok("no quote succeeded with the kit's inputs; prepare not exercised".into());
-    };
-    let prep = PrepareRequest {
-        route_id: "rt_conformance".into(),
-        quote,
-        from_chain: req.from_chain,
-        to_chain: req.to_chain,
-        from_token_address: req.from_token.address.clone(),
-        to_token_address: req.to_token.address.clone(),
-        sender: req.from_address.clone().unwrap_or_default(),
-        recipient: req.to_address.clone().unwrap_or_default(),
-        relayer: opts
-            .rail_config
-            .iter()
-            .find(|(k, _)| k == "relayer")
-            .map_or(
-                "0x000000000000000000000000000000000000dEaD".into(),
-                |(_, v)| v.clone(),
+        return ClauseResult::fail(
+            clause,
+            format!(
+                "health reports lane {:?} the manifest does not cover",
+                l.lane
             ),
-        mode: SourceMode::Permit2,
-    };
-    let plan: ExecutionPlan = match rail.prepare(prep).await {
-        Ok(p) => p,
-        Err(e @ CallError::Rail(_)) => {
-            return Ok(format!("prepare declined with a typed error: {e}"))
-        }
-        Err(e) => {
-            obs.faults.push(format!("prepare: {e}"));
-            return Err(format!("prepare faulted: {e}"));
-        }
-    };
-    let covered = |c: &relay_plugin_api::ChainRef| {
-        m.coverage
-            .iter()
-            .any(|l| l.from.contains(c) || l.to.contains(c))
-    };
-    for step in &plan.steps {
-        if let Some(c) = step.chain() {
-            if !covered(&c) {
-                return Err(format!("step {step:?} acts on chain {c}, outside coverage"));
-            }
-        }
-        if let PlanAction::ContractCall { to, chain, .. }
-        | PlanAction::Approve {
-            spender: to, chain, ..
-        } = step
-        {
-            let operator = relay_config::RailConfig {
-                contracts: opts.contracts.clone(),
-                ..Default::default()
-            };
-            let declared = m
-                .contracts
-                .iter()
-                .any(|d| d.chain == *chain && d.address.eq_ignore_ascii_case(to))
-                || chain
-                    .evm_id()
-                    .is_some_and(|c| operator.allows_contract(c, to));
-            if !declared && m.contracts.iter().any(|d| d.chain == *chain) {
-                return Err(format!(
-                    "step targets {to} on {chain}, not a declared contract"
-                ));
-            }
-        }
+            "report health for the manifest's lanes only, by their manifest names",
+        )
+        .exercising(exercised);
     }
-    Ok(format!("{} declarative steps", plan.steps.len()))
+    if h.status == HealthStatus::Operational {
+        return ClauseResult::pass(clause, format!("Operational, {} lanes", h.lanes.len()))
+            .exercising(exercised);
+    }
+    let mut why: Vec<String> = h.detail.iter().cloned().collect();
+    why.extend(
+        h.lanes
+            .iter()
+            .filter_map(|l| Some(format!("{}: {}", l.lane, l.quote_error.as_deref()?))),
+    );
+    let fix = diagnose::join(why.iter().filter_map(|w| diagnose::text_fix(&m.id, w)))
+        .unwrap_or_else(|| {
+            format!(
+                "health must be Operational against a working upstream: make the upstream reachable, \
+                 and give the rail the settings it needs with `--config <key>=<value>` (operator \
+                 config `[rails.{}.config] <key>`)",
+                m.id
+            )
+        });
+    ClauseResult::fail(
+        clause,
+        format!(
+            "health is {:?}, not Operational{}",
+            h.status,
+            if why.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", why.join("; "))
+            }
+        ),
+        fix,
+    )
+    .exercising(exercised)
 }

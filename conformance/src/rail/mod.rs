@@ -1,20 +1,29 @@
 //! The rail conformance kit.
 //!
 //! Each clause of the contract is a check with a stable name; a failing
-//! check names its clause and says what the rail did. The kit loads the
+//! check names its clause, the cause, and the fix (the kit flag and the
+//! operator config key when the cause is a setting). The kit loads the
 //! artifact through the host's own loader ([`RailSet::load_artifact`]) with
-//! a frozen clock, the manifest's egress as the only allowlist, and a short
-//! deadline, then drives it with inputs derived from its own coverage.
+//! a frozen clock, the manifest's egress plus the operator's grants as the
+//! only allowlist, and a short deadline, then drives it with inputs derived
+//! from its own coverage: every declared lane in every declared direction
+//! ([`inputs`]). A rail passes only if each direction quoted successfully,
+//! `prepare` turned those quotes into declarative plans, and `health` is
+//! operational — an upstream that never answered is a failure, not a pass.
 
 mod agree;
 mod clauses;
-mod inputs;
+mod diagnose;
+mod drive;
+pub mod inputs;
+mod plan;
 
 pub use agree::{packagings_agree, PACKAGINGS_AGREE};
 pub use clauses::Clause;
-pub use inputs::{sample_requests, KnownToken};
+pub use inputs::{directions, Direction, Inputs, KnownToken};
 use relay_capabilities::{CapabilityBroker, Clock, RailPolicy};
 use relay_config::HostConfig;
+use relay_plugin_api::ChainRef;
 use relay_registry::PluginKind;
 use relay_runtime::{rails::RailSet, LoadedRail};
 use serde::Serialize;
@@ -43,6 +52,37 @@ pub struct KitOptions {
     /// Contracts the operator lets the rail's plans call besides those its
     /// manifest declares (`rails.<id>.contracts` syntax).
     pub contracts: Vec<String>,
+    /// The sender/recipient address the kit uses on a chain, where the
+    /// default sample address does not suit the rail (e.g. a regtest
+    /// bitcoin address).
+    pub addresses: Vec<(ChainRef, String)>,
+}
+
+impl KitOptions {
+    /// The chains in scope: those the integrator gave a token, an RPC
+    /// endpoint or an address for. Every declared direction between them
+    /// is quoted.
+    pub fn scope(&self) -> Vec<ChainRef> {
+        let mut out: Vec<ChainRef> = self.tokens.iter().map(|t| t.chain).collect();
+        out.extend(
+            self.rpc
+                .iter()
+                .filter_map(|(c, _)| c.parse::<ChainRef>().ok()),
+        );
+        out.extend(self.addresses.iter().map(|(c, _)| *c));
+        out.sort_by_key(|c| c.to_string());
+        out.dedup();
+        out
+    }
+
+    /// The kit's inputs under these options.
+    pub fn inputs(&self) -> Inputs<'_> {
+        Inputs {
+            tokens: &self.tokens,
+            scope: self.scope(),
+            addresses: &self.addresses,
+        }
+    }
 }
 
 impl Default for KitOptions {
@@ -57,6 +97,7 @@ impl Default for KitOptions {
             work_dir: std::env::temp_dir().join("relay-conformance"),
             credentials: vec![],
             contracts: vec![],
+            addresses: vec![],
         }
     }
 }
@@ -68,8 +109,58 @@ pub struct ClauseResult {
     pub clause: &'static str,
     /// Whether it held.
     pub passed: bool,
-    /// What was seen.
+    /// What was seen; on a failure, the cause.
     pub detail: String,
+    /// On a failure, what to do: the change to the rail, or the kit flag
+    /// and operator config key that supply a missing setting.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+    /// What the clause exercised (directions quoted, plans checked…).
+    pub exercised: Vec<String>,
+}
+
+impl ClauseResult {
+    /// A clause that held.
+    pub fn pass(clause: &'static str, detail: impl Into<String>) -> Self {
+        ClauseResult {
+            clause,
+            passed: true,
+            detail: detail.into(),
+            fix: None,
+            exercised: vec![],
+        }
+    }
+
+    /// A clause that failed with `cause`; `fix` says what to do.
+    pub fn fail(clause: &'static str, cause: impl Into<String>, fix: impl Into<String>) -> Self {
+        ClauseResult {
+            clause,
+            passed: false,
+            detail: cause.into(),
+            fix: Some(fix.into()),
+            exercised: vec![],
+        }
+    }
+
+    /// The same result recording what was exercised.
+    pub fn exercising(mut self, exercised: Vec<String>) -> Self {
+        self.exercised = exercised;
+        self
+    }
+
+    /// One line per result: `FAIL clause cause`, then the fix.
+    pub fn render(&self) -> String {
+        let mut s = format!(
+            "  {} {:<30} {}",
+            if self.passed { "PASS" } else { "FAIL" },
+            self.clause,
+            self.detail
+        );
+        if let Some(fix) = self.fix.as_deref().filter(|_| !self.passed) {
+            s.push_str(&format!("\n       fix: {fix}"));
+        }
+        s
+    }
 }
 
 /// The kit's report on one artifact.
@@ -163,20 +254,21 @@ pub async fn check(artifact: &Path, opts: &KitOptions) -> Report {
     match load(artifact, kind, opts).await {
         Ok((rail, broker)) => {
             report.rail = Some(rail.id().to_string());
-            report.clauses.push(ClauseResult {
-                clause: Clause::Loads.name(),
-                passed: true,
-                detail: format!("{} {}", rail.id(), kind.as_str()),
-            });
+            report.clauses.push(ClauseResult::pass(
+                Clause::Loads.name(),
+                format!("{} {}", rail.id(), kind.as_str()),
+            ));
             report
                 .clauses
                 .extend(clauses::run_all(&rail, &broker, opts).await);
         }
-        Err(e) => report.clauses.push(ClauseResult {
-            clause: Clause::Loads.name(),
-            passed: false,
-            detail: e,
-        }),
+        Err(e) => report.clauses.push(ClauseResult::fail(
+            Clause::Loads.name(),
+            e,
+            "build the artifact with `export_native_rail!` (a `.so`/`.dylib`) or \
+             `export_wasm_rail!` (a `.wasm` component) against a contract version this host \
+             supports",
+        )),
     }
     report
 }

@@ -39,8 +39,9 @@
 //! line with the means over every measured batch follows: routes/s and
 //! source gas per route of each route kind, raw tx/s.
 //!
-//! The real host, devnet and simulators are set up as `host/tests/common`
-//! sets them up (rate limits off), on an ephemeral port.
+//! The real host, devnet and simulators are set up as
+//! `host/bin/tests/it/common` sets them up (rate limits off), on an
+//! ephemeral port.
 //!
 //! `cargo bench -p relay-host --features devnet --bench execute_throughput`;
 //! under `cargo test --benches` each function runs one batch.

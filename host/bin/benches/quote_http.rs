@@ -4,7 +4,7 @@
 //!
 //! - a real host on a real devnet (anvil 8453 and 42161), the packaged
 //!   plugins and the upstream simulators, served on an ephemeral port as
-//!   `host/tests/common` serves it (rate limits off);
+//!   `host/bin/tests/it/common` serves it (rate limits off);
 //! - upstream latency injected in-process with the simulators' faults
 //!   ([`LATENCIES`]: lifi 50 ms, squid 80 ms, bungee 120 ms), so the fan-out
 //!   waits at least for the slowest rail and the rest is the engine;

@@ -1,5 +1,6 @@
-//! A template rail: USDC from Base (8453) to Arbitrum (42161) for a fixed
-//! 10 bps fee. It shows every part of the contract an integrator fills in:
+//! The template rail: USDC from Base (8453) to Arbitrum (42161) for a fixed
+//! 10 bps fee. It shows every part of the contract an integrator fills in
+//! (the contract itself is documented on `relay_plugin_api`'s items):
 //!
 //! - `manifest`: identity, lanes, the upstream hosts the rail may reach
 //!   (`egress`) and the chains it reads; nothing else is reachable.
@@ -9,7 +10,7 @@
 //! - `track` and `health`.
 //!
 //! A real rail calls its upstream with `host.http(HttpRequest::get(url))`
-//! where the URL's host is in `egress`; see `upstream_quote` below.
+//! where the URL's host is in `egress`; see `upstream_amount_out` below.
 
 use relay_plugin_api::{
     Amount, ChainRef, ExecutionPlan, Fee, FeeKind, Host, HttpRequest, LaneCoverage, PlanAction,
@@ -17,19 +18,21 @@ use relay_plugin_api::{
     SourceMode, TrackRequest, TrackState, TrackStatus, Version,
 };
 
-/// The lane this template serves.
+/// The rail's id: lower-case letters and digits.
+pub const ID: &str = "template";
+/// The lane this rail serves.
 pub const LANE: &str = "base->arbitrum";
 /// The fee, basis points.
 pub const FEE_BPS: u32 = 10;
 
-/// The template rail.
+/// The rail.
 #[derive(Debug, Default, Clone)]
 pub struct TemplateRail;
 
 impl Rail for TemplateRail {
     fn manifest(&self) -> RailManifest {
         RailManifest {
-            id: "template".into(),
+            id: ID.into(),
             name: "Template rail".into(),
             version: Version::new(0, 1, 0),
             contract_version: relay_plugin_api::contract_version(),
@@ -54,12 +57,10 @@ impl Rail for TemplateRail {
 
     fn quote(&self, host: &dyn Host, req: &QuoteRequest) -> Result<RailQuote, RailError> {
         if req.from_chain != ChainRef::Evm(8453) || req.to_chain != ChainRef::Evm(42161) {
-            return Err(RailError::unsupported(format!(
-                "template serves {LANE} only"
-            )));
+            return Err(RailError::unsupported(format!("{ID} serves {LANE} only")));
         }
         if !req.from_token.symbol.eq_ignore_ascii_case("USDC") {
-            return Err(RailError::unsupported("template carries USDC only"));
+            return Err(RailError::unsupported(format!("{ID} carries USDC only")));
         }
         if req.amount.is_zero() {
             return Err(RailError::invalid("amount", "must be greater than zero"));
@@ -72,7 +73,7 @@ impl Rail for TemplateRail {
             }
         };
         Ok(RailQuote {
-            rail: "template".into(),
+            rail: ID.into(),
             lane: LANE.into(),
             amount_in: req.amount,
             amount_out: out,
@@ -97,8 +98,14 @@ impl Rail for TemplateRail {
             .from_token_address
             .clone()
             .ok_or_else(|| RailError::invalid("fromToken", "needs a token contract"))?;
+        // `req.quote` is this rail's answer for the amount it carries: the
+        // signed amount less the route fee and gas the relayer keeps. A real
+        // rail's plan goes on with `Approve` + `ContractCall` (a deposit of
+        // `req.quote.amount_in` into a contract declared in `contracts`)
+        // before it waits on its upstream.
         let mut steps = Vec::new();
         if req.mode == SourceMode::Permit2 {
+            // The host pulls the whole signed amount, whatever `amount` says.
             steps.push(PlanAction::Permit2Pull {
                 chain: req.from_chain,
                 token,
@@ -114,6 +121,10 @@ impl Rail for TemplateRail {
         })
     }
 
+    /// A real rail asks its upstream's status API here. This one never
+    /// sees delivery, so an executed route waits `execution.track_timeout_ms`
+    /// (6 h by default), then fails `UPSTREAM_TIMEOUT` and is refunded: see
+    /// `Rail::track` for what to do when the upstream has no status API.
     fn track(&self, _host: &dyn Host, _req: &TrackRequest) -> Result<TrackStatus, RailError> {
         Ok(TrackStatus {
             state: TrackState::Pending,
