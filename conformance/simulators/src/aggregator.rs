@@ -1,8 +1,11 @@
 //! The EVM → EVM quote the three aggregator simulators (LI.FI, Squid,
-//! Bungee) share: the same asset (or assets at par) between two devnet
-//! chains, the simulated bridge fee, and a `BridgeDeposit` deposit as the
-//! transaction to send. Each aggregator module only renders this in its own
-//! wire format.
+//! Bungee) share: a devnet asset between two devnet chains, or a swap into
+//! another asset on one chain (as the real aggregators quote same-chain
+//! swaps), converted at the devnet's fixed prices less the simulated fee,
+//! with a `BridgeDeposit` deposit as the transaction to send (the
+//! settlement pays the destination asset out on the destination chain,
+//! which for a swap is the source chain). Each aggregator module only
+//! renders this in its own wire format.
 
 use alloy::primitives::{Address, U256};
 
@@ -41,6 +44,13 @@ pub struct EvmAsk<'a> {
     pub recipient: Address,
 }
 
+impl EvmAsk<'_> {
+    /// Whether this asks for a same-chain swap.
+    pub fn is_same_chain(&self) -> bool {
+        self.from_chain == self.to_chain
+    }
+}
+
 /// A priced EVM → EVM quote and the deposit that executes it.
 #[derive(Clone, Debug)]
 pub struct EvmQuote {
@@ -68,7 +78,8 @@ pub enum NoQuote {
     /// The amount is zero.
     #[error("the amount must be positive")]
     ZeroAmount,
-    /// The devnet bridges no such pair (same chain, or unpriced assets).
+    /// The devnet routes no such pair (unpriced assets, or the same asset
+    /// on the same chain).
     #[error("no route for this pair")]
     NoRoute,
 }
@@ -89,7 +100,7 @@ pub fn quote(
         return Err(NoQuote::ZeroAmount);
     }
     let rate = Rate::between((from.symbol, from.decimals), (to.symbol, to.decimals))
-        .filter(|_| ask.from_chain != ask.to_chain)
+        .filter(|_| !ask.is_same_chain() || from != to)
         .ok_or(NoQuote::NoRoute)?;
     let priced = rate.price_at(ask.amount, crate::pricing::fee_bps(ask.upstream));
     let spec = QuoteSpec {

@@ -24,8 +24,10 @@
 //! - errors: `{message}` with 400/404/500; JSON-RPC errors `{code, message}`.
 //!
 //! Simulator specifics: chains Ethereum (1) and Arbitrum (42161) are the
-//! devnet's, Bitcoin is the simulated bitcoin ledger; assets USDC, USDT
-//! (EVM) and BTC at the devnet's fixed prices. Bitcoin → EVM: open a deposit
+//! devnet's, Bitcoin is the simulated bitcoin ledger; assets ETH (the
+//! chain's native coin, 18 decimals, as Chainflip names it on Ethereum and
+//! Arbitrum), USDC, USDT (EVM) and BTC at the devnet's fixed prices
+//! ([`crate::pricing::usd_price`]). Bitcoin → EVM: open a deposit
 //! channel, then "send BTC" to its address with `POST
 //! /simulator/bitcoin/send {to, amountSats}`; the EVM asset is paid out on
 //! the destination anvil. EVM → Bitcoin: a vault swap whose `to` is the
@@ -103,6 +105,7 @@ impl Asset {
             .map(|e| e.1);
         let decimals = match (evm, asset.as_str()) {
             (Some(_), "USDC" | "USDT") => 6,
+            (Some(_), "ETH") => 18,
             (None, "BTC") if chain.eq_ignore_ascii_case("Bitcoin") => BTC_DECIMALS,
             _ => return None,
         };

@@ -14,6 +14,10 @@
 //! - errors: `{message, code}` with LI.FI's codes (1002 no quote, 1005 rate
 //!   limit, 1006 server error, 1011 validation).
 //!
+//! Same-chain requests (`fromChain == toChain`, different tokens) are
+//! quoted as swaps: the same step shape with one `includedSteps` entry of
+//! type `swap` (cross-chain quotes carry one of type `cross`).
+//!
 //! Simulator specifics: the tool is `devnet-simulator`, the approval address
 //! and transaction target are the devnet's `BridgeDeposit`, and a transfer
 //! the simulator failed (accept-then-fail, unmatched deposit) reports
@@ -33,7 +37,7 @@ use crate::{
     aggregator::{self, EvmAsk, EvmQuote, NoQuote, DEPOSIT_GAS, DURATION_SECS, GAS_PRICE, TOOL},
     faults::ErrorShape,
     http::{hex0x, param, Answer, Early, Params},
-    pricing::{fee_bps, less_bps},
+    pricing::{fee_bps, less_bps, usd_price},
     settle::{Destination, Outcome, Transfer},
     tokens::TokenInfo,
     SimContext, Upstream,
@@ -84,11 +88,7 @@ pub fn routes(ctx: SimContext) -> Router {
 }
 
 fn token_json(t: &TokenInfo, chain: u64) -> Value {
-    let price = match t.symbol {
-        "ETH" => "3000",
-        "WBTC" => "100000",
-        _ => "1",
-    };
+    let price = usd_price(t.symbol).unwrap_or(1).to_string();
     json!({"address": t.address, "chainId": chain, "symbol": t.symbol, "decimals": t.decimals,
            "name": t.name, "coinKey": t.symbol, "priceUSD": price, "logoURI": ""})
 }
@@ -141,19 +141,52 @@ fn build_quote(s: &SimContext, q: &Params) -> Answer {
     Ok(Json(render_quote(&ask, &quote, sender, slippage)).into_response())
 }
 
+/// The step kind LI.FI names in `includedSteps`: `swap` on one chain,
+/// `cross` between chains.
+fn step_type(ask: &EvmAsk<'_>) -> &'static str {
+    if ask.is_same_chain() {
+        "swap"
+    } else {
+        "cross"
+    }
+}
+
 fn render_quote(ask: &EvmAsk<'_>, q: &EvmQuote, sender: Address, slippage: f64) -> Value {
+    let call = &q.call;
+    let action = json!({
+        "fromChainId": ask.from_chain, "toChainId": ask.to_chain,
+        "fromToken": token_json(&q.from, ask.from_chain), "toToken": token_json(&q.to, ask.to_chain),
+        "fromAmount": ask.amount.to_string(), "slippage": slippage,
+        "fromAddress": sender, "toAddress": ask.recipient,
+    });
+    let estimate = render_estimate(ask, q, slippage);
+    let tool_details =
+        json!({"key": TOOL, "name": "Relay devnet bridge (simulator)", "logoURI": ""});
+    json!({
+        "type": "lifi",
+        "id": format!("{:#x}", call.quote_id),
+        "tool": TOOL,
+        "toolDetails": tool_details,
+        "action": action,
+        "estimate": estimate,
+        "includedSteps": [{
+            "id": format!("{:#x}", call.quote_id), "type": step_type(ask), "tool": TOOL,
+            "toolDetails": tool_details, "action": action, "estimate": estimate,
+        }],
+        "transactionRequest": {
+            "from": sender, "to": call.to, "chainId": ask.from_chain,
+            "data": hex0x(&call.data), "value": format!("{:#x}", call.value),
+            "gasLimit": format!("{DEPOSIT_GAS:#x}"), "gasPrice": format!("{GAS_PRICE:#x}"),
+        },
+    })
+}
+
+/// The `estimate` of a quote and of its included step.
+fn render_estimate(ask: &EvmAsk<'_>, q: &EvmQuote, slippage: f64) -> Value {
     let EvmQuote {
-        from,
-        to,
-        priced,
-        call,
-        ..
+        from, priced, call, ..
     } = q;
     let slip_bps = (slippage.clamp(0.0, 1.0) * 10_000.0).round() as u64;
-    let (from_json, to_json) = (
-        token_json(from, ask.from_chain),
-        token_json(to, ask.to_chain),
-    );
     let gas_token = token_json(
         &TokenInfo {
             symbol: "ETH",
@@ -163,42 +196,29 @@ fn render_quote(ask: &EvmAsk<'_>, q: &EvmQuote, sender: Address, slippage: f64) 
         },
         ask.from_chain,
     );
+    let (fee_name, fee_description) = if ask.is_same_chain() {
+        ("Swap fee", "Simulated devnet swap fee")
+    } else {
+        ("Bridge fee", "Simulated devnet bridge fee")
+    };
     json!({
-        "type": "lifi",
-        "id": format!("{:#x}", call.quote_id),
         "tool": TOOL,
-        "toolDetails": {"key": TOOL, "name": "Relay devnet bridge (simulator)", "logoURI": ""},
-        "action": {
-            "fromChainId": ask.from_chain, "toChainId": ask.to_chain,
-            "fromToken": from_json, "toToken": to_json,
-            "fromAmount": ask.amount.to_string(), "slippage": slippage,
-            "fromAddress": sender, "toAddress": ask.recipient,
-        },
-        "estimate": {
-            "tool": TOOL,
-            "fromAmount": ask.amount.to_string(),
-            "toAmount": priced.out.to_string(),
-            "toAmountMin": less_bps(priced.out, slip_bps).to_string(),
-            "approvalAddress": call.to,
-            "executionDuration": DURATION_SECS,
-            "fromAmountUSD": "0.00", "toAmountUSD": "0.00",
-            "feeCosts": [{
-                "name": "Bridge fee", "description": "Simulated devnet bridge fee",
-                "token": from_json, "amount": priced.fee.to_string(), "amountUSD": "0.00",
-                "percentage": format!("{}", fee_bps(Upstream::Lifi) as f64 / 10_000.0), "included": true,
-            }],
-            "gasCosts": [{
-                "type": "SEND", "price": GAS_PRICE.to_string(), "estimate": DEPOSIT_GAS.to_string(),
-                "limit": DEPOSIT_GAS.to_string(), "amount": (u128::from(DEPOSIT_GAS) * u128::from(GAS_PRICE)).to_string(),
-                "amountUSD": "0.00", "token": gas_token,
-            }],
-        },
-        "includedSteps": [],
-        "transactionRequest": {
-            "from": sender, "to": call.to, "chainId": ask.from_chain,
-            "data": hex0x(&call.data), "value": format!("{:#x}", call.value),
-            "gasLimit": format!("{DEPOSIT_GAS:#x}"), "gasPrice": format!("{GAS_PRICE:#x}"),
-        },
+        "fromAmount": ask.amount.to_string(),
+        "toAmount": priced.out.to_string(),
+        "toAmountMin": less_bps(priced.out, slip_bps).to_string(),
+        "approvalAddress": call.to,
+        "executionDuration": DURATION_SECS,
+        "fromAmountUSD": "0.00", "toAmountUSD": "0.00",
+        "feeCosts": [{
+            "name": fee_name, "description": fee_description,
+            "token": token_json(from, ask.from_chain), "amount": priced.fee.to_string(), "amountUSD": "0.00",
+            "percentage": format!("{}", fee_bps(Upstream::Lifi) as f64 / 10_000.0), "included": true,
+        }],
+        "gasCosts": [{
+            "type": "SEND", "price": GAS_PRICE.to_string(), "estimate": DEPOSIT_GAS.to_string(),
+            "limit": DEPOSIT_GAS.to_string(), "amount": (u128::from(DEPOSIT_GAS) * u128::from(GAS_PRICE)).to_string(),
+            "amountUSD": "0.00", "token": gas_token,
+        }],
     })
 }
 

@@ -1,7 +1,8 @@
 //! The one pricing rule every simulator uses: a flat simulated bridge fee,
 //! taken from the source amount, then a conversion into the destination
-//! asset. Fixed devnet prices: stablecoins at par, 1 BTC = [`BTC_USD`] USD,
-//! WBTC 1:1 with BTC. Integer smallest units throughout, never floats.
+//! asset. Fixed devnet prices ([`usd_price`]): stablecoins at par,
+//! 1 BTC = [`BTC_USD`] USD, WBTC 1:1 with BTC, 1 ETH = [`ETH_USD`] USD.
+//! Integer smallest units throughout, never floats.
 //!
 //! The three aggregators charge different fees ([`fee_bps`]) so that the
 //! devnet's best-of-N has something to rank: LI.FI 10 bps, Bungee 12 bps,
@@ -26,6 +27,20 @@ pub fn fee_bps(u: Upstream) -> u64 {
 /// The devnet's fixed bitcoin price, USD.
 pub const BTC_USD: u64 = 100_000;
 
+/// The devnet's fixed ether price, USD.
+pub const ETH_USD: u64 = 3_000;
+
+/// The fixed USD price of one whole unit of `symbol` (any case), when the
+/// devnet prices it.
+pub fn usd_price(symbol: &str) -> Option<u64> {
+    match symbol.to_ascii_uppercase().as_str() {
+        "USDC" | "USDT" => Some(1),
+        "BTC" | "WBTC" => Some(BTC_USD),
+        "ETH" => Some(ETH_USD),
+        _ => None,
+    }
+}
+
 /// Decimals of BTC (sats).
 pub const BTC_DECIMALS: u8 = 8;
 
@@ -38,6 +53,15 @@ pub struct Priced {
     pub fee: U256,
 }
 
+/// An asset as [`Rate`] converts it: its fixed USD price and decimals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UsdAsset {
+    /// USD per whole unit.
+    pub usd: u64,
+    /// Decimals.
+    pub decimals: u8,
+}
+
 /// How a source amount turns into a destination amount.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rate {
@@ -48,15 +72,12 @@ pub enum Rate {
         /// Destination decimals.
         to: u8,
     },
-    /// A USD stablecoin with these decimals into BTC.
-    UsdToBtc {
-        /// The stablecoin's decimals.
-        usd: u8,
-    },
-    /// BTC into a USD stablecoin with these decimals.
-    BtcToUsd {
-        /// The stablecoin's decimals.
-        usd: u8,
+    /// Between assets of different fixed USD prices.
+    Convert {
+        /// The source asset.
+        from: UsdAsset,
+        /// The destination asset.
+        to: UsdAsset,
     },
 }
 
@@ -116,37 +137,44 @@ impl Rate {
     pub fn price_at(self, amount: U256, bps: u64) -> Priced {
         let fee = fee_at(amount, bps);
         let net = amount - fee;
-        let btc_usd = U256::from(BTC_USD);
         let out = match self {
             Rate::Par { from, to } => rescale(net, from, to),
-            Rate::UsdToBtc { usd } => net * pow10(BTC_DECIMALS) / (pow10(usd) * btc_usd),
-            Rate::BtcToUsd { usd } => net * pow10(usd) * btc_usd / pow10(BTC_DECIMALS),
+            Rate::Convert { from, to } => {
+                net * U256::from(from.usd) * pow10(to.decimals)
+                    / (U256::from(to.usd) * pow10(from.decimals))
+            }
         };
         Priced { out, fee }
     }
 
     /// The rate between two asset symbols with their decimals, when the
-    /// devnet prices that pair.
+    /// devnet prices that pair: the same asset, or two assets with a
+    /// [`usd_price`].
     pub fn between(from: (&str, u8), to: (&str, u8)) -> Option<Rate> {
-        let stable = |s: &str| matches!(s, "USDC" | "USDT");
-        let btc = |s: &str| matches!(s, "BTC" | "WBTC");
-        match (from.0, to.0) {
-            (a, b) if a == b => Some(Rate::Par {
+        if from.0.eq_ignore_ascii_case(to.0) {
+            return Some(Rate::Par {
                 from: from.1,
                 to: to.1,
-            }),
-            (a, b) if stable(a) && stable(b) => Some(Rate::Par {
-                from: from.1,
-                to: to.1,
-            }),
-            (a, b) if btc(a) && btc(b) => Some(Rate::Par {
-                from: from.1,
-                to: to.1,
-            }),
-            (a, b) if stable(a) && btc(b) => Some(Rate::UsdToBtc { usd: from.1 }),
-            (a, b) if btc(a) && stable(b) => Some(Rate::BtcToUsd { usd: to.1 }),
-            _ => None,
+            });
         }
+        let (from_usd, to_usd) = (usd_price(from.0)?, usd_price(to.0)?);
+        Some(if from_usd == to_usd {
+            Rate::Par {
+                from: from.1,
+                to: to.1,
+            }
+        } else {
+            Rate::Convert {
+                from: UsdAsset {
+                    usd: from_usd,
+                    decimals: from.1,
+                },
+                to: UsdAsset {
+                    usd: to_usd,
+                    decimals: to.1,
+                },
+            }
+        })
     }
 }
 
@@ -184,10 +212,20 @@ mod tests {
 
     #[test]
     fn ten_thousand_usdc_buy_a_tenth_of_a_bitcoin_less_the_fee() {
-        let p = Rate::UsdToBtc { usd: 6 }.price(u(10_000_000_000));
-        assert_eq!(p.out, u(9_990_000));
-        let back = Rate::BtcToUsd { usd: 6 }.price(u(100_000));
-        assert_eq!(back.out, u(99_900_000));
+        let usdc_btc = Rate::between(("USDC", 6), ("BTC", 8)).unwrap();
+        assert_eq!(usdc_btc.price(u(10_000_000_000)).out, u(9_990_000));
+        let btc_usdt = Rate::between(("BTC", 8), ("USDT", 6)).unwrap();
+        assert_eq!(btc_usdt.price(u(100_000)).out, u(99_900_000));
+    }
+
+    #[test]
+    fn a_tenth_of_a_bitcoin_buys_ether_at_the_fixed_prices_less_the_fee() {
+        // 0.1 BTC less 10 bps = 9,990 USD = 3.33 ETH.
+        let btc_eth = Rate::between(("BTC", 8), ("ETH", 18)).unwrap();
+        let out = btc_eth.price(u(10_000_000)).out;
+        assert_eq!(out, u(333) * pow10(16));
+        let back = Rate::between(("ETH", 18), ("USDC", 6)).unwrap();
+        assert_eq!(back.price(pow10(18)).out, u(2_997_000_000));
     }
 
     #[test]
@@ -204,7 +242,11 @@ mod tests {
 
     #[test]
     fn pairs_the_devnet_does_not_price_have_no_rate() {
-        assert_eq!(Rate::between(("USDC", 6), ("ETH", 18)), None);
+        assert_eq!(Rate::between(("USDC", 6), ("DAI", 18)), None);
+        assert_eq!(
+            Rate::between(("dai", 18), ("DAI", 18)),
+            Some(Rate::Par { from: 18, to: 18 })
+        );
         assert!(Rate::between(("USDT", 6), ("USDC", 6)).is_some());
         assert_eq!(
             Rate::between(("WBTC", 8), ("BTC", 8)),

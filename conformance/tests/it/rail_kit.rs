@@ -227,29 +227,14 @@ async fn the_template_an_integrator_copies_passes_in_both_packagings() {
 /// these directions of these lanes may fail these clauses, every other
 /// clause and direction must pass, and an entry that starts passing fails
 /// the test until it is removed.
-const KNOWN_GAPS: &[(&str, &str, &str, &str)] = &[
-    (
-        "lifi-wasm",
-        "quotes-every-direction",
-        "same-chain",
-        "the aggregator simulators price no same-chain swap \
-         (conformance/simulators/src/aggregator.rs: NoRoute when fromChain == toChain)",
-    ),
-    (
-        "tron-native",
-        "quotes-every-direction",
-        "bitcoin->evm",
-        "the comparator prices BTC→ETH only and the Chainflip simulator has no ETH \
-         (conformance/simulators/src/chainflip.rs: Asset::parse)",
-    ),
-    (
-        "stablebridge-native",
-        "plan-declarative",
-        "solana->evm",
-        "the lane is declared executable, but prepare answers FUNDS_REQUIRED and, \
-         funded, refuses because the relayer would sign on solana (rails/stablebridge/src/inbound.rs)",
-    ),
-];
+const KNOWN_GAPS: &[(&str, &str, &str, &str)] = &[(
+    "stablebridge-native",
+    "plan-declarative",
+    "solana->evm",
+    "the lane is declared executable, but the host cannot sign solana transactions: \
+     prepare answers FUNDS_REQUIRED for the unfunded non-EVM source (as the spec requires) \
+     and, funded, refuses because the relayer would sign on solana (rails/stablebridge/src/inbound.rs)",
+)];
 
 /// The failures of `report` outside [`KNOWN_GAPS`], and known gaps that
 /// closed.

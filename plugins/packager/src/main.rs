@@ -5,8 +5,12 @@
 //! feature, copies the artifact to `<out>/<rail>-<packaging>/`, loads it
 //! through the host's real loader to read the manifest the rail reports,
 //! and writes `plugin.toml` next to it with the artifact's sha256.
+//!
+//! `relay-plugins new <name>`: starts a new rail from the template (see
+//! [`scaffold`]).
 
 mod build;
+mod scaffold;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
@@ -43,6 +47,15 @@ enum Command {
         /// The artifact (`.wasm` component or native library).
         artifact: PathBuf,
     },
+    /// Start a new rail from the template: `rail/`, `native/` and `wasm/`
+    /// crates, named, compiling and formatted, with a README.
+    New {
+        /// The rail id: lower-case letters, digits and '-'.
+        name: String,
+        /// The directory to create (default `plugins/<name>`).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 /// `plugins.toml`.
@@ -76,7 +89,27 @@ async fn main() -> anyhow::Result<()> {
             println!("{}", m.to_toml());
             Ok(())
         }
+        Command::New { name, out } => new(&name, out),
     }
+}
+
+fn new(name: &str, out: Option<PathBuf>) -> anyhow::Result<()> {
+    let name = scaffold::RailName::parse(name)?;
+    let dir = out.unwrap_or_else(|| PathBuf::from("plugins").join(name.id()));
+    let made = scaffold::new_rail(&name, &dir)?;
+    if !made.formatted {
+        eprintln!(
+            "note: rustfmt did not run; format with `cargo fmt -p relay-rail-{}`",
+            name.id()
+        );
+    }
+    println!(
+        "wrote the {} rail in {} (rail/, native/, wasm/); next: {}/README.md",
+        name.id(),
+        made.dir.display(),
+        made.dir.display()
+    );
+    Ok(())
 }
 
 async fn build(

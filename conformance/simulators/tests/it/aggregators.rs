@@ -104,6 +104,39 @@ async fn lifi_native_eth_quote_settles_with_value() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn lifi_same_chain_swap_pays_the_other_token_out_on_the_source_chain() {
+    let m = mesh().await;
+    let user = keys::anvil_address(6);
+    let base = m.url(Upstream::Lifi);
+    let url = |to: &str| {
+        format!("{base}/v1/quote?fromChain={SRC}&toChain={SRC}&fromToken=USDC&toToken={to}&fromAmount=4000000&fromAddress={user}")
+    };
+    let (status, same) = m.get(&url("USDC"), &[]).await;
+    assert_eq!(status, 404, "no route from a token into itself: {same}");
+    assert_eq!(same["code"], 1002, "{same}");
+
+    let (status, quote) = m.get(&url("USDT"), &[]).await;
+    assert_eq!(status, 200, "{quote}");
+    common::assert_shape("lifi/quote.json", &quote);
+    assert_eq!(quote["action"]["toChainId"], SRC);
+    assert_eq!(quote["action"]["toToken"]["symbol"], "USDT");
+    assert_eq!(quote["includedSteps"][0]["type"], "swap");
+    assert_eq!(quote["estimate"]["toAmount"], "3996000");
+    assert_eq!(quote["transactionRequest"]["chainId"], SRC);
+
+    let before = m.balance(SRC, Token::Usdt, user).await;
+    let usdc = m.token(SRC, Token::Usdc);
+    let src_tx = m.execute(SRC, user, &lifi_call(&quote, Some(usdc))).await;
+    let done = lifi_status(&m, src_tx, "DONE").await;
+    assert_eq!(done["receiving"]["chainId"], SRC, "{done}");
+    assert_eq!(
+        m.balance(SRC, Token::Usdt, user).await - before,
+        U256::from(3_996_000u64),
+        "paid the quoted USDT on the source chain"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn squid_route_executes_and_status_reports_success() {
     let m = mesh().await;
     let user = keys::anvil_address(5);

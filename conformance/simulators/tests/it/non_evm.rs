@@ -241,3 +241,51 @@ async fn chainflip_deposit_channel_pays_out_on_anvil_after_simulated_btc_arrives
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn chainflip_prices_ether_and_pays_it_out_after_simulated_btc_arrives() {
+    let m = mesh().await;
+    let user = keys::anvil_address(2);
+    let base = m.url(Upstream::Chainflip);
+    // 0.001 BTC = 100 USD = 1/30 ETH at the devnet's prices, less 10 bps.
+    let (status, q) = m
+        .get(&format!("{base}/v2/quote?srcChain=Bitcoin&srcAsset=BTC&destChain=Arbitrum&destAsset=ETH&amount=100000"), &[])
+        .await;
+    assert_eq!(status, 200, "{q}");
+    common::assert_shape("chainflip/quote.json", &q);
+    assert_eq!(
+        q[0]["destAsset"],
+        json!({"chain": "Arbitrum", "asset": "ETH"})
+    );
+    assert_eq!(q[0]["egressAmount"], "33300000000000000");
+    let (_, back) = m
+        .get(&format!("{base}/v2/quote?srcChain=Ethereum&srcAsset=ETH&destChain=Bitcoin&destAsset=BTC&amount=3000000000000000000"), &[])
+        .await;
+    assert_eq!(
+        back[0]["egressAmount"], "8991000",
+        "3 ETH = 0.09 BTC less the fee"
+    );
+
+    let params = json!([{"chain": "Bitcoin", "asset": "BTC"}, {"chain": "Ethereum", "asset": "ETH"},
+        user.to_string(), 0, null, 0, [], {"retry_duration": 10, "refund_address": BTC_USER, "min_price": "0x0"}]);
+    let rpc = json!({"jsonrpc": "2.0", "id": 8, "method": "broker_request_swap_deposit_address", "params": params});
+    let (_, opened, _) = m.post(&format!("{base}/broker"), &[], &rpc).await;
+    let r = &opened["result"];
+    let id = format!("{}-Bitcoin-{}", r["issued_block"], r["channel_id"]);
+    let eth = || async {
+        alloy::providers::Provider::get_balance(&m.provider(SRC), user)
+            .await
+            .unwrap()
+    };
+    let before = eth().await;
+    m.sims
+        .send_btc(r["address"].as_str().unwrap(), 100_000)
+        .unwrap();
+    let st = wait_for("chainflip COMPLETED", || async {
+        let (_, v) = m.get(&format!("{base}/v2/swaps/{id}"), &[]).await;
+        (v["state"] == "COMPLETED").then_some(v)
+    })
+    .await;
+    assert_eq!(st["destAsset"], "ETH", "{st}");
+    assert_eq!(eth().await - before, U256::from(33_300_000_000_000_000u64));
+}

@@ -57,7 +57,8 @@ async fn refusals_carry_the_documented_error_shapes() {
         "lifi/error_validation.json",
     )
     .await;
-    let q = format!("/v1/quote?fromChain={SRC}&toChain={DST}&fromToken=USDC&toToken=ETH&fromAmount=1000&fromAddress={unknown_tx:.42}");
+    // No route turns a token into itself on its own chain.
+    let q = format!("/v1/quote?fromChain={SRC}&toChain={SRC}&fromToken=USDC&toToken=USDC&fromAmount=1000&fromAddress={unknown_tx:.42}");
     refused(&m, Upstream::Lifi, &q, &[], 404, "lifi/error_no_quote.json").await;
     let status = format!("/v1/status?txHash={unknown_tx}&fromChain={SRC}&toChain={DST}");
     refused(

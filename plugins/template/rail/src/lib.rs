@@ -18,7 +18,7 @@ use relay_plugin_api::{
     SourceMode, TrackRequest, TrackState, TrackStatus, Version,
 };
 
-/// The rail's id: lower-case letters and digits.
+/// The rail's id: lower-case letters, digits and '-'.
 pub const ID: &str = "template";
 /// The lane this rail serves.
 pub const LANE: &str = "base->arbitrum";
