@@ -239,11 +239,7 @@ pub(super) fn error_response(e: ApiError) -> Response {
 )]
 #[tracing::instrument(skip_all)]
 async fn execute(State(x): State<Execute>, headers: HeaderMap, body: Bytes) -> Response {
-    let key = headers
-        .get("x-idempotency-key")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
-    match key {
+    match idempotency_key(&headers) {
         Some(key) => {
             let run = || respond(&x, &headers, &body, Some(&key));
             idempotent(&x.q.app, &body, &key, run).await
@@ -252,6 +248,14 @@ async fn execute(State(x): State<Execute>, headers: HeaderMap, body: Bytes) -> R
             .await
             .unwrap_or_else(error_response),
     }
+}
+
+/// The request's `x-idempotency-key` (spec §5.5), if it sent one.
+pub(crate) fn idempotency_key(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get("x-idempotency-key")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
 }
 
 /// A fund-moving request under `x-idempotency-key` (`key`; `run` answers

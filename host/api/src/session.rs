@@ -44,7 +44,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::{
     auth,
     edge::{self, JsonObject},
-    execute::{error_response, idempotent, shape},
+    execute::{error_response, idempotency_key, idempotent, shape},
     quote::Quoting,
     ApiError, AppState, ErrorCode,
 };
@@ -243,12 +243,8 @@ async fn issue(State(x): State<Sessions>, headers: HeaderMap, body: Bytes) -> Re
 )]
 #[tracing::instrument(skip_all)]
 async fn execute(State(x): State<Sessions>, headers: HeaderMap, body: Bytes) -> Response {
-    let key = headers
-        .get("x-idempotency-key")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
     let bearer = auth::bearer(&headers);
-    let Some(key) = key else {
+    let Some(key) = idempotency_key(&headers) else {
         return run(&x, bearer, &body, None)
             .await
             .unwrap_or_else(error_response);
