@@ -30,6 +30,8 @@ RELAY_VIEM=$(conformance/tools/viem.sh)
 export RELAY_VIEM
 RELAY_WEBHOOK_PY=$(conformance/tools/webhooks.sh)
 export RELAY_WEBHOOK_PY
+RELAY_MCP_PY=$(conformance/tools/mcp.sh)
+export RELAY_MCP_PY
 
 step "contracts match their sources"
 node conformance/devnet/contracts/build.mjs --check

@@ -5,6 +5,7 @@
 //! relay-conformance rail a.so b.wasm        # also checks the two agree
 //! relay-conformance rail acme.wasm --config base_url=http://127.0.0.1:9000 \
 //!     --egress 127.0.0.1 --allow-private --report json
+//! relay-conformance rail acme.so acme.wasm --fixture fixture/upstream.json
 //! relay-conformance http http://127.0.0.1:8787 --from-chain 8453 --to-chain 42161
 //! ```
 //! Exit status 0 when every clause holds, 1 when one fails (each failure
@@ -85,6 +86,12 @@ struct RailArgs {
     /// `[capabilities.credentials.<name>]` and `[rails.<id>] credentials`).
     #[arg(long = "credential", value_parser = credential)]
     credentials: Vec<(String, CredentialConfig)>,
+    /// A recorded upstream (`fixture/upstream.json`, see
+    /// `relay_rail_sdk::fixture`) to serve on loopback and point the rail
+    /// at: sets `--config base_url=<its url> --egress 127.0.0.1
+    /// --allow-private`.
+    #[arg(long)]
+    fixture: Option<PathBuf>,
     /// Allow loopback/private egress, for a local upstream or fixture
     /// (operator config `[capabilities] allow_private_networks`).
     #[arg(long)]
@@ -201,6 +208,7 @@ async fn run(cli: Cli) -> ExitCode {
         egress,
         contracts,
         credentials,
+        fixture,
         allow_private,
         timeout_ms,
     } = a;
@@ -216,6 +224,21 @@ async fn run(cli: Cli) -> ExitCode {
         credentials,
         allow_private,
         ..KitOptions::default()
+    };
+    // Kept alive until the reports are in.
+    let served = match &fixture {
+        Some(path) => match rail::FixtureServer::from_file(path).await {
+            Ok(s) => Some(s),
+            Err(e) => {
+                eprintln!("relay-conformance: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
+    let opts = match &served {
+        Some(s) => s.apply(opts),
+        None => opts,
     };
     let mut reports = Vec::new();
     for a in &artifacts {

@@ -59,6 +59,10 @@ pub struct RailError {
 }
 
 impl RailError {
+    /// The message of [`RailError::no_status_api`].
+    pub const NO_STATUS_API: &'static str =
+        "the upstream has no status API: the host watches the destination chain for the payout";
+
     /// An error of `kind` with its default retryability.
     pub fn new(kind: RailErrorKind, message: impl Into<String>) -> Self {
         RailError {
@@ -71,6 +75,20 @@ impl RailError {
     /// The rail does not serve this lane.
     pub fn unsupported(message: impl Into<String>) -> Self {
         Self::new(RailErrorKind::UnsupportedLane, message)
+    }
+
+    /// `track`'s answer when the upstream has no status API (contract
+    /// 1.1): "I cannot observe delivery; host, watch the destination". Kind
+    /// `UnsupportedLane` with [`RailError::NO_STATUS_API`] as the message, not
+    /// retryable. See [`crate::Rail::track`] for what the host does.
+    pub fn no_status_api() -> Self {
+        Self::new(RailErrorKind::UnsupportedLane, Self::NO_STATUS_API)
+    }
+
+    /// Whether this is `track`'s "no status API" answer: any
+    /// `UnsupportedLane` error from `track` means it, whatever the message.
+    pub fn is_no_status_api(&self) -> bool {
+        self.kind == RailErrorKind::UnsupportedLane
     }
 
     /// The request is invalid; `field` names what is wrong.
@@ -91,5 +109,21 @@ impl RailError {
     /// An internal failure of the rail.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(RailErrorKind::Internal, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_status_api_is_a_final_unsupported_lane_answer() {
+        let e = RailError::no_status_api();
+        assert_eq!(e.kind, RailErrorKind::UnsupportedLane);
+        assert_eq!(e.message, RailError::NO_STATUS_API);
+        assert!(!e.retryable);
+        assert!(e.is_no_status_api());
+        assert!(RailError::unsupported("any words").is_no_status_api());
+        assert!(!RailError::upstream("down").is_no_status_api());
     }
 }

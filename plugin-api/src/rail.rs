@@ -39,17 +39,34 @@ pub trait Rail: Send + Sync {
     /// again at the next interval. [`crate::TrackState`] says what the host
     /// does with each answer.
     ///
-    /// **An upstream without a status API.** The host learns of delivery
-    /// only from this answer. If it never says `Done`, the route waits until
-    /// `execution.track_timeout_ms` after it was created (21,600,000 ms,
-    /// 6 hours, by default), then ends `FAILED` with `UPSTREAM_TIMEOUT` —
-    /// and when the relayer pulled the sender's funds the host refunds them
-    /// from its inventory, although the upstream may still deliver. So:
+    /// **An upstream without a status API** (contract 1.1). Answer
+    /// `Err(`[`RailError::no_status_api`]`())` — any error of kind
+    /// [`crate::RailErrorKind::UnsupportedLane`] from `track` means the same:
+    /// "I cannot observe delivery; host, watch the destination". The host
+    /// then watches the destination chain itself: from the destination's
+    /// head when the watch began (less a small margin, recorded durably so
+    /// a restarted host resumes from it), it looks for an ERC-20
+    /// `Transfer(from, recipient, value)` of the route's destination token
+    /// with `value` at least the route's guaranteed minimum (`minOut`) that
+    /// no other route has claimed as its `destTx`. Found, the step finishes
+    /// as a `Done` answer would (`destTx` is that log's transaction); until
+    /// then the route stays `BRIDGING` and the status read shows
+    /// `upstream {state: "WATCHING_DESTINATION", watch {…}}`. The host asks
+    /// `track` again at every interval, so a rail that learns of delivery
+    /// later may still answer.
     ///
-    /// - observe delivery yourself when the upstream cannot tell you:
+    /// Only an ERC-20 payout on an EVM destination can be watched. For a
+    /// native-asset or non-EVM destination the answer is an error like any
+    /// other: with no terminal answer the route waits until
+    /// `execution.track_timeout_ms` after it was created (21,600,000 ms, 6
+    /// hours, by default), then ends `FAILED` with `UPSTREAM_TIMEOUT` — and
+    /// when the relayer pulled the sender's funds the host refunds them
+    /// from its inventory, although the upstream may still deliver. The
+    /// watch is bounded by the same timeout. So:
+    ///
+    /// - for such a destination, observe delivery yourself if you can:
     ///   declare the destination chain in `rpc_chains` and look for the
-    ///   payout with [`Host::rpc`] (`eth_getLogs` for the token's `Transfer`
-    ///   to the recipient, or the upstream's fill event, from
+    ///   payout with [`Host::rpc`] (or the upstream's fill event, from
     ///   [`TrackRequest::src_tx`]'s time on), answering `Done` with its
     ///   transaction as `dest_tx`; until then answer `Bridging`;
     /// - if delivery cannot be observed at all, do not mark the lane

@@ -3,6 +3,13 @@
 //! The host asks while a route's plan waits at a
 //! [`PlanAction::AwaitUpstream`] step; [`crate::Rail::track`] says when and
 //! what happens after each answer.
+//!
+//! An upstream without a status API answers with
+//! [`crate::RailError::no_status_api`] (contract 1.1) instead of a
+//! [`TrackStatus`]: the host then watches the destination chain for the
+//! payout itself (an ERC-20 `Transfer` of the destination token to the
+//! recipient of at least the route's `minOut`) and finishes the step as a
+//! [`TrackState::Done`] answer would — see [`crate::Rail::track`].
 
 use serde::{Deserialize, Serialize};
 

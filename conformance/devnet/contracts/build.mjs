@@ -23,6 +23,7 @@ const CONTRACTS = [
   "Membership",
   "RelayRouter",
   "TestWallet",
+  "PriceFeed",
 ];
 const SETTINGS = {
   optimizer: { enabled: true, runs: 200 },

@@ -18,7 +18,7 @@ use alloy::{
 pub const PERMIT2_ADDRESS: Address = address!("0x000000000022D473030F116dDEE9F6B43aC78BA3");
 
 /// The raw artifact JSON of every devnet contract, as (contract name, JSON).
-pub const ARTIFACTS: [(&str, &str); 8] = [
+pub const ARTIFACTS: [(&str, &str); 9] = [
     ("Permit2", include_str!("../artifacts/Permit2.json")),
     ("TestToken", include_str!("../artifacts/TestToken.json")),
     (
@@ -36,6 +36,7 @@ pub const ARTIFACTS: [(&str, &str); 8] = [
     ("Membership", include_str!("../artifacts/Membership.json")),
     ("RelayRouter", include_str!("../artifacts/RelayRouter.json")),
     ("TestWallet", include_str!("../artifacts/TestWallet.json")),
+    ("PriceFeed", include_str!("../artifacts/PriceFeed.json")),
 ];
 
 sol!(
@@ -93,6 +94,14 @@ sol!(
     #[derive(Debug, PartialEq, Eq)]
     TestWallet,
     "artifacts/TestWallet.json"
+);
+sol!(
+    /// DEVNET ONLY: a Chainlink-style `AggregatorV3Interface` price feed whose deployer
+    /// moves the answer (`contracts/PriceFeed.sol`).
+    #[sol(rpc)]
+    #[derive(Debug, PartialEq, Eq)]
+    PriceFeed,
+    "artifacts/PriceFeed.json"
 );
 
 /// The structs that owners sign (EIP-712), with the canonical type names.

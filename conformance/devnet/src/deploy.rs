@@ -20,8 +20,8 @@ use serde::{Deserialize, Serialize};
 use crate::{
     chains,
     contracts::{
-        address_to_bytes32, BridgeDeposit, Membership, MessageTransmitter, Permit2, RelayRouter,
-        TestToken, TokenMessenger, PERMIT2_ADDRESS,
+        address_to_bytes32, BridgeDeposit, Membership, MessageTransmitter, Permit2, PriceFeed,
+        RelayRouter, TestToken, TokenMessenger, PERMIT2_ADDRESS,
     },
     keys, DevnetError, Result,
 };
@@ -139,6 +139,41 @@ pub struct CctpDeployment {
     pub attester: Address,
 }
 
+/// Decimals of every devnet price feed (Chainlink's USD feeds use 8).
+pub const FEED_DECIMALS: u8 = 8;
+
+/// One devnet price feed (DEVNET ONLY: its deployer moves the answer).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FeedDeployment {
+    /// `<ASSET>/USD`.
+    pub pair: String,
+    /// The `AggregatorV3Interface` contract.
+    pub address: Address,
+    /// Decimals of its answer ([`FEED_DECIMALS`]).
+    pub decimals: u8,
+}
+
+/// The feeds every devnet chain gets, as (pair, initial answer with [`FEED_DECIMALS`]):
+/// ETH/USD 3000, BTC/USD 60000, USDC/USD and USDT/USD 1, and the chain's native asset
+/// when it is not ETH ([`chains::native_asset`]).
+pub fn devnet_feeds(chain_id: u64) -> Vec<(String, i64)> {
+    const USD: i64 = 100_000_000;
+    let mut feeds: Vec<(String, i64)> = [
+        ("ETH/USD", 3_000 * USD),
+        ("BTC/USD", 60_000 * USD),
+        ("USDC/USD", USD),
+        ("USDT/USD", USD),
+    ]
+    .map(|(p, a)| (p.to_string(), a))
+    .to_vec();
+    let (native, price) = chains::native_asset(chain_id);
+    if native != "ETH" {
+        feeds.push((format!("{native}/USD"), price));
+    }
+    feeds
+}
+
 /// The addresses of everything deployed on one devnet chain.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -162,6 +197,9 @@ pub struct ChainDeployment {
     pub router: Address,
     /// The CCTP-style contracts, on CCTP chains only.
     pub cctp: Option<CctpDeployment>,
+    /// The Chainlink-style price feeds ([`devnet_feeds`]), owned by the deployer.
+    #[serde(default)]
+    pub price_feeds: Vec<FeedDeployment>,
 }
 
 impl ChainDeployment {
@@ -172,6 +210,13 @@ impl ChainDeployment {
             Token::Usdt => self.usdt,
             Token::Wbtc => self.wbtc,
         }
+    }
+
+    /// The price feed of `pair` (`ETH/USD`, any case) on this chain.
+    pub fn feed(&self, pair: &str) -> Option<&FeedDeployment> {
+        self.price_feeds
+            .iter()
+            .find(|f| f.pair.eq_ignore_ascii_case(pair.trim()))
     }
 }
 
@@ -268,6 +313,8 @@ pub async fn deploy_chain(
         bridge.transferOwnership(operator).send().await,
     )
     .await?;
+    // last: feeds differ per chain (the native pair), so nothing after them shares an address
+    let price_feeds = deploy_feeds(provider, chain_id).await?;
 
     tracing::debug!(chain_id, "devnet contracts deployed");
     Ok(ChainDeployment {
@@ -280,7 +327,45 @@ pub async fn deploy_chain(
         membership: *membership.address(),
         router: *router.address(),
         cctp,
+        price_feeds,
     })
+}
+
+async fn deploy_feeds(provider: &DynProvider, chain_id: u64) -> Result<Vec<FeedDeployment>> {
+    let mut out = Vec::new();
+    for (pair, answer) in devnet_feeds(chain_id) {
+        let feed = PriceFeed::deploy(
+            provider,
+            FEED_DECIMALS,
+            pair.clone(),
+            alloy::primitives::I256::unchecked_from(answer),
+        )
+        .await
+        .map_err(DevnetError::contract(format!(
+            "deploying the {pair} feed on chain {chain_id}"
+        )))?;
+        out.push(FeedDeployment {
+            pair,
+            address: *feed.address(),
+            decimals: FEED_DECIMALS,
+        });
+    }
+    Ok(out)
+}
+
+/// Moves the answer of the feed at `feed` (a new round, `AnswerUpdated`); the provider's
+/// wallet must be the deployer (DEVNET ONLY).
+pub async fn update_answer(
+    provider: &DynProvider,
+    feed: Address,
+    answer: alloy::primitives::I256,
+) -> Result<TransactionReceipt> {
+    let feed = PriceFeed::new(feed, provider);
+    confirm(
+        "PriceFeed.updateAnswer",
+        feed.updateAnswer(answer).send().await,
+    )
+    .await
 }
 
 async fn deploy_cctp(provider: &DynProvider, domain: u32) -> Result<CctpDeployment> {
@@ -398,6 +483,19 @@ mod tests {
     }
 
     #[test]
+    fn every_chain_gets_the_usd_feeds_and_its_native_pair() {
+        let pairs = |id| {
+            devnet_feeds(id)
+                .into_iter()
+                .map(|f| f.0)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(pairs(8453), ["ETH/USD", "BTC/USD", "USDC/USD", "USDT/USD"]);
+        assert_eq!(pairs(56).last().map(String::as_str), Some("BNB/USD"));
+        assert_eq!(devnet_feeds(1)[0].1, 300_000_000_000);
+    }
+
+    #[test]
     fn token_parses_case_insensitively() {
         assert_eq!("usdc".parse::<Token>(), Ok(Token::Usdc));
         assert_eq!("WBTC".parse::<Token>(), Ok(Token::Wbtc));
@@ -416,11 +514,18 @@ mod tests {
             membership: Address::ZERO,
             router: Address::repeat_byte(0x11),
             cctp: None,
+            price_feeds: vec![FeedDeployment {
+                pair: "ETH/USD".into(),
+                address: Address::repeat_byte(0x22),
+                decimals: FEED_DECIMALS,
+            }],
         };
         let v = serde_json::to_value(&d).unwrap();
         assert_eq!(v["chainId"], 1);
         assert!(v.get("bridgeDeposit").is_some());
         assert_eq!(v["router"], "0x1111111111111111111111111111111111111111");
+        assert_eq!(v["priceFeeds"][0]["pair"], "ETH/USD");
+        assert_eq!(d.feed("eth/usd").map(|f| f.decimals), Some(8));
         let back: ChainDeployment = serde_json::from_value(v).unwrap();
         assert_eq!(back, d);
     }

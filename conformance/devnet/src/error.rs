@@ -30,6 +30,14 @@ pub enum DevnetError {
     /// A chain id that this devnet does not run.
     #[error("chain {0} is not part of this devnet")]
     UnknownChain(u64),
+    /// A price-feed pair this chain has no feed for.
+    #[error("chain {chain_id} has no {pair} price feed")]
+    UnknownFeed {
+        /// The chain.
+        chain_id: u64,
+        /// The pair asked for (`ETH/USD`).
+        pair: String,
+    },
     /// A CCTP operation on a chain outside the CCTP set.
     #[error("chain {0} has no CCTP contracts")]
     NoCctp(u64),

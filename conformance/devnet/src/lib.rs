@@ -4,7 +4,9 @@
 //! address, USDC/USDT/WBTC test tokens, CCTP-style burn-and-mint contracts (on the seven
 //! CCTP chains), the bridge-deposit contract the aggregator simulators settle through, an
 //! ERC-721 membership collection, the `RelayRouter` (the one-signature forms; the relayer is
-//! its only caller) and, for tests, `TestWallet` (ERC-1271); plus funded accounts (the relayer and anvil's ten
+//! its only caller), for tests `TestWallet` (ERC-1271), and Chainlink-style price feeds
+//! (ETH/USD, BTC/USD, USDC/USD, USDT/USD and the native pair; [`Devnet::set_price`] moves
+//! one); plus funded accounts (the relayer and anvil's ten
 //! well-known test accounts). Start it with [`Devnet::start`].
 //!
 //! What it must never do: listen anywhere but 127.0.0.1, reach outside the machine, or hold
@@ -24,6 +26,6 @@ pub mod mesh;
 
 pub use anvil::{AnvilConfig, AnvilNode};
 pub use contracts::PERMIT2_ADDRESS;
-pub use deploy::{CctpDeployment, ChainDeployment, Token};
+pub use deploy::{CctpDeployment, ChainDeployment, FeedDeployment, Token};
 pub use error::{DevnetError, Result};
 pub use mesh::{Devnet, DevnetChain, DevnetConfig};

@@ -8,7 +8,7 @@
 use std::{path::PathBuf, time::Duration};
 
 use alloy::{
-    primitives::{Address, U256},
+    primitives::{Address, I256, U256},
     providers::{DynProvider, Provider, ProviderBuilder},
     transports::http::reqwest::Url,
 };
@@ -233,6 +233,23 @@ impl Devnet {
         let _guard = chain.deployer_lock.lock().await;
         let membership = Membership::new(chain.deployment.membership, &chain.deployer);
         deploy::confirm("Membership.mint", membership.mint(to).send().await)
+            .await
+            .map(drop)
+    }
+
+    /// Moves the `pair` feed (`ETH/USD`) on `chain_id` to `answer`, in the feed's decimals
+    /// ([`deploy::FEED_DECIMALS`]): a new round stamped with the block's time (DEVNET ONLY).
+    pub async fn set_price(&self, chain_id: u64, pair: &str, answer: I256) -> Result<()> {
+        let chain = self.chain(chain_id)?;
+        let feed = chain
+            .deployment
+            .feed(pair)
+            .ok_or_else(|| DevnetError::UnknownFeed {
+                chain_id,
+                pair: pair.to_string(),
+            })?;
+        let _guard = chain.deployer_lock.lock().await;
+        deploy::update_answer(&chain.deployer, feed.address, answer)
             .await
             .map(drop)
     }

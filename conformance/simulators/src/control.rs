@@ -12,6 +12,10 @@
 //!   simulated bitcoin ledger (to a Chainflip deposit address: the swap runs);
 //! - `POST /simulator/mint {chain, token, to, amount}` → mint devnet test
 //!   tokens (USDC, USDT, WBTC — symbol or address) to any address.
+//! - `POST /simulator/price {chain, pair, answer}` → DEVNET ONLY: move a
+//!   devnet Chainlink-style feed (`ETH/USD`, `BTC/USD`, `USDC/USD`, …) to
+//!   `answer`, an integer string in the feed's decimals (8): a new round
+//!   sent by the deployer (`updateAnswer`).
 //! - `GET`/`POST /simulator/faults` → see [`crate::faults`].
 
 use alloy::primitives::{Address, U256};
@@ -164,6 +168,30 @@ async fn mint(State(c): State<Control>, Json(b): Json<Mint>) -> Response {
     }
 }
 
+/// `POST /simulator/price`.
+#[derive(Debug, Deserialize)]
+struct Price {
+    chain: u64,
+    pair: String,
+    answer: String,
+}
+
+async fn price(State(c): State<Control>, Json(b): Json<Price>) -> Response {
+    let Ok(answer) = b.answer.trim().parse::<alloy::primitives::I256>() else {
+        return bad("answer must be an integer string in the feed's decimals (8: \"300000000000\" is 3000 USD)");
+    };
+    match c.ctx.feeds.set(b.chain, &b.pair, answer).await {
+        Ok((feed, tx)) => Json(json!({
+            "simulated": true, "txHash": tx, "chain": b.chain, "pair": feed.pair,
+            "feed": feed.address, "decimals": feed.decimals, "answer": answer.to_string(),
+        }))
+        .into_response(),
+        Err(e) => bad(format!(
+            "{e} (pairs: ETH/USD, BTC/USD, USDC/USD, USDT/USD and the chain's native pair)"
+        )),
+    }
+}
+
 /// The control routes of the simulator for `upstream`.
 pub fn routes(ctx: SimContext, upstream: Upstream) -> Router {
     Router::new()
@@ -173,5 +201,6 @@ pub fn routes(ctx: SimContext, upstream: Upstream) -> Router {
         .route("/simulator/ledger/submit", post(ledger_submit))
         .route("/simulator/bitcoin/send", post(bitcoin_send))
         .route("/simulator/mint", post(mint))
+        .route("/simulator/price", post(price))
         .with_state(Control { ctx, upstream })
 }

@@ -21,7 +21,8 @@
 //!
 //! What it must never do: listen anywhere but 127.0.0.1, reach outside the
 //! machine, or hold a key that is not the devnet's publicly known bridge
-//! operator or attester.
+//! operator, attester or deployer (the deployer only moves the devnet's
+//! price feeds: [`feeds`]).
 
 pub mod aggregator;
 pub mod allbridge;
@@ -31,6 +32,7 @@ pub mod circle;
 pub mod control;
 pub mod error;
 pub mod faults;
+pub mod feeds;
 pub mod http;
 pub mod ledger;
 pub mod lifi;
@@ -153,6 +155,8 @@ pub struct SimContext {
     pub tokens: Arc<TokenBook>,
     /// This simulator's faults.
     pub faults: Arc<Faults>,
+    /// The devnet's price feeds (DEVNET ONLY control).
+    pub feeds: Arc<feeds::FeedControl>,
 }
 
 /// Running simulators, one loopback HTTP server per upstream; dropping
@@ -191,10 +195,12 @@ impl Simulators {
         let settlement = Settlement::new(devnet, faults.clone(), config.settle_delay);
         let mut tasks = settlement.spawn_watchers(config.poll_interval).await?;
         let tokens = Arc::new(TokenBook::from_devnet(devnet));
+        let feeds = Arc::new(feeds::FeedControl::new(devnet));
         let ctx = |u: Upstream| SimContext {
             settle: settlement.clone(),
             tokens: tokens.clone(),
             faults: faults[&u].clone(),
+            feeds: feeds.clone(),
         };
         let (circle, circle_tasks) = circle::CircleSimulator::start(
             devnet,

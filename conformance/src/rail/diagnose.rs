@@ -17,9 +17,10 @@ fn section(rail: &str) -> String {
 /// The generic fix for an upstream that did not answer.
 pub fn upstream_down(rail: &str) -> String {
     format!(
-        "start the upstream, or point the rail at a reachable upstream or a recorded fixture of it \
-         with `--config <key>=<url>` (operator config `[rails.{rail}.config] <key>`); the key is \
-         the one the rail's docs name (e.g. `base_url`)"
+        "start the upstream, or point the rail at a reachable upstream with `--config <key>=<url>` \
+         (operator config `[rails.{rail}.config] <key>`; the key is the one the rail's docs name, \
+         `base_url` for rails on the SDK), or serve a recorded fixture of it with \
+         `--fixture fixture/upstream.json`"
     )
 }
 

@@ -15,11 +15,13 @@ mod agree;
 mod clauses;
 mod diagnose;
 mod drive;
+mod fixture;
 pub mod inputs;
 mod plan;
 
 pub use agree::{packagings_agree, PACKAGINGS_AGREE};
 pub use clauses::Clause;
+pub use fixture::FixtureServer;
 pub use inputs::{directions, Direction, Inputs, KnownToken};
 use relay_capabilities::{CapabilityBroker, Clock, RailPolicy};
 use relay_config::HostConfig;

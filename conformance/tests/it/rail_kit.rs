@@ -5,7 +5,9 @@
 //! upstream never answers, one that answers one direction of a two-way
 //! lane, and plans calling an undeclared contract.
 
-use relay_conformance::rail::{check, packagings_agree, KitOptions, KnownToken, Report};
+use relay_conformance::rail::{
+    check, packagings_agree, FixtureServer, KitOptions, KnownToken, Report,
+};
 use relay_devnet::{Devnet, DevnetConfig};
 use relay_plugin_api::ChainRef;
 use std::{path::PathBuf, time::Duration};
@@ -208,8 +210,22 @@ fn the_cli_exits_non_zero_and_names_the_clause() {
 async fn the_template_an_integrator_copies_passes_in_both_packagings() {
     let native = relay_fixtures::native_plugin("relay-rail-template-native", &[]);
     let wasm = relay_fixtures::wasm_plugin("relay-rail-template-wasm", &[]);
+    // Without its upstream the template cannot quote: the kit says so.
+    let report = check(&native, &fast()).await;
+    let c = clause(&report, "quotes-every-direction");
+    assert!(
+        !c.passed && c.fix.as_deref().is_some_and(|f| f.contains("--fixture")),
+        "{report:#?}"
+    );
+    // Against the recorded upstream it ships with, both packagings pass.
+    let served = FixtureServer::from_file(
+        &relay_fixtures::workspace_root().join("plugins/template/fixture/upstream.json"),
+    )
+    .await
+    .expect("the template's fixture");
+    let opts = served.apply(fast());
     for a in [&native, &wasm] {
-        let report = check(a, &fast()).await;
+        let report = check(a, &opts).await;
         assert!(report.passed(), "{report:#?}");
         assert!(
             clause(&report, "plan-declarative")
@@ -218,7 +234,7 @@ async fn the_template_an_integrator_copies_passes_in_both_packagings() {
             "{report:#?}"
         );
     }
-    let agree = packagings_agree(&native, &wasm, &fast()).await;
+    let agree = packagings_agree(&native, &wasm, &opts).await;
     assert!(agree.passed, "{agree:#?}");
 }
 

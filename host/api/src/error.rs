@@ -136,6 +136,12 @@ error_codes! {
     SessionUnauthorized => ("SESSION_UNAUTHORIZED", UNAUTHORIZED, false, "send the session's bearer as Authorization: Bearer rsk_… (POST /api/session/issue answers it once); no bearer, one this host never issued, or another session's bearer for GET /api/session/{id}"),
     /// The session was revoked.
     SessionRevoked => ("SESSION_REVOKED", FORBIDDEN, false, "the owner revoked this session: it executes nothing more (routes it already started complete; its unspent balance returns to refundTo)"),
+    /// No batch, schedule or conditional has that id (spec §7: 404 for a bad schedule path or id).
+    PrimitiveNotFound => ("PRIMITIVE_NOT_FOUND", NOT_FOUND, false, "no batch_, sched_ or cond_ record has that id on this path"),
+    /// The schedule or conditional has finished and can no longer be cancelled.
+    PrimitiveFinished => ("PRIMITIVE_FINISHED", CONFLICT, false, "the schedule completed, or the conditional triggered, executed, failed or expired: there is nothing left to cancel; or the batch has already been run (a batch runs once)"),
+    /// A live primitive names an authority this host does not serve yet.
+    AuthorityUnsupported => ("AUTHORITY_UNSUPPORTED", BAD_REQUEST, false, "a live primitive runs on the operator's owner credential (authority \"owner\": Authorization: Bearer <owner token> at creation, runs execute as mode self); session and Permit2 authority are not served yet"),
     /// The session expired.
     SessionExpired => ("SESSION_EXPIRED", FORBIDDEN, false, "the session is past its policy.expiresAt: it executes nothing more (its unspent balance returns to refundTo); the owner issues a new one"),
     /// The route is outside the session's policy.
@@ -154,6 +160,10 @@ error_codes! {
     KeyRequired => ("KEY_REQUIRED", BAD_REQUEST, false, "this /api/keys endpoint is about one developer key: send it as header x-relay-key or query ?key= (POST /api/keys/create issues one)"),
     /// The key presented was never issued here, or was revoked.
     KeyUnknown => ("KEY_UNKNOWN", NOT_FOUND, false, "no live developer key matches the key sent: it was never issued by this host or it was revoked (a revoked key is treated like no key); create a new one with POST /api/keys/create"),
+    /// A private-lane tool was called on the hosted, read-only tool endpoint.
+    PrivateLaneRequired => ("PRIVATE_LANE_REQUIRED", MISDIRECTED_REQUEST, false, "the hosted MCP tool endpoint (/mcp) is public and read-only: a tool that signs, moves funds or starts a route (execute, session_execute, agent_do) runs only through the local tool server; agentFix says how: run `relay mcp --url <host>` (stdio) and call the tool there"),
+    /// A question for the concierge is missing, empty or too long.
+    InvalidQuestion => ("INVALID_QUESTION", BAD_REQUEST, false, "POST /api/ask needs {\"question\": \"…\"}: a non-empty string of at most 500 characters"),
 }
 
 /// One `errorCode` of the catalogue.

@@ -21,7 +21,10 @@ use axum::{
 };
 use relay_chain::reader::ChainReader;
 use relay_config::HostConfig;
-use relay_engine::{pricefeeds, tokens};
+use relay_engine::{
+    oracle::{PriceBook, Unpriced},
+    tokens,
+};
 use relay_execution::sandbox::Sandbox;
 use relay_notify::{
     dispatch::SandboxRoutes,
@@ -174,7 +177,7 @@ async fn subscribe(
         "price" => {
             edge::only_fields(&body, &["type", "asset", "above", "below", "url", "secret"])?;
             let asset = text(&body, "asset")?;
-            if price_usd_e6(&s.config, asset).is_none() {
+            if let Err(Unpriced::NoPrice(_)) = price_usd_e6(&s.prices, asset) {
                 return Err(ApiError::new(
                     ErrorCode::InvalidField,
                     format!("asset: the host has no price for {asset:?} (GET /api/pricefeeds lists them)"),
@@ -272,20 +275,17 @@ async fn unsubscribe(
     Ok(Json(s.hooks.unsubscribe(&id).await?))
 }
 
-/// An asset's price in micro-USD from the feeds the host's quotes use.
-fn price_usd_e6(config: &HostConfig, asset: &str) -> Option<u64> {
-    pricefeeds::feeds(config)
-        .feeds
-        .into_iter()
-        .find(|f| f.asset.eq_ignore_ascii_case(asset.trim()))
-        .and_then(|f| f.value.parse().ok())
+/// An asset's price in micro-USD from the price book the host's quotes
+/// use (on-chain feeds, configured fallbacks).
+fn price_usd_e6(prices: &PriceBook, asset: &str) -> Result<u64, Unpriced> {
+    prices.usd_e6(&format!("{}/USD", asset.trim()))
 }
 
-/// Watchers' view of the world: the host's price feeds and chain reads.
+/// Watchers' view of the world: the host's price book and chain reads.
 #[derive(Debug)]
 pub struct HostObserve {
-    /// Host configuration (its price feeds).
-    pub config: Arc<HostConfig>,
+    /// The host's prices (on-chain feeds, configured fallbacks).
+    pub prices: Arc<PriceBook>,
     /// Chain reads.
     pub reader: Arc<ChainReader>,
 }
@@ -293,7 +293,7 @@ pub struct HostObserve {
 #[async_trait]
 impl Observe for HostObserve {
     fn price_usd_e6(&self, asset: &str) -> Option<u64> {
-        price_usd_e6(&self.config, asset)
+        price_usd_e6(&self.prices, asset).ok()
     }
 
     async fn balance(&self, chain: u64, token: &str, owner: &str) -> Result<String, String> {

@@ -8,8 +8,11 @@
 
 mod agent;
 pub mod auth;
+mod batch;
 mod changelog;
 mod compare;
+pub mod concierge;
+mod conditional;
 mod delivery;
 mod edge;
 mod error;
@@ -27,9 +30,11 @@ pub mod openapi;
 mod plan;
 mod preflight;
 mod pricefeeds;
+pub mod primitive;
 mod quote;
 mod recent;
 mod routes;
+mod schedule;
 mod session;
 mod snapshot;
 mod solve;
@@ -47,6 +52,7 @@ use relay_execution::{executor::Executor, relayer::Relayer, sandbox::Sandbox};
 use relay_registry::OperatorStateStore;
 use relay_runtime::rails::RailSet;
 use relay_store::Store;
+pub use status::MCP_PATH;
 use std::sync::Arc;
 use utoipa_axum::router::OpenApiRouter;
 
@@ -79,6 +85,9 @@ pub struct AppState {
     pub keys: Arc<relay_accounts::keys::KeyService>,
     /// Policy-gated agent sessions ([`relay_accounts::sessions`]).
     pub sessions: Arc<relay_accounts::sessions::SessionService>,
+    /// The USD price of an asset pair: on-chain feeds, configured
+    /// fallbacks ([`relay_engine::oracle::PriceBook::usd_e6`]).
+    pub prices: Arc<relay_engine::oracle::PriceBook>,
 }
 
 /// The whole API router.
@@ -112,7 +121,11 @@ pub fn router(state: AppState) -> Router {
         .merge(preflight::routes(quoting.clone()))
         .merge(intent::routes(quoting.clone()))
         .merge(session::routes(quoting.clone()))
+        .merge(batch::routes(quoting.clone()))
+        .merge(schedule::routes(quoting.clone()))
+        .merge(conditional::routes(quoting.clone()))
         .merge(execute::routes(quoting))
+        .merge(concierge::routes())
         .merge(openapi::routes())
         .merge(metrics::routes())
         .split_for_parts();

@@ -16,7 +16,8 @@
 //! `session-execute` 60 (`POST /api/session/execute`: an agent's routes,
 //! also bounded by its session's caps); `hooks` 30 and `subscribe` 30
 //! (`POST /api/hooks`, `POST /api/events/subscribe`: each registration
-//! makes the host send requests).
+//! makes the host send requests); `ask` 30 (`POST /api/ask`: each
+//! question reads the mesh and health).
 //! Every request counts, including those refused
 //! later for a bad body. Every limited response carries
 //! `x-ratelimit-limit`, `x-ratelimit-remaining` and `x-ratelimit-reset`
@@ -115,6 +116,7 @@ const TABLE: &[(&str, &[Method], &str, u32)] = &[
         60,
     ),
     ("keys", &[Method::POST], "/api/keys/create", 10),
+    ("ask", &[Method::POST], "/api/ask", 30),
     ("hooks", &[Method::POST], "/api/hooks", 30),
     ("subscribe", &[Method::POST], "/api/events/subscribe", 30),
 ];

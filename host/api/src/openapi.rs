@@ -30,6 +30,8 @@ pub use super::error::ErrorBody;
         (name = "best-execution", description = "Spec §4.3: compare and solve, nothing signed"),
         (name = "notify", description = "Spec §4.5, §6: completion webhooks and event subscriptions"),
         (name = "sessions", description = "Spec §2.13, §4.5, §5.6: policy-gated agent sessions (the owner issues, lists and revokes; the session's bearer executes within its policy and caps from the session's own funded address)"),
+        (name = "concierge", description = "Spec §4.9: the concierge (answers from live state and documentation, with citations; no language model) and the terms"),
+        (name = "primitives", description = "Spec §2.12, §4.4: batch payout plans, schedules and conditionals; gated: they simulate unless the host runs with PRIMITIVES_LIVE=1 and the record is live:true"),
         (name = "keys", description = "Spec §2.13, §4.5, §5.2: developer keys (optional; they tag requests for usage and scope rate limits, and authorise nothing)"),
     )
 )]

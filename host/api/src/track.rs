@@ -3,11 +3,14 @@
 //! once, `event: status` on every change (of anything but `elapsedSec`),
 //! `event: done` on a terminal state, then the stream closes. A status read
 //! of a live route re-checks its upstream through the rail; the stream
-//! follows the stored state the route's runner writes. A dry run's `rt_`
+//! follows the stored state the route's runner writes, pushed: it re-reads
+//! the route only when the store announces a change to it (on Postgres,
+//! from any replica; [`relay_store::events`]) or a sandbox route reaches
+//! its next stage, so an idle stream costs no store reads. A dry run's `rt_`
 //! id answers `DRY` (its receipt, `broadcast:false` and `wouldSend`) for
 //! as long as sandbox routes are kept (an hour, in memory).
 
-use std::{convert::Infallible, time::Duration};
+use std::convert::Infallible;
 
 use super::{ApiError, AppState, ErrorCode};
 use axum::{
@@ -17,15 +20,13 @@ use axum::{
 };
 use futures::Stream;
 use relay_execution::receipt::{dry_receipt, receipt, RouteReceipt, UpstreamView};
-use relay_plugin_api::{TrackState, TrackStatus};
+use relay_store::events::RouteChange;
 use relay_types::now_ms;
 use serde::Deserialize;
 use serde_json::Value;
+use tokio::sync::broadcast::{error::RecvError, Receiver};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
-
-/// How often a stream re-reads the route.
-const STREAM_POLL: Duration = Duration::from_millis(500);
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -59,7 +60,12 @@ struct IdQuery {
 /// the answer is shown as `upstream {state, stage, destTx, message}`, and
 /// a delivery the upstream reports moves the receipt to `DONE` with its
 /// `destTx` at once (spec §3.1 "BRIDGING (live) → DONE, moved by status
-/// read"); the route's runner records the same on its next poll.
+/// read"); the route's runner records the same on its next poll. A rail
+/// whose upstream has no status API shows the host's own watch of the
+/// destination chain: `upstream {state: "WATCHING_DESTINATION", message,
+/// watch {chain, token, recipient, minOut, fromBlock, scannedTo}}` (see
+/// [`UpstreamView`]); the runner finishes such a route when it finds the
+/// payout.
 async fn current(s: &AppState, id: &str, recheck: bool) -> Result<(RouteReceipt, bool), ApiError> {
     if id.starts_with("sbx_") {
         if let Some((r, elapsed)) = s.sandbox.get(id) {
@@ -86,8 +92,8 @@ async fn current(s: &AppState, id: &str, recheck: bool) -> Result<(RouteReceipt,
                 (Some(ex), true) => ex.recheck(&r).await,
                 _ => None,
             };
-            if let Some(st) = upstream {
-                done |= show_upstream(&mut v, &st);
+            if let Some(up) = upstream {
+                done |= show_upstream(&mut v, up);
             }
             return Ok((v, done));
         }
@@ -97,23 +103,17 @@ async fn current(s: &AppState, id: &str, recheck: bool) -> Result<(RouteReceipt,
 
 /// Adds the upstream's view to a receipt; a delivery moves it to `DONE`.
 /// Returns whether the receipt is now terminal.
-fn show_upstream(v: &mut RouteReceipt, st: &TrackStatus) -> bool {
-    v.upstream = Some(UpstreamView {
-        state: st.state,
-        stage: st.stage.clone(),
-        dest_tx: st.dest_tx.clone(),
-        message: st.message.clone(),
-        checked_ms: now_ms(),
-    });
-    if st.state != TrackState::Done {
-        return false;
+fn show_upstream(v: &mut RouteReceipt, up: UpstreamView) -> bool {
+    let delivered = up.delivered();
+    if delivered {
+        v.status = "DONE".into();
+        v.stage = Some("COMPLETED".into());
+        if let Some(tx) = &up.dest_tx {
+            v.dest_tx = Some(tx.clone());
+        }
     }
-    v.status = "DONE".into();
-    v.stage = Some("COMPLETED".into());
-    if let Some(tx) = &st.dest_tx {
-        v.dest_tx = Some(tx.clone());
-    }
-    true
+    v.upstream = Some(up);
+    delivered
 }
 
 fn required_id(q: IdQuery) -> Result<String, ApiError> {
@@ -157,12 +157,16 @@ async fn stream(
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
     let id = required_id(q)?;
     tracing::Span::current().record("route", id.as_str());
+    // Subscribe before the first read: a change between the two is seen.
+    let rx = s.store.route_events().subscribe();
     let first = current(&s, &id, false).await?;
-    let events = futures::stream::unfold(Some((s, id, first, true)), |st| async move {
-        let (s, id, (mut v, mut done), first) = st?;
+    let events = futures::stream::unfold(Some((s, id, first, true, rx)), |st| async move {
+        let (s, id, (mut v, mut done), first, mut rx) = st?;
         if !first {
             loop {
-                tokio::time::sleep(STREAM_POLL).await;
+                if !next_change(&s, &id, &mut rx).await {
+                    return None;
+                }
                 let Ok(next) = current(&s, &id, false).await else {
                     return None;
                 };
@@ -178,10 +182,31 @@ async fn stream(
             .data(serde_json::to_string(&v).unwrap_or_default());
         Some((
             Ok(ev),
-            (!done).then(|| (s, id.clone(), (v.clone(), done), false)),
+            (!done).then(|| (s, id.clone(), (v.clone(), done), false, rx)),
         ))
     });
     Ok(Sse::new(events).keep_alive(KeepAlive::default()))
+}
+
+/// Waits until route `id` may have changed: the store announces it (or
+/// asks everyone to resync), or a sandbox route reaches its next stage.
+/// Reads nothing meanwhile. `false`: it never will.
+async fn next_change(s: &AppState, id: &str, rx: &mut Receiver<RouteChange>) -> bool {
+    if let Some(after) = s.sandbox.next_change(id) {
+        tokio::time::sleep(after).await;
+        return true;
+    }
+    if s.sandbox.get(id).is_some() {
+        return false;
+    }
+    loop {
+        match rx.recv().await {
+            Ok(RouteChange::Route(r)) if &*r == id => return true,
+            Ok(RouteChange::Route(_)) => {}
+            Ok(RouteChange::Resync) | Err(RecvError::Lagged(_)) => return true,
+            Err(RecvError::Closed) => return false,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
-//! The `relay` command line: `serve`, and the operator's `rails` commands.
+//! The `relay` command line: `serve`, `mcp` (the local tool server), and
+//! the operator's `rails` commands.
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -23,12 +24,22 @@ pub enum Command {
     /// Bring the devnet mesh up (anvil chains, contracts, simulators) with
     /// the host on top; Ctrl-C stops everything. DEVNET ONLY.
     Up {
-        /// Chain ids (comma-separated) from the gasless set.
-        #[arg(long, value_delimiter = ',', default_value = "1,8453,42161,10")]
-        chains: Vec<u64>,
+        /// Chain ids (comma-separated) from the gasless set, or `all` for
+        /// the whole set (22 chains, one anvil each).
+        #[arg(long, default_value = "1,8453,42161,10")]
+        chains: ChainList,
         /// Block time in seconds (default: a block per transaction).
         #[arg(long)]
         block_time: Option<u64>,
+    },
+    /// The local MCP tool server: MCP over stdio for one agent, against
+    /// the host at `--url` — the hosted read-only tools plus execute (with
+    /// the agent's own Permit2 signature), session_execute (bearer from
+    /// RELAY_SESSION_TOKEN) and agent_do. Holds no key it is not given.
+    Mcp {
+        /// The host's base URL.
+        #[arg(long, env = "RELAY_URL", default_value = "http://127.0.0.1:8787")]
+        url: String,
     },
     /// Inspect and switch installed rails.
     Rails {
@@ -36,6 +47,35 @@ pub enum Command {
         #[command(subcommand)]
         command: RailsCommand,
     },
+}
+
+/// The chains `relay up` runs: ids of the gasless set, or `all`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainList(pub Vec<u64>);
+
+impl std::str::FromStr for ChainList {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        use relay_types::chains::GASLESS_CHAINS;
+        if s.trim().eq_ignore_ascii_case("all") {
+            return Ok(ChainList(GASLESS_CHAINS.to_vec()));
+        }
+        let ids = s
+            .split(',')
+            .map(|id| {
+                let id: u64 = id
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("{id:?} is not a chain id"))?;
+                match GASLESS_CHAINS.contains(&id) {
+                    true => Ok(id),
+                    false => Err(format!("{id} is not in the gasless set (or pass `all`)")),
+                }
+            })
+            .collect::<Result<Vec<u64>, String>>()?;
+        Ok(ChainList(ids))
+    }
 }
 
 /// On or off.
@@ -84,4 +124,23 @@ pub enum RailsCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ChainList;
+
+    #[test]
+    fn chains_are_ids_of_the_gasless_set_or_all() {
+        assert_eq!("all".parse::<ChainList>().unwrap().0.len(), 22);
+        assert_eq!("1, 8453".parse::<ChainList>().unwrap().0, vec![1, 8453]);
+        assert!("1,5"
+            .parse::<ChainList>()
+            .unwrap_err()
+            .contains("5 is not in the gasless set"));
+        assert!("base"
+            .parse::<ChainList>()
+            .unwrap_err()
+            .contains("not a chain id"));
+    }
 }

@@ -9,7 +9,9 @@ use relay_devnet::{Devnet, DevnetConfig, Token};
 use relay_simulators::{Simulators, Upstream};
 use std::{collections::BTreeMap, path::PathBuf};
 
-use relay_config::{ChainConfig, CredentialConfig, HostConfig, Secret, TokenConfig, VipCollection};
+use relay_config::{
+    ChainConfig, CredentialConfig, HostConfig, PriceFeedConfig, Secret, TokenConfig, VipCollection,
+};
 
 /// Options of `relay up`.
 #[derive(Clone, Debug)]
@@ -23,8 +25,10 @@ pub struct UpOptions {
 }
 
 /// The host configuration that serves `devnet`: its chains and tokens, its
-/// relayer, its membership collection on every chain (`vip.registry`),
-/// rails allowed to reach loopback (the simulators live there).
+/// relayer, its membership collection on every chain (`vip.registry`), its
+/// Chainlink-style price feeds on every chain (`pricefeeds`, heartbeat
+/// [`DEVNET_FEED_HEARTBEAT_SECS`]), rails allowed to reach loopback (the
+/// simulators live there).
 ///
 /// The relayer's key is not part of it: `relay up` and the tests hand the
 /// devnet relayer's signer to the host in-process
@@ -50,6 +54,13 @@ pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
                 )
             })
             .collect();
+        base.pricefeeds
+            .extend(c.deployment.price_feeds.iter().map(|f| PriceFeedConfig {
+                pair: f.pair.clone(),
+                chain: c.chain_id,
+                address: f.address.to_string(),
+                heartbeat_secs: DEVNET_FEED_HEARTBEAT_SECS,
+            }));
         let id = c.chain_id.to_string();
         base.capabilities
             .rpc
@@ -79,6 +90,10 @@ pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
         .to_vec();
     base
 }
+
+/// The heartbeat of the devnet's feeds: nothing updates them unless told
+/// (`POST /simulator/price`), so a day (a devnet up longer needs a nudge).
+pub const DEVNET_FEED_HEARTBEAT_SECS: u64 = 86_400;
 
 /// The devnet's owner token (DEVNET ONLY: publicly known). `relay up` and
 /// [`serve_on_loopback`] configure its hash, so `mode: self` can be tried
@@ -258,6 +273,10 @@ pub fn banner(devnet: &Devnet, sims: &Simulators, config: &HostConfig) -> String
     let ctl = sims.url(Upstream::Chainflip);
     s.push_str(&format!(
         "    curl -s -X POST {ctl}/simulator/mint -H 'content-type: application/json' \\\n      -d '{{\"chain\":{},\"token\":\"USDC\",\"to\":\"0xYourAddress\",\"amount\":\"1000000000\"}}'   # mint devnet tokens\n",
+        devnet.chains().first().map_or(1, |c| c.chain_id)
+    ));
+    s.push_str(&format!(
+        "    curl -s {base}/api/pricefeeds   # the on-chain price feeds the host reads\n    curl -s -X POST {ctl}/simulator/price -H 'content-type: application/json' \\\n      -d '{{\"chain\":{},\"pair\":\"ETH/USD\",\"answer\":\"350000000000\"}}'   # move a devnet feed (8 decimals: 3500 USD)\n",
         devnet.chains().first().map_or(1, |c| c.chain_id)
     ));
     s.push_str(&format!(

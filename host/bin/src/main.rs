@@ -41,6 +41,11 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
+    if let Command::Mcp { url } = &cli.command {
+        // Needs no host configuration; stdout is the MCP stream (logs go
+        // to stderr).
+        return Ok(relay_mcp::local::run_stdio(url).await?);
+    }
     let config = HostConfig::load(cli.config.as_deref()).context("loading configuration")?;
     match cli.command {
         Command::Serve => {
@@ -51,7 +56,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             .await?;
         }
         Command::Rails { command } => rails(&config, command).await?,
-        Command::Up { chains, block_time } => up(config, chains, block_time).await?,
+        Command::Up { chains, block_time } => up(config, chains.0, block_time).await?,
+        Command::Mcp { url } => relay_mcp::local::run_stdio(&url).await?,
     }
     Ok(())
 }

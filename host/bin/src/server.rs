@@ -18,7 +18,7 @@ use relay_capabilities::CapabilityBroker;
 use relay_chain::reader::ChainReader;
 use relay_chain::signer::{RelayerSigner, SignerError};
 use relay_config::HostConfig;
-use relay_engine::health::HealthCache;
+use relay_engine::{health::HealthCache, oracle::PriceBook};
 use relay_execution::{executor::Executor, relayer::Relayer};
 use relay_jobs::{CancellationToken, Jobs};
 use relay_notify::{dispatch::Dispatcher, hooks::HookService, subscribe::Watcher};
@@ -92,7 +92,7 @@ fn notify_jobs(
     jobs: &mut Jobs,
     store: &Store,
     config: &Arc<HostConfig>,
-    reader: &Arc<ChainReader>,
+    (reader, prices): (&Arc<ChainReader>, &Arc<PriceBook>),
     sandbox: &Arc<relay_execution::sandbox::Sandbox>,
 ) -> Arc<HookService> {
     let n = &config.notify;
@@ -107,7 +107,7 @@ fn notify_jobs(
         clock.clone(),
     );
     let observe = Arc::new(api::hooks::HostObserve {
-        config: config.clone(),
+        prices: prices.clone(),
         reader: reader.clone(),
     });
     let watcher = Watcher::new(hooks_store.clone(), observe, clock.clone());
@@ -176,6 +176,40 @@ fn session_jobs(
         jobs.add("session-sweep", job);
     }
     service
+}
+
+/// The primitives watcher (spec §4.4). Its gate is on when the config
+/// says `primitives.live` or the environment has `PRIMITIVES_LIVE=1`.
+fn primitives_job(jobs: &Jobs, state: &AppState) -> tokio::task::JoinHandle<()> {
+    let p = &state.config.primitives;
+    let watcher = Arc::new(api::primitive::watcher(
+        state,
+        relay_primitives::gate(p.live),
+    ));
+    let every = Duration::from_millis(p.tick_interval_ms.max(10));
+    relay_jobs::primitives::spawn(jobs.token(), watcher, every)
+}
+
+/// The price book, read once now (quotes right after start are priced)
+/// and refreshed by its job every `quote.feed_refresh_ms`.
+async fn price_jobs(
+    jobs: &mut Jobs,
+    config: &Arc<HostConfig>,
+    reader: &Arc<ChainReader>,
+) -> Arc<PriceBook> {
+    let book = Arc::new(PriceBook::new(
+        config.clone(),
+        reader.clone(),
+        relay_types::clock::system(),
+    ));
+    if !config.pricefeeds.is_empty() {
+        let read = book.refresh().await;
+        tracing::info!(read, feeds = config.pricefeeds.len(), "price feeds read");
+        let every = Duration::from_millis(config.quote.feed_refresh_ms.max(100));
+        let job = relay_jobs::pricefeeds::spawn(jobs.token(), book.clone(), every);
+        jobs.add("price-feeds", job);
+    }
+    book
 }
 
 /// How long shutdown waits for open requests to finish.
@@ -255,7 +289,8 @@ impl Host {
             }
         }
         let sandbox: Arc<relay_execution::sandbox::Sandbox> = Default::default();
-        let hooks = notify_jobs(&mut jobs, &store, &config, &reader, &sandbox);
+        let prices = price_jobs(&mut jobs, &config, &reader).await;
+        let hooks = notify_jobs(&mut jobs, &store, &config, (&reader, &prices), &sandbox);
         let keys = key_jobs(&mut jobs, &store).await?;
         let sessions = session_jobs(&mut jobs, &store, &config, &reader, relayer.as_ref());
         Ok(Host {
@@ -272,6 +307,7 @@ impl Host {
                 hooks,
                 keys,
                 sessions,
+                prices,
             },
             jobs,
         })
@@ -313,10 +349,11 @@ impl Host {
             state.config.clone(),
         );
         jobs.add("health-probe", probe);
+        jobs.add("primitives", primitives_job(&jobs, &state));
         let addr = listener.local_addr().ok();
         tracing::info!(?addr, "relay host listening");
         let http = state.config.http.clone();
-        let app = api::router(state);
+        let app = relay_mcp::hosted::with_mcp(api::router(state), &http).await;
         crate::accept::serve(listener, app, &http, shutdown).await;
         jobs.shutdown().await;
         Ok(())

@@ -4,6 +4,7 @@
 
 pub mod nonce;
 pub mod permit2;
+pub mod pricefeed;
 pub mod reader;
 pub mod router;
 pub mod rpc;
@@ -11,4 +12,5 @@ pub mod sender;
 pub mod session_key;
 pub mod session_sweep;
 pub mod signer;
+pub mod transfers;
 pub mod typed;

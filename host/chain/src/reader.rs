@@ -3,7 +3,8 @@
 //! an ERC-20 `allowance` and a native balance; and the simulation of a
 //! transaction the relayer is about to sign ([`ChainReader::simulate`]: an
 //! `eth_call` at the pending block from the relayer's address, its revert
-//! data kept). Read-only, over the operator's RPC endpoints with failover,
+//! data kept); the head block and ERC-20 `Transfer` logs
+//! ([`crate::transfers`]). Read-only, over the operator's RPC endpoints with failover,
 //! bounded by a short timeout. No key is involved.
 
 use std::{collections::HashMap, time::Duration};
@@ -104,7 +105,7 @@ impl ChainReader {
         ChainReader { chains }
     }
 
-    fn provider(&self, chain: u64) -> Result<&FailoverProvider, ReadError> {
+    pub(crate) fn provider(&self, chain: u64) -> Result<&FailoverProvider, ReadError> {
         self.chains.get(&chain).ok_or(ReadError::NoRpc(chain))
     }
 

@@ -17,11 +17,15 @@ use serde::{Deserialize, Serialize};
 
 mod capabilities;
 mod notify;
+mod pricefeeds;
+mod primitives;
 mod sessions;
 mod validate;
 
 pub use capabilities::{CapabilityConfig, CredentialConfig, Secret};
 pub use notify::{parse_allow_entry, AllowPort, NotifyConfig};
+pub use pricefeeds::PriceFeedConfig;
+pub use primitives::PrimitivesConfig;
 pub use relay_registry::PluginKind as Packaging;
 pub use sessions::SessionsConfig;
 pub use validate::{is_address, validate};
@@ -145,6 +149,10 @@ pub struct RuntimeConfig {
     pub call_timeout_ms: u64,
     /// Memory limit of one wasm call, MiB (default 64).
     pub wasm_memory_mib: u64,
+    /// Instance slots of wasmtime's pooling allocator (default 256): at
+    /// most this many wasm calls at once, each in a fresh instance whose
+    /// memory is a copy-on-write image; 0 allocates on demand.
+    pub wasm_pool_slots: u32,
     /// How often the plugins directory is rescanned for hot reload, ms
     /// (default 2000; 0 disables).
     pub reload_interval_ms: u64,
@@ -161,6 +169,7 @@ impl Default for RuntimeConfig {
         RuntimeConfig {
             call_timeout_ms: 10_000,
             wasm_memory_mib: 64,
+            wasm_pool_slots: 256,
             reload_interval_ms: 2_000,
             prefer: Packaging::Wasm,
             quarantine_base_ms: 2_000,
@@ -213,6 +222,9 @@ pub struct QuoteConfig {
     /// Timeout of the host's own chain reads (gas price, membership), ms
     /// (default 2000).
     pub chain_read_timeout_ms: u64,
+    /// How often every `[[pricefeeds]]` feed is read into the host's price
+    /// book, ms (default 5000).
+    pub feed_refresh_ms: u64,
 }
 
 impl Default for QuoteConfig {
@@ -235,6 +247,7 @@ impl Default for QuoteConfig {
             compare_cache_ms: 12_000,
             guard_threshold_pct: 3,
             chain_read_timeout_ms: 2_000,
+            feed_refresh_ms: 5_000,
         }
     }
 }
@@ -335,6 +348,14 @@ pub struct HttpConfig {
     /// a stream's events are not limited), ms (default 30000); past it the
     /// answer is 503 `HANDLER_TIMEOUT`.
     pub request_timeout_ms: u64,
+    /// `Host` names (or `host:port`) the hosted MCP endpoint (`/mcp`)
+    /// answers for (default empty: any — it serves only public reads, as
+    /// the API does; list the public names to pin it).
+    pub mcp_allowed_hosts: Vec<String>,
+    /// Browser origins (`https://app.example:443`, `http://localhost:*`)
+    /// allowed to call `/mcp` (default empty: a request carrying an
+    /// `Origin` header is refused 403; agents send none).
+    pub mcp_allowed_origins: Vec<String>,
 }
 
 impl Default for HttpConfig {
@@ -345,6 +366,8 @@ impl Default for HttpConfig {
             header_read_timeout_ms: 10_000,
             body_read_timeout_ms: 10_000,
             request_timeout_ms: 30_000,
+            mcp_allowed_hosts: Vec::new(),
+            mcp_allowed_origins: Vec::new(),
         }
     }
 }
@@ -414,6 +437,13 @@ pub struct HostConfig {
     /// Policy-gated agent sessions.
     #[serde(default)]
     pub sessions: SessionsConfig,
+    /// Route primitives: the watcher and the live gate.
+    #[serde(default)]
+    pub primitives: PrimitivesConfig,
+    /// On-chain price feeds the host reads (`[[pricefeeds]]`; default none:
+    /// every price comes from `[quote]`).
+    #[serde(default)]
+    pub pricefeeds: Vec<PriceFeedConfig>,
 }
 
 /// The canonical Permit2 address.
@@ -439,6 +469,8 @@ impl Default for HostConfig {
             execution: ExecutionConfig::default(),
             notify: NotifyConfig::default(),
             sessions: SessionsConfig::default(),
+            primitives: PrimitivesConfig::default(),
+            pricefeeds: Vec::new(),
         }
     }
 }

@@ -91,6 +91,11 @@ pub fn validate(c: &HostConfig) -> Result<(), ConfigError> {
     }
     c.notify.check()?;
     c.sessions.check()?;
+    c.primitives.check()?;
+    let chains = c.chain_ids();
+    for (i, f) in c.pricefeeds.iter().enumerate() {
+        f.check(i, &chains)?;
+    }
     Ok(())
 }
 

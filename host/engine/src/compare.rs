@@ -53,8 +53,15 @@ pub fn effective_fee_ppm(q: &QuoteConfig, ask: &RouteAsk, estimated: Amount) -> 
         };
         (U512::from(par.apply(ask.amount).0), U512::from(estimated.0))
     } else {
-        let pin = prices::token_price(q, ask.from_chain, &ask.from_token)?;
-        let pout = prices::token_price(q, ask.to_chain, &ask.to_token)?;
+        // The guard's assessment values both sides at configured prices.
+        let price = |c, t: &relay_plugin_api::Token| {
+            Some(super::fees::TokenPrice {
+                usd_e6: prices::configured_usd_e6(q, c, t)?,
+                decimals: t.decimals,
+            })
+        };
+        let pin = price(ask.from_chain, &ask.from_token)?;
+        let pout = price(ask.to_chain, &ask.to_token)?;
         let ten = |d: u8| U512::from(10u8).saturating_pow(U512::from(d));
         (
             U512::from(ask.amount.0)

@@ -28,7 +28,7 @@
 //! `token_usd_e6`): gas can be charged in them. A chain's native asset is
 //! not listed: the router and Permit2 pull ERC-20 tokens only.
 
-use super::prices::token_price;
+use super::prices::configured_usd_e6;
 use relay_config::HostConfig;
 use relay_plugin_api::{ChainRef, Token};
 use serde::Serialize;
@@ -281,7 +281,7 @@ fn accepted_tokens(config: &HostConfig) -> Vec<AcceptedToken> {
                 address: Some(t.address.clone()),
                 decimals: t.decimals,
             };
-            if token_price(&config.quote, ChainRef::Evm(id), &token).is_none() {
+            if configured_usd_e6(&config.quote, ChainRef::Evm(id), &token).is_none() {
                 continue;
             }
             let entry = by_symbol.entry(symbol.to_ascii_uppercase()).or_default();

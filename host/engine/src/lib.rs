@@ -6,7 +6,7 @@
 //! Quoting (spec §2.5, §2.6, §2.9, §8.2) is split by concern: [`tokens`],
 //! [`address`] and [`route`] turn a RouteRequest into typed values;
 //! [`quote`] finds the applicable rails and fans out; [`fees`] (pure maths),
-//! [`prices`], chain reads (`relay_chain::reader`) and [`membership`] net each answer; [`rank`]
+//! [`prices`] (through the [`oracle`] price book: on-chain feeds), chain reads (`relay_chain::reader`) and [`membership`] net each answer; [`rank`]
 //! orders them; [`attest`] signs the winner; [`compare`] assesses them;
 //! [`execute`] walks the ranking for an execute and fails over.
 //!
@@ -33,6 +33,7 @@ pub mod health;
 pub mod intent;
 pub mod membership;
 pub mod mesh;
+pub mod oracle;
 pub mod plan;
 pub mod preflight;
 pub mod pricefeeds;

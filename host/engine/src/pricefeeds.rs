@@ -1,21 +1,25 @@
 //! The price inputs the host uses (spec §4.1 `GET /api/pricefeeds`), as
-//! feeds named by pair `<ASSET>/USD`.
+//! feeds named by pair `<ASSET>/USD`, each saying where it comes from:
 //!
-//! Honestly labelled: every price here comes from configuration
-//! (`[quote]`), not from an on-chain oracle — the devnet has no price feed
-//! contracts, and the fee maths ([`super::prices`]) reads exactly these
-//! values. Each feed says where its value comes from:
-//!
-//! - a chain's native asset: `quote.native_usd_e6.<chainId>`, else the
-//!   built-in default for that chain (one feed per configured chain, since
-//!   two chains may price the same symbol differently);
-//! - `quote.token_usd_e6.<SYMBOL>`: tokens that are not stablecoins;
-//! - `quote.stablecoins`: pegged at exactly 1 USD.
+//! - `source: "chain"`: an on-chain Chainlink-style feed of `[[pricefeeds]]`
+//!   as the price book last read it ([`super::oracle`]): its chain,
+//!   address, raw `answer` with `answerDecimals`, `roundId`, `updatedAt`,
+//!   `heartbeatSecs`, `stale`, and `inUse` (fresh and positive: the fee
+//!   maths and conditionals use it);
+//! - `source: "config"`: the configured fallbacks (`[quote]`), used only
+//!   for pairs that have no feed (`inUse: false` when a feed supersedes
+//!   them): a chain's native asset (`quote.native_usd_e6.<chainId>`, else
+//!   the built-in default for that chain), `quote.token_usd_e6.<SYMBOL>`,
+//!   and `quote.stablecoins` pegged at exactly 1 USD.
 //!
 //! `value` is a decimal string of micro-USD (`decimals: 6`), the unit the
 //! fee maths uses; `usd` is the same value written as a decimal.
 
-use super::{prices::ONE_USD_E6, tokens::evm_native_symbol};
+use super::{
+    oracle::{answer_usd_e6, wrapped_underlying, PriceBook, Reading, Usable},
+    prices::ONE_USD_E6,
+    tokens::evm_native_symbol,
+};
 use relay_config::HostConfig;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -38,12 +42,39 @@ pub struct Feed {
     pub decimals: u8,
     /// The same as a decimal USD string.
     pub usd: String,
-    /// Where it comes from (`config`).
+    /// Where it comes from: `chain` (an on-chain feed) or `config`.
     pub source: String,
     /// The configuration key.
     pub origin: String,
     /// Whether read from an on-chain feed.
     pub on_chain: bool,
+    /// Whether the host prices with it now (a fresh, positive feed; a
+    /// configured price whose pair has no feed).
+    pub in_use: bool,
+    /// The on-chain feed's contract.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    /// Its raw answer, integer string (may be zero or negative).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// Decimals of `answer` (the feed's `decimals()`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer_decimals: Option<u8>,
+    /// Its round.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub round_id: Option<String>,
+    /// When the answer was written, unix seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<u64>,
+    /// Older than this (by the host's clock) is stale, seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heartbeat_secs: Option<u64>,
+    /// Whether `updatedAt` is older than the heartbeat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale: Option<bool>,
+    /// Why an on-chain feed is not in use.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// `GET /api/pricefeeds`.
@@ -60,7 +91,7 @@ pub struct PriceFeeds {
     pub note: String,
 }
 
-/// One feed.
+/// One configured feed.
 fn feed(asset: &str, usd_e6: u64, kind: &str, origin: String, chain: Option<u64>) -> Feed {
     Feed {
         pair: format!("{}/USD", asset.to_ascii_uppercase()),
@@ -73,10 +104,76 @@ fn feed(asset: &str, usd_e6: u64, kind: &str, origin: String, chain: Option<u64>
         source: "config".into(),
         origin,
         on_chain: false,
+        in_use: true,
+        address: None,
+        answer: None,
+        answer_decimals: None,
+        round_id: None,
+        updated_at: None,
+        heartbeat_secs: None,
+        stale: None,
+        reason: None,
     }
 }
 
-/// Every price input in force.
+/// One on-chain feed as last read, judged at `now`.
+fn chain_feed(r: &Reading, now: u64) -> Feed {
+    let f = &r.feed;
+    let usable = r.usable(now);
+    let usd_e6 = r
+        .round
+        .and_then(|x| answer_usd_e6(x.answer, x.decimals))
+        .unwrap_or(0);
+    let (in_use, stale, reason) = match usable {
+        Usable::Fresh(_) => (true, false, None),
+        Usable::Refused { stale, reason } => (false, stale, Some(reason)),
+    };
+    Feed {
+        source: "chain".into(),
+        origin: format!("pricefeeds: {} on chain {}", f.address, f.chain),
+        on_chain: true,
+        in_use,
+        address: Some(f.address.clone()),
+        answer: r.round.map(|x| x.answer.to_string()),
+        answer_decimals: r.round.map(|x| x.decimals),
+        round_id: r.round.map(|x| x.round_id.to_string()),
+        updated_at: r.round.map(|x| x.updated_at),
+        heartbeat_secs: Some(f.heartbeat_secs),
+        stale: Some(stale),
+        reason,
+        ..feed(&f.asset(), usd_e6, "feed", String::new(), Some(f.chain))
+    }
+}
+
+/// Every price input of `book`: its on-chain feeds, then the configured
+/// fallbacks (`inUse: false` where a feed supersedes them).
+pub fn view(book: &PriceBook) -> PriceFeeds {
+    let now = book.now_secs();
+    let readings = book.readings();
+    let has_feed = |pair: &str| {
+        readings
+            .iter()
+            .any(|r| r.feed.pair.eq_ignore_ascii_case(pair))
+    };
+    let mut out: Vec<Feed> = readings.iter().map(|r| chain_feed(r, now)).collect();
+    let on_chain = out.len();
+    let configured = feeds(book.config()).feeds.into_iter().map(|mut f| {
+        let underlying = wrapped_underlying(&f.asset);
+        let superseded = has_feed(&f.pair)
+            || (f.kind != "native" && underlying.is_some_and(|u| has_feed(&format!("{u}/USD"))));
+        f.in_use = !superseded;
+        f
+    });
+    out.extend(configured);
+    PriceFeeds {
+        count: out.len(),
+        feeds: out,
+        on_chain_feeds: on_chain,
+        note: "source chain: an on-chain Chainlink-style feed the host reads (answer ≤ 0 or updatedAt older than heartbeatSecs is never used); source config: a configured fallback, used only for pairs with no feed (inUse). value is micro-USD as a decimal string".into(),
+    }
+}
+
+/// The configured price inputs (`[quote]`), as if no feed were configured.
 pub fn feeds(config: &HostConfig) -> PriceFeeds {
     let q = &config.quote;
     let mut out: Vec<Feed> = config
@@ -108,7 +205,7 @@ pub fn feeds(config: &HostConfig) -> PriceFeeds {
         count: out.len(),
         feeds: out,
         on_chain_feeds: 0,
-        note: "every price is a configured input ([quote] native_usd_e6, token_usd_e6, stablecoins), not an on-chain oracle: the devnet deploys no price feeds. These are the exact values the fee maths converts relayer gas with; value is micro-USD as a decimal string".into(),
+        note: "configured inputs only ([quote] native_usd_e6, token_usd_e6, stablecoins); value is micro-USD as a decimal string".into(),
     }
 }
 

@@ -32,6 +32,7 @@ use super::{
     fees::{self, Conversion, Deductions, FeeSchedule, GasSpend, Net, Tier},
     membership::{self, Membership},
     mesh::MeshInputs,
+    oracle::PriceBook,
     prices, rank,
     route::RouteAsk,
 };
@@ -290,18 +291,20 @@ pub struct Quoter {
     config: Arc<HostConfig>,
     reader: ChainReader,
     schedule: FeeSchedule,
+    prices: Arc<PriceBook>,
 }
 
 /// Gas prices by chain id, or why one could not be read.
 type GasPrices = BTreeMap<u64, Result<U256, String>>;
 
 impl Quoter {
-    /// A quoter over `config`'s chains.
-    pub fn new(config: Arc<HostConfig>) -> Self {
+    /// A quoter over `config`'s chains, converting gas with `prices`.
+    pub fn new(config: Arc<HostConfig>, prices: Arc<PriceBook>) -> Self {
         Quoter {
             reader: ChainReader::new(&config),
             schedule: FeeSchedule::from_config(&config.quote),
             config,
+            prices,
         }
     }
 
@@ -495,11 +498,15 @@ impl Quoter {
                 .cloned()
                 .unwrap_or_else(|| Err("not read".into()))
                 .map_err(|e| Silence::Unpriced(format!("gas price of chain {chain}: {e}")))?;
+            let native_usd_e6 = self
+                .prices
+                .native_usd_e6(chain)
+                .map_err(|e| Silence::Unpriced(format!("gas of chain {chain}: {e}")))?;
             bill.chains.insert(chain, (u, price));
             spends.push(GasSpend {
                 units: u,
                 price_wei: price,
-                native_usd_e6: self.config.quote.native_usd_e6(chain),
+                native_usd_e6,
             });
         }
         bill.fee = self.gas_in_token(ask, &spends, tier.gas_markup_bps, conversion)?;
@@ -518,20 +525,17 @@ impl Quoter {
         if spends.is_empty() {
             return Ok(Amount::ZERO);
         }
-        let q = &self.config.quote;
         let priced = |chain: ChainRef, t: &Token| {
-            prices::token_price(q, chain, t).and_then(|p| fees::gas_fee(spends, markup_bps, p))
+            let p = prices::token_price(&self.prices, chain, t).map_err(|e| e.to_string())?;
+            fees::gas_fee(spends, markup_bps, p)
+                .ok_or_else(|| format!("{} is priced at zero", t.symbol))
         };
-        if let Some(fee) = priced(ask.to_chain, &ask.to_token) {
-            return Ok(fee);
-        }
+        let to = match priced(ask.to_chain, &ask.to_token) {
+            Ok(fee) => return Ok(fee),
+            Err(e) => e,
+        };
         priced(ask.from_chain, &ask.from_token)
             .map(|in_source| conversion.apply(in_source))
-            .ok_or_else(|| {
-                Silence::Unpriced(format!(
-                    "no USD price for {} or {}: set quote.token_usd_e6",
-                    ask.from_token.symbol, ask.to_token.symbol
-                ))
-            })
+            .map_err(|from| Silence::Unpriced(format!("gas in the token: {to}; {from}")))
     }
 }

@@ -6,9 +6,9 @@
 //!
 //! Steps: the host's own transactions ([`super::steps`]); a deposit the
 //! user makes (the route waits `AWAITING_DEPOSIT`); waiting on the upstream
-//! ([`super::upstream`]), whose follow-up actions (a CCTP mint) are written
+//! (`upstream`), whose follow-up actions (a CCTP mint) are written
 //! into the plan before they run. A failure after the relayer pulled the
-//! sender's funds refunds them ([`Executor::refund`]) unless they may have
+//! sender's funds refunds them (`Executor::refund`) unless they may have
 //! left the relayer.
 //!
 //! Every transaction is simulated right before it is first signed
@@ -100,8 +100,8 @@ pub struct Executor {
     relayer: Arc<Relayer>,
     pub(super) rails: Arc<RailSet>,
     pub(super) config: Arc<HostConfig>,
-    /// Simulates each transaction before it is signed.
-    reader: Arc<ChainReader>,
+    /// Simulates each transaction before it is signed; watches destinations.
+    pub(super) reader: Arc<ChainReader>,
     permit2: Address,
     /// Status reads' recent upstream answers.
     pub(super) rechecks: RecheckCache,

@@ -6,9 +6,12 @@
 //! Also here: the execute orchestration behind the API ([`execute`]: rail
 //! choice, operator authority, sandbox / dry / live), and the simulation of
 //! every transaction before the relayer signs it ([`simulate`]: nothing is
-//! broadcast that must revert). This crate never speaks HTTP.
+//! broadcast that must revert), and the destination watch of routes whose
+//! rail's upstream has no status API ([`dest_watch`]). This crate never
+//! speaks HTTP.
 
 pub mod compose;
+pub mod dest_watch;
 pub mod execute;
 pub mod executor;
 pub mod intent;

@@ -52,12 +52,22 @@ pub struct Deposit {
 }
 
 /// The upstream's own view of a live route, re-checked on a status read.
+///
+/// When the rail's upstream has no status API (contract 1.1), the host
+/// watches the destination chain itself: `state` is `WATCHING_DESTINATION`
+/// and `watch` says what it looks for and how far it has scanned; the route
+/// stays `BRIDGING` until a payout is found (`DONE`, its `destTx`) or the
+/// track timeout. A destination that cannot be watched (a native asset, a
+/// non-EVM chain) shows `NO_STATUS_API`, `message` saying why: such a route
+/// waits until the track timeout.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UpstreamView {
-    /// The upstream's state (`PENDING`, `DONE`, `FAILED`, `REFUNDED`).
-    #[schema(value_type = String)]
-    pub state: relay_plugin_api::TrackState,
+    /// The upstream's state (`PENDING`, `BRIDGING`, `DONE`, `FAILED`,
+    /// `REFUNDED`), or the host's own: `WATCHING_DESTINATION`,
+    /// `NO_STATUS_API`.
+    #[schema(example = "WATCHING_DESTINATION")]
+    pub state: String,
     /// Its stage.
     pub stage: Option<String>,
     /// Its destination transaction.
@@ -66,6 +76,65 @@ pub struct UpstreamView {
     pub message: Option<String>,
     /// When it was asked, epoch ms.
     pub checked_ms: u64,
+    /// The host's watch of the destination chain (`WATCHING_DESTINATION`),
+    /// once it began.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub watch: Option<WatchView>,
+}
+
+/// What the host watches the destination chain for, and how far it got.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WatchView {
+    /// Destination EVM chain id.
+    pub chain: u64,
+    /// The destination token's address.
+    pub token: String,
+    /// The recipient the payout must reach.
+    pub recipient: String,
+    /// The least `Transfer` value that counts (the route's `minOut`).
+    pub min_out: String,
+    /// The first block watched.
+    pub from_block: u64,
+    /// The last block scanned (none yet: absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scanned_to: Option<u64>,
+}
+
+impl UpstreamView {
+    /// The view of a `track` answer, asked at `checked_ms`.
+    pub fn of(st: &relay_plugin_api::TrackStatus, checked_ms: u64) -> Self {
+        let state = serde_json::to_value(st.state)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        UpstreamView {
+            state,
+            stage: st.stage.clone(),
+            dest_tx: st.dest_tx.clone(),
+            message: st.message.clone(),
+            checked_ms,
+            watch: None,
+        }
+    }
+
+    /// Whether the upstream reports delivery.
+    pub fn delivered(&self) -> bool {
+        self.state == "DONE"
+    }
+}
+
+impl From<&relay_store::DestWatch> for WatchView {
+    fn from(w: &relay_store::DestWatch) -> Self {
+        WatchView {
+            chain: w.chain,
+            token: w.token.clone(),
+            recipient: w.recipient.clone(),
+            min_out: w.min_out.clone(),
+            from_block: w.from_block,
+            scanned_to: (w.next_block > w.from_block).then(|| w.next_block - 1),
+        }
+    }
 }
 
 /// Spec §2.8 RouteReceipt.

@@ -78,6 +78,21 @@ impl Sandbox {
         self.start(record)
     }
 
+    /// How long until the sandbox route `id` next changes (its stages move
+    /// on a timer); `None` for a route that no longer changes or is not
+    /// here.
+    pub fn next_change(&self, id: &str) -> Option<Duration> {
+        let routes = self.routes.lock().expect("sandbox lock");
+        let e = routes.get(id)?;
+        if e.record.status.is_terminal() {
+            return None;
+        }
+        let quarter = SANDBOX_DURATION / STAGES.len() as u32;
+        let elapsed = e.started.elapsed();
+        let passed = (elapsed.as_millis() / quarter.as_millis()) as u32;
+        (passed < STAGES.len() as u32).then(|| quarter * (passed + 1) - elapsed)
+    }
+
     /// The route's current state and seconds since acceptance.
     pub fn get(&self, id: &str) -> Option<(RouteRecord, f64)> {
         let routes = self.routes.lock().expect("sandbox lock");

@@ -202,7 +202,7 @@ pub fn call_for(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use relay_config::RailConfig;
     use relay_plugin_api::{Amount, ChainRef, DeclaredContract, RailRole, SourceMode, Version};
     use relay_types::{RouteRecord, RouteStatus};
@@ -211,7 +211,7 @@ mod tests {
 
     const DECLARED: &str = "0x00000000000000000000000000000000000000d1";
     const OTHER: &str = "0x00000000000000000000000000000000000000e2";
-    const RECIPIENT: &str = "0x00000000000000000000000000000000000000bb";
+    pub(crate) const RECIPIENT: &str = "0x00000000000000000000000000000000000000bb";
     const TOKEN: &str = "0x00000000000000000000000000000000000000c3";
 
     fn manifest() -> RailManifest {
@@ -233,7 +233,8 @@ mod tests {
         }
     }
 
-    fn route() -> RouteRecord {
+    /// A route 8453 → 42161 of 5 USDC, `minOut` 4.9 USDC, to `RECIPIENT`.
+    pub(crate) fn route() -> RouteRecord {
         RouteRecord {
             id: "rt_x".into(),
             status: RouteStatus::Pending,

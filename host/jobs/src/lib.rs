@@ -7,7 +7,9 @@
 //! - [`health_probe`]: samples health for `/api/uptime`;
 //! - [`reload`]: rescans the plugins directory and swaps in changed plugins;
 //! - [`webhooks`]: delivers webhooks and watches event subscriptions;
-//! - [`session_sweep`]: returns revoked and expired sessions' balances.
+//! - [`session_sweep`]: returns revoked and expired sessions' balances;
+//! - [`pricefeeds`]: reads the on-chain price feeds into the price book;
+//! - [`primitives`]: runs due schedules and armed conditionals.
 //!
 //! Coordination between replicas is through the database (route leases,
 //! the nonce table), so any number of replicas may run these. A job never
@@ -15,6 +17,8 @@
 
 pub mod health_probe;
 pub mod nonce_gaps;
+pub mod pricefeeds;
+pub mod primitives;
 pub mod reload;
 pub mod resume;
 pub mod session_sweep;

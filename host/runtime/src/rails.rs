@@ -120,6 +120,7 @@ impl RailSet {
         let wasm = WasmRuntime::new(WasmRuntimeConfig {
             memory_limit_bytes: rt.wasm_memory_mib as usize * 1024 * 1024,
             cache_dir: Some(config.data_dir.join("module-cache")),
+            pool_slots: rt.wasm_pool_slots,
         })
         .map_err(|e| BackendError::Contract(e.to_string()))?;
         Ok(RailSet {

@@ -5,9 +5,12 @@
 //! Each domain has its own module: `operator` (operator state for the
 //! registry), `routes` (route rows, the side-effect journal, claims),
 //! `outbox` (webhook-ready events), `idempotency` (keys and first
-//! responses).
+//! responses), `dest_watch` (destination watches of routes whose upstream
+//! has no status API, and the payouts they claimed).
 
 mod delivery;
+mod dest_watch;
+pub mod events;
 mod hooks;
 mod idempotency;
 mod intents;
@@ -16,16 +19,19 @@ mod migrate;
 mod nonces;
 mod operator;
 mod outbox;
+mod primitives;
 mod recent;
 mod routes;
 mod sessions;
 
+pub use dest_watch::{DestClaim, DestWatch};
 pub use hooks::{AttemptOutcome, AttemptRow, Delivery, HookRow, HookStore, NewDelivery};
 pub use idempotency::IdempotencyBegin;
 pub use keys::{
     KeyRow, KeyStore, KeyUsageRecord, PathCount, UsageWindow, MINUTE_MS as KEY_USAGE_MINUTE_MS,
 };
 pub use outbox::{route_event, OutboxEvent};
+pub use primitives::{PrimitiveRow, PrimitiveStore, RunEnd, RunRow};
 pub use routes::{JournalEntry, TxState};
 pub use sessions::{Reservation, RouteProgress, SessionRow, SessionStore, SpendAsk, SpendRow};
 use sqlx::{any::AnyPoolOptions, AnyPool};
@@ -61,6 +67,7 @@ pub enum StoreError {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    events: events::RouteEvents,
 }
 
 impl Store {
@@ -80,7 +87,12 @@ impl Store {
             .max_connections(max)
             .connect(url)
             .await?;
-        let store = Store { pool, backend };
+        let listen = (backend == Backend::Postgres).then(|| url.to_string());
+        let store = Store {
+            pool,
+            backend,
+            events: events::RouteEvents::new(listen),
+        };
         if backend == Backend::Sqlite {
             sqlx::query("PRAGMA journal_mode=WAL")
                 .execute(&store.pool)
@@ -101,6 +113,11 @@ impl Store {
     /// The backend.
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// Route change notifications ([`events`]).
+    pub fn route_events(&self) -> &events::RouteEvents {
+        &self.events
     }
 }
 

@@ -14,6 +14,8 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (6, include_str!("../migrations/0006_keys.sql")),
     (7, include_str!("../migrations/0007_sessions.sql")),
     (8, include_str!("../migrations/0008_hooks.sql")),
+    (9, include_str!("../migrations/0009_dest_watch.sql")),
+    (10, include_str!("../migrations/0010_primitives.sql")),
 ];
 
 /// Applies every migration not yet recorded.

@@ -6,10 +6,10 @@
 //! Claims are leases with expiry: a replica that dies releases its routes
 //! when the lease runs out.
 
-use super::{Store, StoreError};
+use super::{Backend, Store, StoreError};
 use relay_types::now_ms;
 use relay_types::route::{RouteRecord, RouteStatus};
-use sqlx::Row;
+use sqlx::{Any, Row, Transaction};
 
 /// A side effect's journal state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,7 +104,23 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
         }
+        self.announce(&mut tx, &r.id).await?;
         tx.commit().await?;
+        self.events.publish(&r.id);
+        Ok(())
+    }
+
+    /// On Postgres, tells the other replicas at commit that `route`
+    /// changed ([`super::events`]).
+    async fn announce(&self, tx: &mut Transaction<'_, Any>, route: &str) -> Result<(), StoreError> {
+        if self.backend == Backend::Postgres {
+            // (a void column would not decode through the Any driver)
+            sqlx::query("SELECT count(*) FROM (SELECT pg_notify($1, $2)) AS n")
+                .bind(super::events::CHANNEL)
+                .bind(self.events.payload(route))
+                .execute(&mut **tx)
+                .await?;
+        }
         Ok(())
     }
 
@@ -135,7 +151,9 @@ impl Store {
             return Ok(None);
         }
         super::outbox::append(&mut tx, r, version + 1, event).await?;
+        self.announce(&mut tx, &r.id).await?;
         tx.commit().await?;
+        self.events.publish(&r.id);
         Ok(Some(version + 1))
     }
 

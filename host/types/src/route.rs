@@ -46,6 +46,28 @@ impl RouteStatus {
         }
     }
 
+    /// Every status a client sees, in lifecycle order.
+    pub const PUBLIC: &'static [RouteStatus] = &[
+        RouteStatus::Bridging,
+        RouteStatus::Done,
+        RouteStatus::Failed,
+        RouteStatus::FundsRequired,
+        RouteStatus::AwaitingDeposit,
+        RouteStatus::Dry,
+    ];
+
+    /// What a client sees it mean (the concierge answers with it).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            RouteStatus::Pending | RouteStatus::Bridging => "in flight: the source leg is running or the transfer is on its way (stage says where); poll /api/route/status or follow /api/route/stream",
+            RouteStatus::Done => "delivered: the recipient received the output on the destination chain (destTx names the transaction); terminal",
+            RouteStatus::Failed => "ended without delivery: failure.code says why (GET /api/errors, failures); pulled funds are refunded; terminal",
+            RouteStatus::FundsRequired => "refused before anything moved: the relayer lacks float for this unfunded (non-EVM) lane, so no transaction was sent and nothing was pulled (spec: 200 with status FUNDS_REQUIRED, no fake transaction); try another lane or later; terminal",
+            RouteStatus::AwaitingDeposit => "waiting for the user to send funds to deposit.address (bitcoin and other deposit-address lanes); the route continues when the deposit confirms",
+            RouteStatus::Dry => "a dry run: what would be sent (wouldSend), nothing signed or broadcast; kept an hour; terminal",
+        }
+    }
+
     /// The database name.
     pub fn as_str(self) -> &'static str {
         match self {

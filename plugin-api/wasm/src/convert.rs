@@ -414,7 +414,7 @@ mod tests {
     #[test]
     fn manifest_survives_lower_then_lift() {
         let lowered: wit::RailManifest = manifest().lower();
-        assert_eq!(lowered.version, "1.0.0");
+        assert_eq!(lowered.version, contract_version().to_string());
         assert_eq!(Lift::<RailManifest>::lift(lowered).unwrap(), manifest());
     }
 

@@ -15,7 +15,10 @@ mod scaffold;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use serde::Deserialize;
-use std::{collections::BTreeMap, path::PathBuf};
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+};
 
 /// The relay plugin packager.
 #[derive(Debug, Parser)]
@@ -52,9 +55,19 @@ enum Command {
     New {
         /// The rail id: lower-case letters, digits and '-'.
         name: String,
-        /// The directory to create (default `plugins/<name>`).
+        /// The directions it serves: `<from>:<to>` (or `'<from>-><to>'`)
+        /// pairs of gasless EVM chains, by name or id, comma-separated
+        /// (default `base:arbitrum`).
+        #[arg(long)]
+        lanes: Option<scaffold::Lanes>,
+        /// The directory to create (default `plugins/<name>` inside a relay
+        /// clone, `<name>` elsewhere).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Outside a relay clone: the relay checkout to build against
+        /// (default: the one this binary was built from).
+        #[arg(long)]
+        relay: Option<PathBuf>,
     },
 }
 
@@ -89,23 +102,50 @@ async fn main() -> anyhow::Result<()> {
             println!("{}", m.to_toml());
             Ok(())
         }
-        Command::New { name, out } => new(&name, out),
+        Command::New {
+            name,
+            lanes,
+            out,
+            relay,
+        } => new(&name, lanes, out, relay),
     }
 }
 
-fn new(name: &str, out: Option<PathBuf>) -> anyhow::Result<()> {
+fn new(
+    name: &str,
+    lanes: Option<scaffold::Lanes>,
+    out: Option<PathBuf>,
+    relay: Option<PathBuf>,
+) -> anyhow::Result<()> {
     let name = scaffold::RailName::parse(name)?;
-    let dir = out.unwrap_or_else(|| PathBuf::from("plugins").join(name.id()));
-    let made = scaffold::new_rail(&name, &dir)?;
+    let dir = out.unwrap_or_else(|| {
+        let in_clone = scaffold::standalone::enclosing_relay(Path::new("plugins/x")).is_some();
+        match in_clone {
+            true => PathBuf::from("plugins").join(name.id()),
+            false => PathBuf::from(name.id()),
+        }
+    });
+    let id = name.id().to_string();
+    let made = scaffold::new_rail(&scaffold::NewRail {
+        name,
+        lanes: lanes.map(|l| l.0),
+        dir,
+        relay,
+    })?;
     if !made.formatted {
-        eprintln!(
-            "note: rustfmt did not run; format with `cargo fmt -p relay-rail-{}`",
-            name.id()
-        );
+        eprintln!("note: rustfmt did not run; run `cargo fmt` on the new crates");
     }
+    let home = match &made.home {
+        scaffold::Home::Member(root) => {
+            format!("a member of the relay workspace at {}", root.display())
+        }
+        scaffold::Home::Standalone(relay) => {
+            format!("its own workspace, built against {}", relay.display())
+        }
+    };
     println!(
-        "wrote the {} rail in {} (rail/, native/, wasm/); next: {}/README.md",
-        name.id(),
+        "wrote the {} rail in {} (rail/, native/, wasm/, fixture/; {home}); next: {}/README.md",
+        id,
         made.dir.display(),
         made.dir.display()
     );

@@ -25,7 +25,7 @@
 //!   depositChannel{…}, swapEgress{amount, txRef}, refundEgress{…}}`.
 
 use relay_plugin_api::{Amount, Host, HttpRequest, HttpResponse, RailError, RailErrorKind, U256};
-use relay_rail_common::{quantity::Quantity, upstream::error_report, Upstream};
+use relay_rail_sdk::{quantity::Quantity, upstream::error_report, Upstream};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -162,7 +162,7 @@ pub fn parse_quote(body: &[u8], asked: Amount) -> Result<Priced, RailError> {
             .collect(),
         duration_sec: q
             .estimated_duration_seconds
-            .map(relay_rail_common::estimate::duration_secs)
+            .map(relay_rail_sdk::estimate::duration_secs)
             .unwrap_or(DEFAULT_DURATION_SEC),
         recommended_slippage_percent: q.recommended_slippage_tolerance_percent,
     })
@@ -339,7 +339,7 @@ fn rpc_result<T: serde::de::DeserializeOwned>(body: &[u8], what: &str) -> Result
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VaultSwap {
     /// The call: the Vault, its calldata and native value.
-    pub call: relay_rail_common::EvmCall,
+    pub call: relay_rail_sdk::EvmCall,
     /// The token the Vault pulls (approve it for `call.to`).
     pub source_token: Option<String>,
 }
@@ -356,7 +356,7 @@ pub fn parse_vault_swap(body: &[u8]) -> Result<VaultSwap, RailError> {
         source_token_address: Option<String>,
     }
     let e: Encoded = rpc_result(body, "vault swap encoding")?;
-    let call = relay_rail_common::EvmCall {
+    let call = relay_rail_sdk::EvmCall {
         to: e.to,
         data: e.calldata,
         value: e.value.map(|v| v.0).unwrap_or_default(),

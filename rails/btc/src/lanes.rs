@@ -9,7 +9,7 @@
 //! Other Chainflip asset lanes are priced by the tron rail's comparator.
 
 use relay_plugin_api::{ChainRef, Host, LaneCoverage, NonEvmNode, QuoteRequest, RailError};
-use relay_rail_common::{
+use relay_rail_sdk::{
     lane::is_evm_address,
     non_evm::{check_address, BitcoinNetwork},
 };

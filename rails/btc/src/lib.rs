@@ -34,13 +34,13 @@ pub mod lanes;
 mod track;
 
 use relay_plugin_api::{
-    Amount, ExecutionPlan, Fee, FeeKind, GasEstimate, Host, NonEvmNode, PlanAction, PrepareRequest,
+    Amount, ExecutionPlan, Fee, FeeKind, GasEstimate, Host, NonEvmNode, PrepareRequest,
     QuoteRequest, Rail, RailError, RailErrorKind, RailHealth, RailManifest, RailQuote, RailRole,
     SourceMode, TrackRequest, TrackStatus,
 };
-use relay_rail_common::{
+use relay_rail_sdk::{
     evm_plan, evm_read::erc20_balance, health::probe, lane::is_evm_address, non_evm::is_bitcoin,
-    QUOTE_TTL_MS,
+    plan::PlanBuilder, QUOTE_TTL_MS,
 };
 use serde::{Deserialize, Serialize};
 
@@ -299,19 +299,13 @@ fn inbound_plan(
     let http = chainflip::channel_request(host, &ask(host, req, swap, &refund))?;
     let channel =
         chainflip::parse_channel(&chainflip::fetch(host, &BROKER, http)?, &swap.src.chain)?;
-    Ok(ExecutionPlan {
-        steps: vec![
-            PlanAction::DepositInstruction {
-                node: req.from_chain,
-                address: channel.deposit_address,
-                asset: "BTC".into(),
-                amount: req.quote.amount_in,
-                expires_at_ms: Some(host.now_ms() + CHANNEL_TTL_MS),
-            },
-            PlanAction::AwaitUpstream {
-                reference: channel.id.clone(),
-            },
-        ],
-        track_ref: Some(channel.id),
-    })
+    Ok(PlanBuilder::new(req)
+        .deposit_instruction(
+            channel.deposit_address,
+            "BTC",
+            Some(host.now_ms() + CHANNEL_TTL_MS),
+        )
+        .await_upstream(channel.id.clone())
+        .track_ref(channel.id)
+        .build())
 }

@@ -12,7 +12,7 @@
 //! | FAILED | FAILED | — |
 
 use relay_plugin_api::{Host, RailError, TrackRequest, TrackState, TrackStatus};
-use relay_rail_common::track::track_status;
+use relay_rail_sdk::track::track_status;
 
 use crate::chainflip::{self, SwapStatus, CHAINFLIP};
 
@@ -43,7 +43,7 @@ pub fn track(host: &dyn Host, req: &TrackRequest) -> Result<TrackStatus, RailErr
             None,
             "Chainflip has not indexed the channel yet",
         )),
-        _ => Err(CHAINFLIP.status_error(&relay_rail_common::upstream::error_report(&resp))),
+        _ => Err(CHAINFLIP.status_error(&relay_rail_sdk::upstream::error_report(&resp))),
     }
 }
 

@@ -7,7 +7,7 @@ use relay_plugin_api::{
     RailErrorKind, SourceMode, TrackState,
 };
 use relay_rail_btc::Btc;
-use relay_rail_common::{
+use relay_rail_sdk::{
     fixture,
     testing::{query_pairs, url_path, RecordingHost},
     testing_requests::{prepare_request, quote_request, token, track_request, RELAYER, USER},

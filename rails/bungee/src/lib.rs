@@ -43,7 +43,7 @@
 mod quote;
 mod status;
 
-use relay_rail_common::{lane::EvmCoverage, Upstream};
+use relay_rail_sdk::{lane::EvmCoverage, Upstream};
 
 /// The upstream documentation version this rail's wire format follows.
 pub const UPSTREAM_DOC: &str =
@@ -74,7 +74,7 @@ pub const COVERAGE: EvmCoverage = EvmCoverage {
 #[derive(Debug, Default, Clone)]
 pub struct Bungee;
 
-relay_rail_common::aggregator_rail! {
+relay_rail_sdk::aggregator_rail! {
     Bungee {
         id: ID,
         name: "Bungee (Socket)",

@@ -5,7 +5,7 @@ use relay_plugin_api::{
     Amount, ExecutionPlan, Host, HttpRequest, HttpResponse, PrepareRequest, QuoteRequest,
     RailError, RailErrorKind, RailQuote,
 };
-use relay_rail_common::{
+use relay_rail_sdk::{
     estimate::{self, UpstreamFee},
     evm_plan,
     lane::{token_ref, NATIVE_EEEE},

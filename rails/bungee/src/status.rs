@@ -11,7 +11,7 @@
 //! | `COMPLETED` / `PENDING` | `BRIDGING` | `SENDING` |
 
 use relay_plugin_api::{Host, HttpRequest, RailError, TrackRequest, TrackState, TrackStatus};
-use relay_rail_common::{
+use relay_rail_sdk::{
     health::chain_pair_probe,
     track::{read_track_ref, track_status, track_via},
 };

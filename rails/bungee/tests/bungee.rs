@@ -7,7 +7,7 @@ use relay_plugin_api::{
     RailError, RailErrorKind, RailQuote, SourceMode, TrackState,
 };
 use relay_rail_bungee::Bungee;
-use relay_rail_common::testing::{
+use relay_rail_sdk::testing::{
     assert_query, prepare_for, track_for, url_path, usdc_base_to_arbitrum, RecordingHost, ARB_USDC,
     BASE_USDC, RELAYER, SRC_TX,
 };
@@ -16,7 +16,7 @@ const GATEWAY: &str = "0x3a23F943181408EAC424116Af7b7790c94Cb97a5";
 const ROUTE_ID: &str = "1d2a0b0e-6b3f-4b87-8f1e-5d6c7b8a9e01";
 
 fn fixture(name: &str) -> String {
-    relay_rail_common::testing::fixture(env!("CARGO_MANIFEST_DIR"), name)
+    relay_rail_sdk::testing::fixture(env!("CARGO_MANIFEST_DIR"), name)
 }
 
 fn host() -> RecordingHost {

@@ -8,7 +8,7 @@
 //!   MessageTransmitterV2.
 
 use relay_plugin_api::{Amount, U256};
-use relay_rail_common::evm_abi::{address_bytes, address_word, encode_call, AbiValue};
+use relay_rail_sdk::evm_abi::{address_bytes, address_word, encode_call, AbiValue};
 
 /// A standard transfer: attested at hard finality, no fee (1:1).
 pub const FINALITY_STANDARD: u32 = 2000;

@@ -9,7 +9,7 @@
 //! `message_transmitter.<chainId>` and `usdc.<chainId>`.
 
 use relay_plugin_api::{ChainRef, DeclaredContract, Host, RailError};
-use relay_rail_common::lane::is_evm_address;
+use relay_rail_sdk::lane::is_evm_address;
 
 /// One CCTP chain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -13,7 +13,7 @@
 //! caller exceeded the rate limit.
 
 use relay_plugin_api::{Host, HttpRequest, RailError, RailErrorKind};
-use relay_rail_common::{
+use relay_rail_sdk::{
     evm_abi::decode_hex,
     upstream::{error_report, query_string},
     Upstream,

@@ -36,12 +36,14 @@ pub mod iris;
 use relay_plugin_api::{
     Amount, ChainRef, ExecutionPlan, Fee, FeeKind, GasEstimate, Host, LaneCoverage, PlanAction,
     PrepareRequest, QuoteRequest, Rail, RailError, RailErrorKind, RailHealth, RailManifest,
-    RailQuote, RailRole, SourceMode, TrackRequest, TrackState, TrackStatus,
+    RailQuote, RailRole, TrackRequest, TrackState, TrackStatus,
 };
-use relay_rail_common::{
+use relay_rail_sdk::{
     health::{probe, PROBE_TX},
     lane::is_evm_address,
+    plan::PlanBuilder,
     track::track_status,
+    EvmCall,
 };
 use serde_json::json;
 
@@ -158,9 +160,8 @@ impl Rail for Cctp {
             dst.chain,
             MESSAGE_TRANSMITTER_V2,
         )?;
-        let amount = req.quote.amount_in;
         let data = deposit_for_burn(&Burn {
-            amount,
+            amount: req.quote.amount_in,
             destination_domain: dst.domain,
             mint_recipient: &req.recipient,
             burn_token: &usdc,
@@ -168,36 +169,15 @@ impl Rail for Cctp {
             min_finality_threshold: FINALITY_STANDARD,
         })
         .ok_or_else(|| RailError::invalid("recipient", "CCTP mints to an EVM address"))?;
-        let mut steps = Vec::with_capacity(4);
-        if req.mode == SourceMode::Permit2 {
-            steps.push(PlanAction::Permit2Pull {
-                chain: req.from_chain,
-                token: usdc.clone(),
-                amount,
-            });
-        }
-        steps.push(PlanAction::Approve {
-            chain: req.from_chain,
-            token: usdc,
-            spender: messenger.clone(),
-            amount,
-        });
-        steps.push(PlanAction::ContractCall {
-            chain: req.from_chain,
-            to: messenger,
-            data,
-            value: Amount::ZERO,
-            gas_limit: Some(calls::BURN_GAS),
-        });
-        steps.push(PlanAction::AwaitUpstream {
-            reference: format!("circle-attestation:{}->{}", src.domain, dst.domain),
-        });
         // No track_ref: track reads the burn from `src_tx`, and the host
         // passes the follow-up mint's hash as `reference` once sent.
-        Ok(ExecutionPlan {
-            steps,
-            track_ref: None,
-        })
+        Ok(PlanBuilder::new(req)
+            .with_source_token(usdc)
+            .pull()?
+            .approve(&messenger)?
+            .call(EvmCall::new(messenger.clone(), data).with_gas_limit(calls::BURN_GAS))
+            .await_upstream(format!("circle-attestation:{}->{}", src.domain, dst.domain))
+            .build())
     }
 
     fn track(&self, host: &dyn Host, req: &TrackRequest) -> Result<TrackStatus, RailError> {
@@ -317,7 +297,7 @@ fn source_usdc(
 
 /// The destination mint: DONE once its receipt succeeds.
 fn track_mint(host: &dyn Host, chain: ChainRef, tx: &str) -> Result<TrackStatus, RailError> {
-    Ok(match relay_rail_common::evm_read::receipt_status(host, chain, tx)? {
+    Ok(match relay_rail_sdk::evm_read::receipt_status(host, chain, tx)? {
         None => track_status(
             TrackState::Bridging,
             Some("SENDING"),

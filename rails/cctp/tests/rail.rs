@@ -6,7 +6,7 @@ use relay_plugin_api::{
     Amount, ChainRef, HealthStatus, PlanAction, Rail, RailErrorKind, TrackState,
 };
 use relay_rail_cctp::{Cctp, MESSAGE_TRANSMITTER_V2, TOKEN_MESSENGER_V2};
-use relay_rail_common::{
+use relay_rail_sdk::{
     fixture,
     testing::{query_pairs, url_path, RecordingHost},
     testing_requests::{prepare_request, quote_request, token, track_request, USER},

@@ -38,7 +38,7 @@
 mod quote;
 mod status;
 
-use relay_rail_common::{lane::EvmCoverage, Upstream};
+use relay_rail_sdk::{lane::EvmCoverage, Upstream};
 
 /// The upstream documentation version this rail's wire format follows.
 pub const UPSTREAM_DOC: &str = "LI.FI API v1 (docs.li.fi API reference, OpenAPI 1.0.0, 2026-01)";
@@ -70,7 +70,7 @@ pub const COVERAGE: EvmCoverage = EvmCoverage {
 #[derive(Debug, Default, Clone)]
 pub struct Lifi;
 
-relay_rail_common::aggregator_rail! {
+relay_rail_sdk::aggregator_rail! {
     Lifi {
         id: ID,
         name: "LI.FI",

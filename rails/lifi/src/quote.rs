@@ -4,7 +4,7 @@
 use relay_plugin_api::{
     Amount, Fee, Host, HttpRequest, HttpResponse, QuoteRequest, RailError, RailErrorKind, RailQuote,
 };
-use relay_rail_common::{
+use relay_rail_sdk::{
     estimate::{self, UpstreamFee},
     lane::{token_ref, NATIVE_ZERO},
     plan,

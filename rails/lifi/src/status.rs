@@ -16,7 +16,7 @@
 //! lookup problem upstream, not evidence that funds are lost.
 
 use relay_plugin_api::{Host, HttpRequest, RailError, TrackRequest, TrackState, TrackStatus};
-use relay_rail_common::{
+use relay_rail_sdk::{
     health::PROBE_TX,
     track::{read_track_ref, track_status, track_via},
 };

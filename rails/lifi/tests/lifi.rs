@@ -6,16 +6,16 @@ use relay_plugin_api::{
     Amount, ChainRef, FeeKind, HealthStatus, HostErrorKind, HttpMethod, PlanAction, QuoteRequest,
     Rail, RailError, RailErrorKind, RailQuote, SourceMode, TrackRequest, TrackState,
 };
-use relay_rail_common::testing::{
+use relay_rail_lifi::Lifi;
+use relay_rail_sdk::testing::{
     assert_query, header, prepare_for, query_pairs, token, track_for, url_path,
     usdc_base_to_arbitrum, RecordingHost, ARB_USDC, BASE_USDC, NOW_MS, RELAYER, SRC_TX,
 };
-use relay_rail_lifi::Lifi;
 
 const ARB_USDT: &str = "0xFd086bC7CD5C481DCC9C85ebE478A1C0b69FCbb9";
 
 fn fixture(name: &str) -> String {
-    relay_rail_common::testing::fixture(env!("CARGO_MANIFEST_DIR"), name)
+    relay_rail_sdk::testing::fixture(env!("CARGO_MANIFEST_DIR"), name)
 }
 
 fn base_to_arbitrum() -> QuoteRequest {

@@ -41,7 +41,7 @@
 mod route;
 mod status;
 
-use relay_rail_common::{lane::EvmCoverage, Upstream};
+use relay_rail_sdk::{lane::EvmCoverage, Upstream};
 
 /// The upstream documentation version this rail's wire format follows.
 pub const UPSTREAM_DOC: &str = "Squid API v2 (docs.squidrouter.com, route + status, 2026-01)";
@@ -69,7 +69,7 @@ pub const COVERAGE: EvmCoverage = EvmCoverage {
 #[derive(Debug, Default, Clone)]
 pub struct Squid;
 
-relay_rail_common::aggregator_rail! {
+relay_rail_sdk::aggregator_rail! {
     Squid {
         id: ID,
         name: "Squid",

@@ -6,7 +6,7 @@ use relay_plugin_api::{
     Amount, ChainRef, FeeKind, HealthStatus, HostErrorKind, HttpMethod, PlanAction, Rail,
     RailError, RailErrorKind, RailQuote, SourceMode, TrackRequest, TrackState,
 };
-use relay_rail_common::testing::{
+use relay_rail_sdk::testing::{
     assert_query, header, prepare_for, track_for, url_path, usdc_base_to_arbitrum, RecordingHost,
     ARB_USDC, BASE_USDC, NOW_MS, RELAYER, SRC_TX,
 };
@@ -17,7 +17,7 @@ const ROUTER: &str = "0xce16F69375520ab01377ce7B88f5BA8C48F8D666";
 const REQUEST_ID: &str = "a3f5c2d1-7b8e-4f60-9a1b-2c3d4e5f6a7b";
 
 fn fixture(name: &str) -> String {
-    relay_rail_common::testing::fixture(env!("CARGO_MANIFEST_DIR"), name)
+    relay_rail_sdk::testing::fixture(env!("CARGO_MANIFEST_DIR"), name)
 }
 
 fn host_answering(status: u16, body: &str) -> RecordingHost {

@@ -26,7 +26,7 @@
 use relay_plugin_api::{
     Amount, ChainRef, Host, HttpRequest, HttpResponse, NonEvmNode, RailError, RailErrorKind,
 };
-use relay_rail_common::{
+use relay_rail_sdk::{
     quantity::Quantity,
     upstream::{error_report, query_string},
     EvmCall, Upstream,
@@ -281,7 +281,7 @@ pub fn parse_quote(body: &[u8], asked: Amount) -> Result<Priced, RailError> {
 
 /// `"-500"` or `"500"` → 500.
 fn magnitude(s: &str) -> Result<Amount, RailError> {
-    relay_rail_common::quantity::parse_quantity(s.trim().trim_start_matches('-'))
+    relay_rail_sdk::quantity::parse_quantity(s.trim().trim_start_matches('-'))
         .ok_or_else(|| ALLBRIDGE.malformed(format!("lpFeeTotal {s:?} is not an integer")))
 }
 

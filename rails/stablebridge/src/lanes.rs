@@ -12,7 +12,7 @@
 //! Each lane also has an operator switch `execute.<lane>` (default on).
 
 use relay_plugin_api::{ChainRef, Host, LaneCoverage, NonEvmNode, QuoteRequest, RailError, Token};
-use relay_rail_common::{
+use relay_rail_sdk::{
     lane::is_evm_address,
     non_evm::{check_address, BitcoinNetwork},
 };

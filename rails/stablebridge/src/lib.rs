@@ -35,7 +35,7 @@ use relay_plugin_api::{
     QuoteRequest, Rail, RailError, RailErrorKind, RailHealth, RailManifest, RailQuote, RailRole,
     TrackRequest, TrackState, TrackStatus,
 };
-use relay_rail_common::{
+use relay_rail_sdk::{
     evm_plan,
     health::{probe, PROBE_TX},
     track::track_status,

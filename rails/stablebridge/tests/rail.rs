@@ -6,7 +6,7 @@ use relay_plugin_api::{
     Amount, ChainRef, HealthStatus, NonEvmNode, PlanAction, QuoteRequest, Rail, RailErrorKind,
     TrackState,
 };
-use relay_rail_common::{
+use relay_rail_sdk::{
     fixture,
     testing::{query_pairs, url_path, RecordingHost},
     testing_requests::{prepare_request, quote_request, token, track_request, RELAYER},

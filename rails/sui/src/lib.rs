@@ -18,7 +18,7 @@ use relay_plugin_api::{
     Rail, RailError, RailErrorKind, RailHealth, RailManifest, RailQuote, RailRole, TrackRequest,
     TrackStatus, U256,
 };
-use relay_rail_common::{
+use relay_rail_sdk::{
     health::{probe, PROBE_TX},
     quote_only,
     scoped_host::ScopedHost,

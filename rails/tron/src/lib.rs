@@ -23,7 +23,7 @@ use relay_plugin_api::{
     RailHealth, RailManifest, RailQuote, RailRole, TrackRequest, TrackStatus,
 };
 use relay_rail_btc::{chainflip::Asset, lanes::Swap};
-use relay_rail_common::{
+use relay_rail_sdk::{
     health::{probe, PROBE_TX},
     quote_only,
     scoped_host::ScopedHost,

@@ -3,7 +3,7 @@
 //! quote-only reason, and never turn into a plan.
 
 use relay_plugin_api::{Amount, HealthStatus, QuoteRequest, Rail, RailErrorKind};
-use relay_rail_common::{
+use relay_rail_sdk::{
     fixture,
     testing::{query_pairs, RecordingHost},
     testing_requests::{prepare_request, quote_request, token, track_request},

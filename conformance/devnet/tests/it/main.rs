@@ -3,5 +3,6 @@
 mod cctp;
 mod common;
 mod permit2;
+mod pricefeed;
 mod router;
 mod tokens;

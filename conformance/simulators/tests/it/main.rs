@@ -5,4 +5,5 @@ mod circle;
 mod common;
 mod faults;
 mod non_evm;
+mod price_control;
 mod wire_shapes;

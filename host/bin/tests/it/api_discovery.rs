@@ -50,6 +50,7 @@ async fn gasless_info_feeds_and_changelog_describe_this_host() {
     let dir = tempfile::tempdir().unwrap();
     let h = serve(&devnet, dir.path(), |c| {
         c.limits.enabled = true;
+        c.pricefeeds.clear(); // the configured fallbacks (feeds: tests/it/pricefeeds.rs)
         c.quote.native_usd_e6.insert(SRC.to_string(), 2_000_000_000);
     })
     .await;

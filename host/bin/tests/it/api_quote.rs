@@ -52,6 +52,8 @@ async fn install_wasm(dir: &Path, name: &str, artifact: std::path::PathBuf) {
 }
 
 fn priced(c: &mut HostConfig) {
+    // Configured prices, not the devnet's feeds (tests/it/pricefeeds.rs).
+    c.pricefeeds.clear();
     c.quote
         .native_usd_e6
         .insert(SRC.to_string(), ETH_USD_E6 as u64);
@@ -247,12 +249,14 @@ async fn every_applicable_rail_is_compared_and_a_silent_one_is_not_ranked_as_bea
     install_wasm(dir.path(), "template", template).await;
     let hang = relay_fixtures::wasm_plugin("relay-broken-wasm", &["hang"]);
     install_wasm(dir.path(), "broken", hang).await;
+    let upstream = common::template_upstream().await;
     let h = serve_with(
         &devnet,
         dir.path(),
         keep_only(&["floatlane", "template", "broken"]),
         |c| {
             priced(c);
+            common::point_template_at(c, &upstream);
             c.quote.deadline_ms = 1_500;
             c.runtime.call_timeout_ms = 6_000;
         },

@@ -96,7 +96,10 @@ fn an_unsupported_contract_version_is_refused_with_the_version() {
     let text = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(
         &manifest,
-        text.replace("contract = \"1.0.0\"", "contract = \"2.0.0\""),
+        text.replace(
+            &format!("contract = \"{}\"", relay_plugin_api::CONTRACT_VERSION),
+            "contract = \"2.0.0\"",
+        ),
     )
     .unwrap();
     let v = list(dir.path());

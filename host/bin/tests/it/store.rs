@@ -264,3 +264,68 @@ async fn concurrent_writers_of_one_version_have_one_winner() {
         );
     }
 }
+
+/// The next change `rx` hears of, within 10 s.
+async fn heard(
+    rx: &mut tokio::sync::broadcast::Receiver<relay_store::events::RouteChange>,
+) -> relay_store::events::RouteChange {
+    tokio::time::timeout(std::time::Duration::from_secs(10), rx.recv())
+        .await
+        .expect("a change within 10 s")
+        .expect("the channel is open")
+}
+
+/// Every change `rx` hears of until it is quiet for 500 ms.
+async fn all_heard(
+    rx: &mut tokio::sync::broadcast::Receiver<relay_store::events::RouteChange>,
+) -> Vec<relay_store::events::RouteChange> {
+    let mut seen = vec![];
+    while let Ok(Ok(c)) =
+        tokio::time::timeout(std::time::Duration::from_millis(500), rx.recv()).await
+    {
+        seen.push(c);
+    }
+    seen
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn route_changes_are_pushed_to_subscribers_on_every_replica() {
+    use relay_store::events::RouteChange::{self, Resync};
+    let pushed = || RouteChange::Route("rt_pushed".into());
+    for (name, url) in backends().await {
+        let pg = name == "postgres";
+        let a = Store::connect(&url).await.unwrap();
+        let mut on_a = a.route_events().subscribe();
+        let b = Store::connect(&url).await.unwrap();
+        let mut on_b = b.route_events().subscribe();
+        if pg {
+            // Each replica's listener says it listens with a resync.
+            assert_eq!(heard(&mut on_a).await, Resync);
+            assert_eq!(heard(&mut on_b).await, Resync);
+        }
+        let mut r = route("rt_pushed");
+        a.insert_route(&r).await.unwrap();
+        assert_eq!(heard(&mut on_a).await, pushed(), "{name}");
+        r.status = RouteStatus::Bridging;
+        b.update_route(&r, 1, "status").await.unwrap();
+        assert_eq!(heard(&mut on_b).await, pushed(), "{name}");
+        // A change another replica wrote reaches this one's subscribers
+        // on Postgres (SQLite has one host), and a replica never hears its
+        // own change twice.
+        let (want_a, want_b) = if pg {
+            (vec![pushed()], vec![pushed()])
+        } else {
+            (vec![], vec![])
+        };
+        assert_eq!(
+            all_heard(&mut on_a).await,
+            want_a,
+            "{name}: B's change on A"
+        );
+        assert_eq!(
+            all_heard(&mut on_b).await,
+            want_b,
+            "{name}: A's change on B"
+        );
+    }
+}

@@ -54,7 +54,7 @@ fn echo() -> &'static WasmBackend {
     BACKEND.get_or_init(|| {
         let runtime = WasmRuntime::new(WasmRuntimeConfig {
             memory_limit_bytes: MEMORY_LIMIT,
-            cache_dir: None,
+            ..WasmRuntimeConfig::default()
         })
         .unwrap();
         let path = echo_component();
@@ -361,4 +361,39 @@ fn a_wrong_checksum_or_a_core_module_is_refused_with_a_clear_error() {
     std::fs::write(&core, b"\0asm\x01\0\0\0").unwrap();
     let err = rt.load(&core, &sha256_of(&core)).unwrap_err();
     assert!(matches!(err, WasmLoadError::CoreModule(_)), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn calls_beyond_the_pool_wait_for_a_slot_and_each_gets_a_fresh_instance() {
+    // One slot: eight concurrent calls queue for it instead of failing, and
+    // a guest that trapped leaves nothing behind for the next call.
+    let runtime = WasmRuntime::new(WasmRuntimeConfig {
+        pool_slots: 1,
+        ..WasmRuntimeConfig::default()
+    })
+    .unwrap();
+    let path = echo_component();
+    let backend = WasmBackend::load(&runtime, path, &sha256_of(path)).unwrap();
+    let panic = quote(
+        &backend,
+        Amount::from_u128(relay_rail_echo::PANIC_AMOUNT),
+        Duration::from_secs(10),
+    )
+    .await;
+    assert!(matches!(panic, Err(BackendError::Crashed(_))), "{panic:?}");
+    let calls = (1..=8u128).map(|i| {
+        quote(
+            &backend,
+            Amount::from_u128(i * 1_000),
+            Duration::from_secs(10),
+        )
+    });
+    for (i, answer) in futures::future::join_all(calls)
+        .await
+        .into_iter()
+        .enumerate()
+    {
+        let q = answer.unwrap_or_else(|e| panic!("call {i}: {e}"));
+        assert_eq!(q.amount_in, Amount::from_u128((i as u128 + 1) * 1_000));
+    }
 }

@@ -227,6 +227,10 @@ impl PluginBackend for WasmBackend {
         async move {
             let started = Instant::now();
             let deadline = caps.deadline();
+            let Ok(_slot) = tokio::time::timeout_at(deadline.into(), self.runtime.slot()).await
+            else {
+                return Err(BackendError::DeadlineExceeded);
+            };
             let mut store = self.new_store(caps, deadline);
             let guarded = tokio::time::timeout_at(
                 (deadline + DEADLINE_GRACE).into(),

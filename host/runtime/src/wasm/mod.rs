@@ -38,6 +38,13 @@ pub const EPOCH_TICK: Duration = Duration::from_millis(10);
 /// Default linear-memory limit of one call: 64 MiB.
 pub const DEFAULT_MEMORY_LIMIT_BYTES: usize = 64 * 1024 * 1024;
 
+/// Default number of instance slots in the pooling allocator.
+pub const DEFAULT_POOL_SLOTS: u32 = 256;
+
+/// Core instances, memories and tables one rail component may hold (its
+/// module plus the adapter shims `wit-component` adds).
+const PER_COMPONENT: u32 = 4;
+
 /// Settings of the wasm runtime.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -49,6 +56,13 @@ pub struct WasmRuntimeConfig {
     /// load). Must be writable by the host only: its files are loaded as
     /// trusted machine code.
     pub cache_dir: Option<PathBuf>,
+    /// Instance slots kept ready by wasmtime's pooling allocator (default
+    /// 256): each call still gets a fresh, isolated instance, but in a
+    /// pre-reserved slot whose linear memory is a copy-on-write image of
+    /// the module's, so instantiation maps nothing new. At most this many
+    /// wasm calls run at once; more wait for a slot within their deadline.
+    /// `0` allocates every instance on demand instead.
+    pub pool_slots: u32,
 }
 
 impl Default for WasmRuntimeConfig {
@@ -56,6 +70,7 @@ impl Default for WasmRuntimeConfig {
         WasmRuntimeConfig {
             memory_limit_bytes: DEFAULT_MEMORY_LIMIT_BYTES,
             cache_dir: None,
+            pool_slots: DEFAULT_POOL_SLOTS,
         }
     }
 }
@@ -135,6 +150,8 @@ struct Shared {
     engine: Engine,
     linker: Linker<CallState>,
     config: WasmRuntimeConfig,
+    /// One permit per pool slot (none without the pooling allocator).
+    slots: Option<tokio::sync::Semaphore>,
     _ticker: EpochTicker,
 }
 
@@ -149,11 +166,8 @@ impl std::fmt::Debug for WasmRuntime {
 impl WasmRuntime {
     /// Builds the engine and linker and starts the epoch ticker.
     pub fn new(config: WasmRuntimeConfig) -> Result<Self, WasmLoadError> {
-        let mut wasm_config = wasmtime::Config::new();
-        wasm_config
-            .wasm_component_model(true)
-            .epoch_interruption(true);
-        let engine = Engine::new(&wasm_config).map_err(|e| WasmLoadError::Engine(e.to_string()))?;
+        let engine = Engine::new(&engine_config(&config))
+            .map_err(|e| WasmLoadError::Engine(e.to_string()))?;
         let mut linker = Linker::new(&engine);
         RailPlugin::add_to_linker::<CallState, wasmtime::component::HasSelf<CallState>>(
             &mut linker,
@@ -161,14 +175,26 @@ impl WasmRuntime {
         )
         .map_err(|e| WasmLoadError::Engine(e.to_string()))?;
         let ticker = EpochTicker::start(engine.clone(), EPOCH_TICK);
+        let slots = (config.pool_slots > 0)
+            .then(|| tokio::sync::Semaphore::new(config.pool_slots as usize));
         Ok(WasmRuntime {
             shared: Arc::new(Shared {
                 engine,
                 linker,
                 config,
+                slots,
                 _ticker: ticker,
             }),
         })
+    }
+
+    /// Waits for a free instance slot (none to wait for without the
+    /// pooling allocator).
+    async fn slot(&self) -> Option<tokio::sync::SemaphorePermit<'_>> {
+        match &self.shared.slots {
+            Some(s) => s.acquire().await.ok(),
+            None => None,
+        }
     }
 
     /// Loads the component at `path`, whose sha256 must be `sha256` (hex).
@@ -189,6 +215,28 @@ impl WasmRuntime {
     fn linker(&self) -> &Linker<CallState> {
         &self.shared.linker
     }
+}
+
+/// The engine's configuration: the component model, epoch interruption,
+/// and, with `pool_slots`, the pooling allocator sized to them (memories
+/// reserved at the per-call limit, copy-on-write images on).
+fn engine_config(config: &WasmRuntimeConfig) -> wasmtime::Config {
+    let mut c = wasmtime::Config::new();
+    c.wasm_component_model(true).epoch_interruption(true);
+    if config.pool_slots > 0 {
+        let n = config.pool_slots;
+        let mut pool = wasmtime::PoolingAllocationConfig::default();
+        pool.total_component_instances(n)
+            .total_core_instances(n * PER_COMPONENT)
+            .total_memories(n * PER_COMPONENT)
+            .total_tables(n * PER_COMPONENT)
+            .total_stacks(n)
+            .max_memory_size(config.memory_limit_bytes);
+        c.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool))
+            .memory_reservation(config.memory_limit_bytes as u64)
+            .memory_init_cow(true);
+    }
+    c
 }
 
 /// A thread that advances the engine's epoch every tick until dropped.

@@ -1,5 +1,6 @@
 //! A trimmed copy of the workspace for building a new rail the way an
-//! integrator would: the root manifest and lock file, `plugin-api/`, and
+//! integrator would: the root manifest and lock file, `plugin-api/`, the
+//! rail SDK (`rails/sdk/`), and
 //! whatever else a test names; then the new rail's crates checked with
 //! clippy (warnings denied) and rustfmt.
 
@@ -12,13 +13,14 @@ use super::repo::{self, cargo, run};
 
 /// Copies into `dir` what a rail builds against — the root manifest with
 /// its members cut to the copied crates (its `plugins/*/…` globs kept), the
-/// lock file, `plugin-api/` — and the files under each of `extra` (path
+/// lock file, `plugin-api/`, `rails/sdk/` — and the files under each of `extra` (path
 /// prefixes such as `plugins/template/`).
 pub fn copy(dir: &Path, extra: &[&str]) {
     let root = repo::root();
     let wanted = |p: &str| {
         ["Cargo.toml", "Cargo.lock"].contains(&p)
             || p.starts_with("plugin-api/")
+            || p.starts_with("rails/sdk/")
             || extra.iter().any(|e| p.starts_with(e))
     };
     for file in repo::files().iter().filter(|p| wanted(p)) {

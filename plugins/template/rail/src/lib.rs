@@ -1,80 +1,136 @@
-//! The template rail: USDC from Base (8453) to Arbitrum (42161) for a fixed
-//! 10 bps fee. It shows every part of the contract an integrator fills in
-//! (the contract itself is documented on `relay_plugin_api`'s items):
+//! The template rail: USDC between EVM chains of the gasless set through a
+//! made-up bridge, "Template bridge", with an HTTP fee API and a
+//! `deposit(...)` contract on every source chain. It shows every part of
+//! the contract an integrator fills in (the contract itself is documented on
+//! `relay_plugin_api`'s items) and the SDK (`relay_rail_sdk`) helpers that
+//! keep a rail short:
 //!
-//! - `manifest`: identity, lanes, the upstream hosts the rail may reach
-//!   (`egress`) and the chains it reads; nothing else is reachable.
-//! - `quote`: validate, price, return typed errors (`UnsupportedLane` for a
-//!   lane you do not serve, `InvalidInput` naming the field).
-//! - `prepare`: describe execution as declarative actions. Never sign.
-//! - `track` and `health`.
+//! - `manifest`: identity, lanes ([`LANES`]), the upstream hosts the rail
+//!   may reach (`egress`) and the contracts its plans call; nothing else is
+//!   reachable.
+//! - `quote`: validate, ask the upstream ([`UPSTREAM`]`.json`), price,
+//!   return typed errors (`UnsupportedLane` for a lane you do not serve,
+//!   `InvalidInput` naming the field).
+//! - `prepare`: describe execution with `PlanBuilder` (pull, approve,
+//!   deposit call, await). Never sign.
+//! - `track`: this upstream has no status API, so the rail says so and the
+//!   host watches the destination chain for the payout.
+//! - `health`: one cheap probe that cannot hang.
 //!
-//! A real rail calls its upstream with `host.http(HttpRequest::get(url))`
-//! where the URL's host is in `egress`; see `upstream_amount_out` below.
+//! The upstream's recorded answers live in `fixture/upstream.json`: the
+//! unit tests below and `relay-conformance rail --fixture` both use them.
 
 use relay_plugin_api::{
-    Amount, ChainRef, ExecutionPlan, Fee, FeeKind, Host, HttpRequest, LaneCoverage, PlanAction,
+    Amount, ChainRef, DeclaredContract, ExecutionPlan, Fee, FeeKind, Host, LaneCoverage,
     PrepareRequest, QuoteRequest, Rail, RailError, RailHealth, RailManifest, RailQuote, RailRole,
-    SourceMode, TrackRequest, TrackState, TrackStatus, Version,
+    TrackRequest, TrackStatus, Version, U256,
 };
+use relay_rail_sdk::{
+    evm_abi::{address_bytes, encode_call, AbiValue},
+    health::probe,
+    plan::PlanBuilder,
+    EvmCall, Upstream,
+};
+use serde::Deserialize;
 
 /// The rail's id: lower-case letters, digits and '-'.
 pub const ID: &str = "template";
-/// The lane this rail serves.
-pub const LANE: &str = "base->arbitrum";
-/// The fee, basis points.
-pub const FEE_BPS: u32 = 10;
+/// The lanes this rail serves: (lane name, source chain id, destination
+/// chain id). `relay-plugins new --lanes` writes this list.
+pub const LANES: &[(&str, u64, u64)] = &[("base->arbitrum", 8453, 42161)];
+/// The upstream's fee API (`[rails.template.config] base_url` points it
+/// elsewhere, e.g. at a recorded fixture).
+pub const UPSTREAM: Upstream = Upstream {
+    name: "Template bridge",
+    default_base: "https://api.template.example",
+};
+/// The bridge's deposit contract, at the same address on every source chain.
+pub const DEPOSIT_CONTRACT: &str = "0x7e3a1e0000000000000000000000000000000001";
+/// `deposit(token, amount, destinationChainId, recipient)`.
+pub const DEPOSIT: &str = "deposit(address,uint256,uint256,address)";
 
 /// The rail.
 #[derive(Debug, Default, Clone)]
 pub struct TemplateRail;
 
+/// What the fee API answers: `GET /v1/fees?fromChain=&toChain=&asset=`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FeeTerms {
+    /// Proportional fee, basis points.
+    pub fee_bps: u32,
+    /// Minimum fee, smallest units.
+    pub min_fee: Amount,
+    /// Expected delivery time.
+    pub eta_seconds: u32,
+}
+
 impl Rail for TemplateRail {
     fn manifest(&self) -> RailManifest {
+        let sources = unique(LANES.iter().map(|l| l.1));
         RailManifest {
             id: ID.into(),
             name: "Template rail".into(),
             version: Version::new(0, 1, 0),
             contract_version: relay_plugin_api::contract_version(),
             role: RailRole::Aggregator,
-            coverage: vec![LaneCoverage {
-                lane: LANE.into(),
-                from: vec![ChainRef::Evm(8453)],
-                to: vec![ChainRef::Evm(42161)],
-                assets: vec!["USDC".into()],
-                same_chain: false,
-                executable: true,
-                quote_only_reason: None,
-            }],
+            coverage: LANES
+                .iter()
+                .map(|&(lane, from, to)| LaneCoverage {
+                    lane: lane.into(),
+                    from: vec![ChainRef::Evm(from)],
+                    to: vec![ChainRef::Evm(to)],
+                    assets: vec!["USDC".into()],
+                    same_chain: false,
+                    executable: true,
+                    quote_only_reason: None,
+                })
+                .collect(),
             // The hosts `host.http` may reach. Operators can add more (e.g. a
             // simulator) in `[rails.template] egress = [...]`.
-            egress: vec![],
+            egress: vec!["api.template.example".into()],
             rpc_chains: vec![],
-            contracts: vec![],
-            upstream: None,
+            contracts: sources
+                .into_iter()
+                .map(|chain| DeclaredContract {
+                    chain: ChainRef::Evm(chain),
+                    address: DEPOSIT_CONTRACT.into(),
+                    label: "template-deposit".into(),
+                })
+                .collect(),
+            upstream: Some("Template bridge API v1".into()),
         }
     }
 
     fn quote(&self, host: &dyn Host, req: &QuoteRequest) -> Result<RailQuote, RailError> {
-        if req.from_chain != ChainRef::Evm(8453) || req.to_chain != ChainRef::Evm(42161) {
-            return Err(RailError::unsupported(format!("{ID} serves {LANE} only")));
-        }
+        let (lane, from, to) = lane_of(req.from_chain, req.to_chain)?;
         if !req.from_token.symbol.eq_ignore_ascii_case("USDC") {
             return Err(RailError::unsupported(format!("{ID} carries USDC only")));
         }
         if req.amount.is_zero() {
             return Err(RailError::invalid("amount", "must be greater than zero"));
         }
-        let (out, fee) = match host.config("upstream_url") {
-            Some(base) => (upstream_amount_out(host, &base, req.amount)?, Amount::ZERO),
-            None => {
-                let fee = req.amount.bps(FEE_BPS);
-                (req.amount.saturating_sub(fee), fee)
-            }
-        };
+        let ask = UPSTREAM.get(
+            host,
+            "/v1/fees",
+            &[
+                ("fromChain", from.to_string()),
+                ("toChain", to.to_string()),
+                ("asset", "USDC".to_string()),
+            ],
+        );
+        let terms: FeeTerms = UPSTREAM.json(host, ask, "fees")?;
+        let fee = req.amount.bps(terms.fee_bps).max(terms.min_fee);
+        let out = req
+            .amount
+            .checked_sub(fee)
+            .filter(|o| !o.is_zero())
+            .ok_or_else(|| {
+                RailError::invalid("amount", format!("must exceed the bridge fee of {fee}"))
+            })?;
         Ok(RailQuote {
             rail: ID.into(),
-            lane: LANE.into(),
+            lane: lane.into(),
             amount_in: req.amount,
             amount_out: out,
             min_out: out,
@@ -85,7 +141,7 @@ impl Rail for TemplateRail {
                 included: true,
             }],
             gas: None,
-            duration_sec: 60,
+            duration_sec: terms.eta_seconds,
             quote_only_reason: None,
             upstream_ref: None,
             expires_at_ms: host.now_ms() + 30_000,
@@ -94,67 +150,102 @@ impl Rail for TemplateRail {
     }
 
     fn prepare(&self, _host: &dyn Host, req: &PrepareRequest) -> Result<ExecutionPlan, RailError> {
+        let (_, _, to) = lane_of(req.from_chain, req.to_chain)?;
         let token = req
             .from_token_address
-            .clone()
+            .as_deref()
+            .and_then(address_bytes)
             .ok_or_else(|| RailError::invalid("fromToken", "needs a token contract"))?;
+        let recipient = address_bytes(&req.recipient)
+            .ok_or_else(|| RailError::invalid("recipient", "not an EVM address"))?;
         // `req.quote` is this rail's answer for the amount it carries: the
-        // signed amount less the route fee and gas the relayer keeps. A real
-        // rail's plan goes on with `Approve` + `ContractCall` (a deposit of
-        // `req.quote.amount_in` into a contract declared in `contracts`)
-        // before it waits on its upstream.
-        let mut steps = Vec::new();
-        if req.mode == SourceMode::Permit2 {
-            // The host pulls the whole signed amount, whatever `amount` says.
-            steps.push(PlanAction::Permit2Pull {
-                chain: req.from_chain,
-                token,
-                amount: req.quote.amount_in,
-            });
-        }
-        steps.push(PlanAction::AwaitUpstream {
-            reference: req.route_id.clone(),
-        });
-        Ok(ExecutionPlan {
-            steps,
-            track_ref: Some(req.route_id.clone()),
-        })
+        // signed amount less the route fee and gas the relayer keeps.
+        let data = encode_call(
+            DEPOSIT,
+            &[
+                AbiValue::Address(token),
+                AbiValue::Uint(req.quote.amount_in.0),
+                AbiValue::Uint(U256::from(to)),
+                AbiValue::Address(recipient),
+            ],
+        );
+        Ok(PlanBuilder::new(req)
+            .pull()?
+            .approve(DEPOSIT_CONTRACT)?
+            .call(EvmCall::new(DEPOSIT_CONTRACT, data))
+            .await_upstream(req.route_id.clone())
+            .build())
     }
 
-    /// A real rail asks its upstream's status API here. This one never
-    /// sees delivery, so an executed route waits `execution.track_timeout_ms`
-    /// (6 h by default), then fails `UPSTREAM_TIMEOUT` and is refunded: see
-    /// `Rail::track` for what to do when the upstream has no status API.
+    /// The bridge has no status API: answering `no_status_api` makes the
+    /// host watch the destination chain for the USDC `Transfer` to the
+    /// recipient (at least the route's `minOut`) and finish the route on
+    /// it. A rail whose upstream has a status API asks it here instead.
     fn track(&self, _host: &dyn Host, _req: &TrackRequest) -> Result<TrackStatus, RailError> {
-        Ok(TrackStatus {
-            state: TrackState::Pending,
-            stage: None,
-            dest_tx: None,
-            message: None,
-            follow_up: vec![],
-        })
+        Err(RailError::no_status_api())
     }
 
-    fn health(&self, _host: &dyn Host) -> RailHealth {
-        RailHealth::operational([LANE])
+    fn health(&self, host: &dyn Host) -> RailHealth {
+        let lanes: Vec<&str> = LANES.iter().map(|l| l.0).collect();
+        probe(
+            host,
+            &UPSTREAM,
+            UPSTREAM.get(host, "/v1/health", &[]),
+            &lanes,
+        )
     }
 }
 
-/// How a rail asks its upstream: the host checks the host name against
-/// `egress`, clips the timeout to the call's deadline and caps the body.
-fn upstream_amount_out(host: &dyn Host, base: &str, amount: Amount) -> Result<Amount, RailError> {
-    let resp = host.http(HttpRequest::get(format!("{base}/quote?amount={amount}")))?;
-    if resp.status != 200 {
-        return Err(RailError::upstream(format!(
-            "upstream answered {}",
-            resp.status
-        )));
+/// The lane serving `from` → `to`, or `UnsupportedLane`.
+fn lane_of(from: ChainRef, to: ChainRef) -> Result<(&'static str, u64, u64), RailError> {
+    LANES
+        .iter()
+        .copied()
+        .find(|&(_, f, t)| from == ChainRef::Evm(f) && to == ChainRef::Evm(t))
+        .ok_or_else(|| RailError::unsupported(format!("{ID} does not serve {from} -> {to}")))
+}
+
+fn unique(chains: impl Iterator<Item = u64>) -> Vec<u64> {
+    let mut v: Vec<u64> = chains.collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use relay_plugin_api::SourceMode;
+    use relay_rail_sdk::{fixture::Fixture, testing::*};
+
+    fn host() -> RecordingHost {
+        let f = Fixture::parse(include_str!("../../fixture/upstream.json")).expect("fixture");
+        RecordingHost::from_fixture(&f).config("relayer", RELAYER)
     }
-    let v = resp
-        .json()
-        .map_err(|e| RailError::malformed(e.to_string()))?;
-    v["toAmount"]
-        .as_str()
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| RailError::malformed("toAmount missing"))
+
+    #[test]
+    fn quotes_from_the_recorded_fee_api() {
+        let host = host();
+        let mut req = usdc_base_to_arbitrum(1_000_000);
+        req.from_chain = ChainRef::Evm(LANES[0].1);
+        req.to_chain = ChainRef::Evm(LANES[0].2);
+        let q = TemplateRail.quote(&host, &req).expect("quote");
+        // 10 bps of 1 USDC is below the recorded 0.001 USDC minimum.
+        assert_eq!(q.amount_out, Amount::from_u128(999_000));
+        assert!(host.only_request().url.contains("/v1/fees?fromChain="));
+    }
+
+    #[test]
+    fn plans_pull_approve_deposit_await() {
+        let host = host();
+        let mut req = usdc_base_to_arbitrum(1_000_000);
+        req.from_chain = ChainRef::Evm(LANES[0].1);
+        req.to_chain = ChainRef::Evm(LANES[0].2);
+        let q = TemplateRail.quote(&host, &req).expect("quote");
+        let mut p = prepare_for(q, RELAYER, SourceMode::Permit2);
+        p.from_chain = req.from_chain;
+        p.to_chain = req.to_chain;
+        let plan = TemplateRail.prepare(&host, &p).expect("plan");
+        assert_eq!(plan.steps.len(), 4, "{plan:#?}");
+    }
 }

@@ -3,6 +3,11 @@
 //! can be tested end to end (a hang, unbounded allocation, a panic) and its
 //! capabilities exercised (an HTTP call the host must police).
 //!
+//! Its `track` answers `DONE` with the source transaction, or — with the
+//! operator config `track = "no-status-api"` ([`TRACK_KEY`],
+//! [`NO_STATUS_API`]) — that its upstream has no status API, so the host
+//! watches the destination chain for the payout (contract 1.1).
+//!
 //! Never ship it to an operator: a magic amount hangs or exhausts memory on
 //! purpose, which only a contained packaging (wasm) survives.
 
@@ -27,6 +32,11 @@ pub const UNDECLARED_URL: &str = "https://undeclared.example/ping";
 pub const LANE: &str = "evm->evm";
 /// The EVM chains it serves.
 pub const CHAINS: [u64; 2] = [1, 8453];
+
+/// The config key that selects what `track` answers.
+pub const TRACK_KEY: &str = "track";
+/// [`TRACK_KEY`]'s value for "the upstream has no status API".
+pub const NO_STATUS_API: &str = "no-status-api";
 
 /// The echo rail.
 #[derive(Clone, Copy, Debug, Default)]
@@ -136,7 +146,10 @@ impl Rail for EchoRail {
         })
     }
 
-    fn track(&self, _host: &dyn Host, req: &TrackRequest) -> Result<TrackStatus, RailError> {
+    fn track(&self, host: &dyn Host, req: &TrackRequest) -> Result<TrackStatus, RailError> {
+        if host.config(TRACK_KEY).as_deref() == Some(NO_STATUS_API) {
+            return Err(RailError::no_status_api());
+        }
         Ok(TrackStatus {
             state: TrackState::Done,
             stage: Some("COMPLETED".into()),

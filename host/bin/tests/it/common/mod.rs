@@ -292,6 +292,11 @@ pub fn relay_cli(dir: &Path, args: &[&str]) -> (i32, String, String) {
 /// with `dir/relay.toml`, the devnet's relayer key and upstream key; its
 /// output goes to `dir/host.log`.
 pub fn spawn_host(dir: &Path) -> std::process::Child {
+    spawn_host_with(dir, &[])
+}
+
+/// Like [`spawn_host`], with `env` added to the process's environment.
+pub fn spawn_host_with(dir: &Path, env: &[(&str, &str)]) -> std::process::Child {
     use std::process::{Command, Stdio};
     let key = relay_devnet::keys::relayer().to_bytes();
     let log = std::fs::OpenOptions::new()
@@ -304,6 +309,7 @@ pub fn spawn_host(dir: &Path) -> std::process::Child {
         .env("RELAY_CONFIG", dir.join("relay.toml"))
         .env("RELAY_RELAYER_KEY", format!("0x{}", hex::encode(key)))
         .env(relay_host::devnet::DEVNET_UPSTREAM_KEY_ENV, "devnet-only")
+        .envs(env.iter().copied())
         .stdout(Stdio::from(log.try_clone().unwrap()))
         .stderr(Stdio::from(log))
         .spawn()
@@ -343,4 +349,23 @@ pub fn write_host_config(
     config.runtime.reload_interval_ms = 0;
     tweak(&mut config);
     std::fs::write(dir.join("relay.toml"), toml::to_string(&config).unwrap()).unwrap();
+}
+
+/// The template rail's recorded upstream (`plugins/template/fixture/
+/// upstream.json`), served on loopback the way the rail kit's `--fixture`
+/// serves it.
+pub async fn template_upstream() -> relay_conformance::rail::FixtureServer {
+    relay_conformance::rail::FixtureServer::from_file(
+        &relay_fixtures::workspace_root().join("plugins/template/fixture/upstream.json"),
+    )
+    .await
+    .expect("the template's fixture")
+}
+
+/// The operator settings that point the template rail at `upstream`.
+pub fn point_template_at(c: &mut HostConfig, upstream: &relay_conformance::rail::FixtureServer) {
+    let rail = c.rails.entry("template".into()).or_default();
+    rail.config.insert("base_url".into(), upstream.url());
+    rail.egress.push("127.0.0.1".into());
+    c.capabilities.allow_private_networks = true;
 }

@@ -6,12 +6,13 @@
 //! upstream's spender, call the upstream's transaction target, await the
 //! upstream — and never signs anything.
 
-use relay_plugin_api::{
-    Amount, ExecutionPlan, PlanAction, PrepareRequest, RailError, RailErrorKind, SourceMode,
-};
+mod builder;
+
+pub use builder::PlanBuilder;
+use relay_plugin_api::{Amount, ExecutionPlan, PrepareRequest, RailError, RailErrorKind};
 use serde::{Deserialize, Serialize};
 
-use crate::lane::{is_evm_address, is_native_placeholder};
+use crate::lane::is_evm_address;
 
 /// An EVM transaction an upstream asks its caller to send.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,6 +29,22 @@ pub struct EvmCall {
 }
 
 impl EvmCall {
+    /// A call of `to` with `data`, no value, the host's default gas limit.
+    pub fn new(to: impl Into<String>, data: impl Into<String>) -> Self {
+        Self {
+            to: to.into(),
+            data: data.into(),
+            value: Amount::ZERO,
+            gas_limit: None,
+        }
+    }
+
+    /// The same call with a gas limit.
+    pub fn with_gas_limit(mut self, gas_limit: u64) -> Self {
+        self.gas_limit = Some(gas_limit);
+        self
+    }
+
     /// Checks the shape an upstream gave: an address target and hex calldata.
     pub fn checked(self, upstream: &crate::Upstream) -> Result<Self, RailError> {
         if !is_evm_address(&self.to) {
@@ -113,52 +130,13 @@ pub fn evm_plan(
     spender: Option<&str>,
     track_ref: String,
 ) -> Result<ExecutionPlan, RailError> {
-    let token = req
-        .from_token_address
-        .clone()
-        .filter(|t| !is_native_placeholder(t));
-    let mut steps = Vec::with_capacity(4);
-    match (&token, req.mode) {
-        (Some(t), SourceMode::Permit2) => steps.push(PlanAction::Permit2Pull {
-            chain: req.from_chain,
-            token: t.clone(),
-            amount: req.quote.amount_in,
-        }),
-        (None, SourceMode::Permit2) => {
-            return Err(RailError::invalid(
-                "fromToken",
-                "a Permit2 pull needs a token contract, not the native asset",
-            ))
-        }
-        (_, SourceMode::Operator) => {}
-    }
-    if let Some(t) = token {
-        let spender = spender.unwrap_or(&call.to).to_string();
-        if !is_evm_address(&spender) {
-            return Err(RailError::invalid(
-                "quote.detail.approvalAddress",
-                "not an address",
-            ));
-        }
-        steps.push(PlanAction::Approve {
-            chain: req.from_chain,
-            token: t,
-            spender,
-            amount: req.quote.amount_in,
-        });
-    }
-    steps.push(PlanAction::ContractCall {
-        chain: req.from_chain,
-        to: call.to,
-        data: call.data,
-        value: call.value,
-        gas_limit: call.gas_limit,
-    });
-    steps.push(PlanAction::AwaitUpstream {
-        reference: track_ref.clone(),
-    });
-    Ok(ExecutionPlan {
-        steps,
-        track_ref: Some(track_ref),
-    })
+    let spender = spender.unwrap_or(&call.to).to_string();
+    let approve = PlanBuilder::new(req).pull()?.approve(&spender);
+    let approve = approve
+        .map_err(|_| RailError::invalid("quote.detail.approvalAddress", "not an address"))?;
+    Ok(approve
+        .call(call)
+        .await_upstream(track_ref.clone())
+        .track_ref(track_ref)
+        .build())
 }

@@ -74,6 +74,33 @@ impl Upstream {
         })
     }
 
+    /// Sends `req` and reads a 2xx answer as `T` (`what` names it in
+    /// errors); any other status becomes the typed error
+    /// [`Upstream::status_error`] gives. The one call most rails need:
+    ///
+    /// ```no_run
+    /// # use relay_rail_sdk::Upstream;
+    /// # fn f(host: &dyn relay_plugin_api::Host) -> Result<(), relay_plugin_api::RailError> {
+    /// #[derive(serde::Deserialize)]
+    /// #[serde(rename_all = "camelCase")]
+    /// struct Fees { fee_bps: u32 }
+    /// const ACME: Upstream = Upstream { name: "Acme", default_base: "https://api.acme.example" };
+    /// let fees: Fees = ACME.json(host, ACME.get(host, "/v1/fees", &[]), "fees")?;
+    /// # Ok(()) }
+    /// ```
+    pub fn json<T: DeserializeOwned>(
+        &self,
+        host: &dyn Host,
+        req: HttpRequest,
+        what: &str,
+    ) -> Result<T, RailError> {
+        let resp = self.send(host, req)?;
+        if !(200..300).contains(&resp.status) {
+            return Err(self.status_error(&error_report(&resp)));
+        }
+        self.parse(what, &resp.body)
+    }
+
     /// Parses a body as `T`; anything else is `UPSTREAM_MALFORMED` naming
     /// `what` and serde's reason (which names the missing or broken field).
     pub fn parse<T: DeserializeOwned>(&self, what: &str, body: &[u8]) -> Result<T, RailError> {

@@ -28,6 +28,17 @@ impl RecordingHost {
         Self::default()
     }
 
+    /// A host answering with a recorded upstream ([`crate::fixture`]), its
+    /// `base_url` set to `https://fixture.invalid`. Answers are matched by
+    /// path (the method is not compared).
+    pub fn from_fixture(fixture: &crate::fixture::Fixture) -> Self {
+        let mut host = Self::new().config("base_url", "https://fixture.invalid");
+        for a in &fixture.answers {
+            host = host.answer(&a.path, a.status, &a.body.to_string());
+        }
+        host
+    }
+
     /// Sets a configuration value the rail reads with `host.config`.
     pub fn config(mut self, key: &str, value: &str) -> Self {
         self.config.insert(key.into(), value.into());

@@ -62,7 +62,7 @@ pub trait Aggregator {
 /// then `relay_plugin_api::Rail` on top of it:
 ///
 /// ```text
-/// relay_rail_common::aggregator_rail! {
+/// relay_rail_sdk::aggregator_rail! {
 ///     Lifi {
 ///         id: ID, name: "LI.FI", egress: "li.quest", doc: UPSTREAM_DOC,
 ///         coverage: COVERAGE, upstream: UPSTREAM,

@@ -1,0 +1,102 @@
+//! `POST /api/route/schedule`, `GET` and `DELETE /api/route/schedule/{id}`
+//! (spec §2.12, §3.2, §4.4): a route run once at `at`, or `count` times
+//! every `everySeconds` (at least 10) from `at` (default now).
+//!
+//! The record: `{id: sched_…, status, active, route, everySeconds, at,
+//! count, remaining, live, authority, nextRunAt, createdAt, runs[], note}`
+//! (times in epoch seconds). `active` until its last run; then
+//! `completed` (`remaining` 0, `active:false`, no `nextRunAt`); a DELETE
+//! makes it `cancelled` (`{id, status:"cancelled"}`). Each run appends
+//! `{seq, at, key, simulated, wouldExecute | ok, routeId, status, error}`
+//! ([`relay_primitives::watcher`]). A bad id → 404 `PRIMITIVE_NOT_FOUND`.
+
+use super::{
+    primitive::{answer, authority, check_route, object, Prim},
+    quote::Quoting,
+    ApiError,
+};
+use axum::{
+    body::Bytes,
+    extract::{Path, State},
+    http::HeaderMap,
+    response::Response,
+};
+use relay_primitives::{
+    record::{self, Cancelled, ScheduleView},
+    service::Kind,
+};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+pub(super) fn routes(q: Quoting) -> OpenApiRouter<super::AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create))
+        .routes(routes!(read, cancel))
+        .with_state(Prim::new(q))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/route/schedule",
+    tag = "primitives",
+    summary = "Schedule a route: once at `at`, or `count` (1 to 1000) times every `everySeconds` (>= 10); simulated unless the host's gate is on and live:true",
+    request_body(content = Object, example = json!({
+        "route": {"fromChain": 8453, "toChain": 42161, "fromToken": "USDC", "toToken": "USDC", "amount": "1000000", "toAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"},
+        "everySeconds": 3600, "count": 24, "at": "2026-12-01T09:00:00Z", "live": false})),
+    params(("authorization" = Option<String>, Header, description = "Bearer <owner token>: required for live:true")),
+    responses(
+        (status = 200, description = "The schedule (active)", body = ScheduleView),
+        (status = "default", description = "A typed error (400 naming the field: everySeconds, count, at, route.<field>; 401 OPERATOR_AUTH_REQUIRED for live:true without the owner's credential)", body = crate::openapi::ErrorBody),
+    )
+)]
+#[tracing::instrument(skip_all, fields(schedule))]
+async fn create(State(p): State<Prim>, headers: HeaderMap, body: Bytes) -> Response {
+    let run = async {
+        let body = object(&body)?;
+        let route = record::object(&body, "route")?.clone();
+        check_route(&p.q, &route, "route")?;
+        let now = relay_types::now_ms() / 1000;
+        let mut s = record::parse_schedule(&body, route, now)?;
+        s.authority = authority(&p.q.app, &headers, &body, s.live)?;
+        let view = p.svc.create_schedule(s).await?;
+        tracing::Span::current().record("schedule", view.id.as_str());
+        Ok::<_, ApiError>(view)
+    };
+    answer(run.await)
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/route/schedule/{id}",
+    tag = "primitives",
+    summary = "A schedule: its state, remaining runs and runs[]",
+    params(("id" = String, Path, description = "The sched_ id")),
+    responses(
+        (status = 200, description = "The schedule", body = ScheduleView),
+        (status = "default", description = "404 PRIMITIVE_NOT_FOUND for an unknown id", body = crate::openapi::ErrorBody),
+    )
+)]
+#[tracing::instrument(skip_all, fields(schedule = %id))]
+async fn read(State(p): State<Prim>, Path(id): Path<String>) -> Response {
+    answer(p.svc.schedule(&id).await.map_err(ApiError::from))
+}
+
+#[utoipa::path(
+    delete,
+    path = "/api/route/schedule/{id}",
+    tag = "primitives",
+    summary = "Cancel a schedule: no further run starts",
+    params(("id" = String, Path, description = "The sched_ id")),
+    responses(
+        (status = 200, description = "`{id, status:\"cancelled\"}`", body = Cancelled),
+        (status = "default", description = "404 PRIMITIVE_NOT_FOUND; 409 PRIMITIVE_FINISHED for a completed schedule", body = crate::openapi::ErrorBody),
+    )
+)]
+#[tracing::instrument(skip_all, fields(schedule = %id))]
+async fn cancel(State(p): State<Prim>, Path(id): Path<String>) -> Response {
+    answer(
+        p.svc
+            .cancel(Kind::Schedule, &id)
+            .await
+            .map_err(ApiError::from),
+    )
+}

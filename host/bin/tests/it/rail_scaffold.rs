@@ -1,0 +1,105 @@
+//! An integrator's first rail, end to end, as the docs say: `relay-plugins
+//! new acme` in a clean directory outside the repository (its own
+//! workspace, built against this checkout by path), then the generated
+//! README's blocks run as written — build both packagings, pass the
+//! conformance kit against the generated fixture upstream, package — and
+//! `relay rails list` loads both packagings. Nothing generated is edited.
+
+use serde_json::Value;
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+/// The ```sh block under the `## {heading}` line of `markdown`.
+fn block(markdown: &str, heading: &str) -> String {
+    let mut lines = markdown.lines().skip_while(|l| l.trim() != heading);
+    assert!(lines.next().is_some(), "no {heading:?} in:\n{markdown}");
+    let mut lines = lines.skip_while(|l| l.trim() != "```sh");
+    assert!(lines.next().is_some(), "no ```sh block under {heading:?}");
+    lines
+        .take_while(|l| l.trim() != "```")
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Runs `script` with bash in `dir` against the shared target directory;
+/// its stdout.
+fn sh(dir: &Path, script: &str) -> String {
+    let out = Command::new("bash")
+        .args(["-euo", "pipefail", "-c", script])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", relay_fixtures::target_dir())
+        .output()
+        .expect("bash runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{script}\nfailed: {}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+fn rails_list(plugins: &Path, data: &Path) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_relay"))
+        .args(["rails", "list", "--json"])
+        .env("RELAY_PLUGINS_DIR", plugins)
+        .env("RELAY_DATA_DIR", data)
+        .env("RELAY_RUNTIME__RELOAD_INTERVAL_MS", "0")
+        .output()
+        .expect("relay runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("rails list --json is JSON")
+}
+
+#[test]
+fn a_scaffolded_rail_builds_passes_the_kit_and_loads_in_both_packagings() {
+    let root = relay_fixtures::workspace_root();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    sh(
+        tmp.path(),
+        &format!(
+            "cargo run -q --manifest-path {}/Cargo.toml -p relay-plugins -- \
+             new acme --lanes base:arbitrum,arbitrum:base",
+            root.display()
+        ),
+    );
+    let rail: PathBuf = tmp.path().join("acme");
+    let readme = std::fs::read_to_string(rail.join("README.md")).expect("README");
+
+    sh(&rail, &block(&readme, "## Build both packagings"));
+    let kit = sh(&rail, &block(&readme, "## Run the conformance kit"));
+    assert!(kit.contains("conformance: PASS"), "{kit}");
+    for (packaging, artifact) in [("native", ".so"), ("wasm", "acme.wasm")] {
+        let line = kit
+            .lines()
+            .find(|l| l.contains(artifact) && l.contains(&format!("({packaging}, rail acme)")))
+            .unwrap_or_else(|| panic!("no {packaging} report in:\n{kit}"));
+        assert!(!line.contains("FAIL"), "{kit}");
+    }
+    // Both directions of the two-way lane were quoted, in each packaging.
+    assert_eq!(
+        kit.matches("2 directions of 2 lanes quoted").count(),
+        2,
+        "{kit}"
+    );
+    sh(&rail, &block(&readme, "## Hand it to an operator"));
+
+    let v = rails_list(&rail.join("dist"), &tmp.path().join("data"));
+    let mut packagings: Vec<&str> = v["rails"]
+        .as_array()
+        .expect("rails")
+        .iter()
+        .filter(|r| r["id"] == "acme")
+        .filter_map(|r| r["packaging"].as_str())
+        .collect();
+    packagings.sort_unstable();
+    assert_eq!(packagings, ["native", "wasm"], "{v:#}");
+    assert_eq!(v["rejected"].as_array().map(Vec::len), Some(0), "{v:#}");
+}

@@ -1,0 +1,437 @@
+//! Creating, reading and cancelling records over the store.
+
+use crate::{
+    record::{
+        conditional_view, schedule_view, Authority, Batch, Cancelled, Conditional, ConditionalView,
+        Schedule, ScheduleView,
+    },
+    time::run_key,
+    watcher::{merge, perform, Runner},
+};
+use relay_store::{PrimitiveRow, PrimitiveStore, RunRow, StoreError};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// The three record kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `batch_…`.
+    Batch,
+    /// `sched_…`.
+    Schedule,
+    /// `cond_…`.
+    Conditional,
+}
+
+impl Kind {
+    /// The stored kind.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Batch => "batch",
+            Kind::Schedule => "schedule",
+            Kind::Conditional => "conditional",
+        }
+    }
+
+    /// The id prefix (spec §2.1).
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Kind::Batch => "batch_",
+            Kind::Schedule => "sched_",
+            Kind::Conditional => "cond_",
+        }
+    }
+
+    /// States a DELETE may cancel.
+    fn cancellable(self) -> &'static [&'static str] {
+        match self {
+            Kind::Batch => &[],
+            Kind::Schedule => &["active"],
+            Kind::Conditional => &["armed"],
+        }
+    }
+}
+
+/// Why a record operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// No record of that kind has the id.
+    #[error("no {kind} has id {id:?}")]
+    NotFound {
+        /// The kind asked for.
+        kind: &'static str,
+        /// The id asked for.
+        id: String,
+    },
+    /// The record has finished and can no longer be cancelled.
+    #[error("{id} is {status}: only an active schedule or an armed conditional can be cancelled")]
+    Finished {
+        /// The record.
+        id: String,
+        /// Its state.
+        status: String,
+    },
+    /// The batch has been run (or is running): a batch runs once.
+    #[error("{id} is {status}: a batch runs once; GET it for its legs' runs")]
+    AlreadyRun {
+        /// The batch.
+        id: String,
+        /// Its state.
+        status: String,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Records over a store.
+#[derive(Clone)]
+pub struct Primitives {
+    store: Arc<dyn PrimitiveStore>,
+}
+
+impl std::fmt::Debug for Primitives {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Primitives")
+    }
+}
+
+fn corrupt(id: &str, e: serde_json::Error) -> ServiceError {
+    ServiceError::Store(StoreError::Corrupt(format!("{id}: {e}")))
+}
+
+impl Primitives {
+    /// Over `store`.
+    pub fn new(store: Arc<dyn PrimitiveStore>) -> Self {
+        Primitives { store }
+    }
+
+    async fn insert(
+        &self,
+        kind: Kind,
+        id: &str,
+        status: &str,
+        body: String,
+        next_ms: Option<u64>,
+    ) -> Result<(), ServiceError> {
+        let row = PrimitiveRow {
+            id: id.into(),
+            kind: kind.as_str().into(),
+            status: status.into(),
+            body,
+            next_ms,
+            seq: 0,
+            created_ms: relay_types::now_ms(),
+        };
+        Ok(self.store.insert_primitive(&row).await?)
+    }
+
+    async fn load(&self, kind: Kind, id: &str) -> Result<(PrimitiveRow, Vec<Value>), ServiceError> {
+        let not_found = || ServiceError::NotFound {
+            kind: kind.as_str(),
+            id: id.into(),
+        };
+        if !id.starts_with(kind.prefix()) {
+            return Err(not_found());
+        }
+        let row = self.store.primitive(id).await?.ok_or_else(not_found)?;
+        if row.kind != kind.as_str() {
+            return Err(not_found());
+        }
+        let runs = self.store.primitive_runs(id).await?;
+        let runs = runs
+            .iter()
+            .map(|r| serde_json::from_str(&r.body).map_err(|e| corrupt(id, e)))
+            .collect::<Result<_, _>>()?;
+        Ok((row, runs))
+    }
+
+    /// Stores a new schedule (`active`, first run due at `at`).
+    #[tracing::instrument(skip_all, fields(id))]
+    pub async fn create_schedule(&self, s: Schedule) -> Result<ScheduleView, ServiceError> {
+        let id = crate::new_id(Kind::Schedule.prefix());
+        tracing::Span::current().record("id", id.as_str());
+        let body = serde_json::to_string(&s).map_err(|e| corrupt(&id, e))?;
+        let next = s.due_ms(0);
+        self.insert(Kind::Schedule, &id, "active", body, Some(next))
+            .await?;
+        Ok(schedule_view(&id, s, "active", (0, Some(next)), Vec::new()))
+    }
+
+    /// A schedule.
+    pub async fn schedule(&self, id: &str) -> Result<ScheduleView, ServiceError> {
+        let (row, runs) = self.load(Kind::Schedule, id).await?;
+        let s: Schedule = serde_json::from_str(&row.body).map_err(|e| corrupt(id, e))?;
+        Ok(schedule_view(
+            id,
+            s,
+            &row.status,
+            (row.seq, row.next_ms),
+            runs,
+        ))
+    }
+
+    /// Stores a new conditional (`armed`; looked at from now on, or from
+    /// `when.at` for `timeAfter`).
+    #[tracing::instrument(skip_all, fields(id))]
+    pub async fn create_conditional(
+        &self,
+        c: Conditional,
+    ) -> Result<ConditionalView, ServiceError> {
+        let id = crate::new_id(Kind::Conditional.prefix());
+        tracing::Span::current().record("id", id.as_str());
+        let body = serde_json::to_string(&c).map_err(|e| corrupt(&id, e))?;
+        let next = match c.when {
+            crate::record::When::TimeAfter { at } => at.min(c.expires_at),
+            _ => c.created_at,
+        };
+        self.insert(
+            Kind::Conditional,
+            &id,
+            "armed",
+            body,
+            Some(next.saturating_mul(1000)),
+        )
+        .await?;
+        Ok(conditional_view(&id, c, "armed", Vec::new()))
+    }
+
+    /// A conditional.
+    pub async fn conditional(&self, id: &str) -> Result<ConditionalView, ServiceError> {
+        let (row, runs) = self.load(Kind::Conditional, id).await?;
+        let c: Conditional = serde_json::from_str(&row.body).map_err(|e| corrupt(id, e))?;
+        Ok(conditional_view(id, c, &row.status, runs))
+    }
+
+    /// Stores a planned batch (its id already set).
+    pub async fn create_batch(&self, b: &Batch) -> Result<(), ServiceError> {
+        let body = serde_json::to_string(b).map_err(|e| corrupt(&b.id, e))?;
+        self.insert(Kind::Batch, &b.id, &b.status, body, None).await
+    }
+
+    /// A batch: its plan, state and legs' runs.
+    pub async fn batch(&self, id: &str) -> Result<Batch, ServiceError> {
+        let (row, runs) = self.load(Kind::Batch, id).await?;
+        let mut b: Batch = serde_json::from_str(&row.body).map_err(|e| corrupt(id, e))?;
+        b.status = row.status;
+        b.runs = runs;
+        Ok(b)
+    }
+
+    /// Runs a planned batch once (`planned` → `running` → `completed`,
+    /// `partial` or `failed`): each leg in order as its own run `index+1`
+    /// through [`perform`] — live (through `runner`, under the key
+    /// `<id>:<index+1>`) when `gate` is on and the batch is live with the
+    /// owner's authority, else simulated. A leg that fails is recorded
+    /// and the next still runs. A batch no longer `planned` is refused —
+    /// unless `request_key` (the run request's `x-idempotency-key`) is the
+    /// key its run was asked with: then the batch as it stands.
+    #[tracing::instrument(skip_all, fields(id, live))]
+    pub async fn run_batch(
+        &self,
+        id: &str,
+        (runner, gate): (&dyn Runner, bool),
+        request_key: Option<&str>,
+    ) -> Result<Batch, ServiceError> {
+        let b = self.batch(id).await?;
+        let now = relay_types::now_ms();
+        if !self
+            .store
+            .move_primitive(id, "planned", "running", now)
+            .await?
+        {
+            let b = self.batch(id).await?;
+            let first = b.runs.first().and_then(|r| r["requestKey"].as_str());
+            if request_key.is_some() && first == request_key {
+                return Ok(b);
+            }
+            return Err(ServiceError::AlreadyRun {
+                id: id.into(),
+                status: b.status,
+            });
+        }
+        let live = gate && b.live && b.authority == Some(Authority::Owner);
+        tracing::Span::current().record("live", live);
+        let mut ok = 0;
+        for leg in &b.legs {
+            let run = self.run_leg(id, (runner, live), leg, request_key).await?;
+            ok += usize::from(run["ok"] != json!(false));
+        }
+        let status = match ok {
+            0 => "failed",
+            n if n == b.legs.len() => "completed",
+            _ => "partial",
+        };
+        let now = relay_types::now_ms();
+        self.store
+            .move_primitive(id, "running", status, now)
+            .await?;
+        self.batch(id).await
+    }
+
+    /// Runs and records one leg of batch `id`.
+    async fn run_leg(
+        &self,
+        id: &str,
+        (runner, live): (&dyn Runner, bool),
+        leg: &crate::record::Leg,
+        request_key: Option<&str>,
+    ) -> Result<Value, ServiceError> {
+        let seq = leg.index as u64 + 1;
+        let mut run = perform(runner, live, (id, seq), &leg.route)
+            .await
+            .unwrap_or_else(|why| json!({"simulated": false, "ok": false, "error": why}));
+        let status = match (&run["routeId"], run["simulated"] == json!(true)) {
+            (_, true) => "simulated",
+            (Value::String(_), _) => "executed",
+            _ => "failed",
+        };
+        let now = relay_types::now_ms();
+        if let Some(s) = run.get_mut("status").map(Value::take) {
+            run["routeStatus"] = s;
+        }
+        merge(
+            &mut run,
+            json!({"index": leg.index, "seq": seq, "key": run_key(id, seq), "status": status, "at": now / 1000}),
+        );
+        if let Some(k) = request_key {
+            run["requestKey"] = json!(k);
+        }
+        let row = RunRow {
+            primitive_id: id.into(),
+            seq,
+            run_key: run_key(id, seq),
+            body: run.to_string(),
+            created_ms: now,
+        };
+        self.store.record_run(&row).await?;
+        Ok(run)
+    }
+
+    /// Cancels an active schedule or an armed conditional; cancelling a
+    /// cancelled record answers the same. A finished record is refused.
+    #[tracing::instrument(skip_all, fields(id))]
+    pub async fn cancel(&self, kind: Kind, id: &str) -> Result<Cancelled, ServiceError> {
+        let (row, _) = self.load(kind, id).await?;
+        let now = relay_types::now_ms();
+        let done = self
+            .store
+            .cancel_primitive(id, kind.as_str(), kind.cancellable(), now)
+            .await?;
+        if !done && row.status != "cancelled" {
+            let status = match self.store.primitive(id).await? {
+                Some(r) => r.status,
+                None => row.status,
+            };
+            if status != "cancelled" {
+                return Err(ServiceError::Finished {
+                    id: id.into(),
+                    status,
+                });
+            }
+        }
+        Ok(Cancelled {
+            id: id.into(),
+            status: "cancelled".into(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        record::{Leg, NOTE},
+        watcher::RunResult,
+    };
+
+    /// Refuses a leg of amount "0"; accepts the others as a new route.
+    struct Legs;
+
+    #[async_trait::async_trait]
+    impl Runner for Legs {
+        async fn run(&self, body: &Value, key: &str) -> RunResult {
+            match body["amount"] == "0" {
+                true => RunResult::Failed(json!({"error": "no", "errorCode": "AMOUNT_TOO_LOW"})),
+                false => {
+                    RunResult::Executed(json!({"id": format!("r-{key}"), "status": "BRIDGING"}))
+                }
+            }
+        }
+    }
+
+    async fn batch(p: &Primitives, amounts: &[&str]) -> String {
+        let b = Batch {
+            id: crate::new_id(Kind::Batch.prefix()),
+            status: "planned".into(),
+            live: true,
+            authority: Some(Authority::Owner),
+            legs: (0..amounts.len())
+                .map(|index| Leg {
+                    index,
+                    route: json!({"amount": amounts[index]}),
+                    plan: json!({}),
+                })
+                .collect(),
+            warnings: Vec::new(),
+            created_at: 1,
+            note: NOTE.into(),
+            runs: Vec::new(),
+        };
+        p.create_batch(&b).await.unwrap();
+        b.id
+    }
+
+    #[tokio::test]
+    async fn a_batch_runs_once_each_leg_on_its_own_and_reports_per_leg() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}/b.db?mode=rwc", dir.path().display());
+        let p = Primitives::new(Arc::new(relay_store::Store::connect(&url).await.unwrap()));
+        for (amounts, want) in [
+            (&["1", "0", "2"][..], "partial"),
+            (&["0", "0"][..], "failed"),
+            (&["1", "2"][..], "completed"),
+        ] {
+            let id = batch(&p, amounts).await;
+            let b = p.run_batch(&id, (&Legs, true), Some("k1")).await.unwrap();
+            assert_eq!(b.status, want, "{amounts:?}");
+            let got: Vec<_> = b
+                .runs
+                .iter()
+                .map(|r| (r["index"].clone(), r["status"].clone()))
+                .collect();
+            let expect: Vec<_> = amounts
+                .iter()
+                .enumerate()
+                .map(|(i, a)| {
+                    (
+                        json!(i),
+                        json!(if *a == "0" { "failed" } else { "executed" }),
+                    )
+                })
+                .collect();
+            assert_eq!(got, expect, "every leg ran: {:?}", b.runs);
+            assert!(matches!(
+                p.run_batch(&id, (&Legs, true), Some("k2")).await,
+                Err(ServiceError::AlreadyRun { .. })
+            ));
+            let again = p.run_batch(&id, (&Legs, true), Some("k1")).await.unwrap();
+            assert_eq!(again, b, "the same key answers the run as it stands");
+        }
+        let id = batch(&p, &["1", "0"]).await;
+        let b = p.run_batch(&id, (&Legs, false), None).await.unwrap();
+        assert_eq!(b.status, "completed", "the gate is off: simulated");
+        assert!(b
+            .runs
+            .iter()
+            .all(|r| r["status"] == "simulated" && r["routeId"].is_null()));
+        assert_eq!(
+            b.runs[1]["wouldExecute"]["idempotencyKey"],
+            format!("{id}:2")
+        );
+        assert!(matches!(
+            p.run_batch("batch_nope", (&Legs, true), None).await,
+            Err(ServiceError::NotFound { .. })
+        ));
+    }
+}

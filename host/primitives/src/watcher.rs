@@ -1,0 +1,553 @@
+//! The watcher: each tick it claims due records (a lease on the row, so
+//! exactly one replica runs a due run) and runs them.
+//!
+//! A run is `seq` = runs finished + 1, with idempotency key `<id>:<seq>`
+//! ([`crate::time::run_key`]). Before running, the watcher looks for a run
+//! already recorded under the key (a replica that died after running but
+//! before moving the record on): it is taken as done, never run twice. A
+//! live run hands the key to the execute service as its idempotency key,
+//! so a run whose replica died mid-execute is answered by the route it
+//! created rather than a second one. A run that fails is recorded with its
+//! error and the schedule goes on.
+//!
+//! The gate (spec §4.4): a run moves funds only when the host's gate is on
+//! (`PRIMITIVES_LIVE=1`) **and** the record has `live:true` (with its
+//! owner authority). Otherwise the run is simulated: the exact execute it
+//! would send is logged (`wouldExecute`, structured) and recorded as the
+//! run, and nothing is sent.
+
+use crate::{
+    price::{PriceSource, Usd},
+    record::{Authority, Conditional, Schedule, When},
+    time::run_key,
+};
+use async_trait::async_trait;
+use relay_store::{PrimitiveRow, PrimitiveStore, RunEnd, RunRow, StoreError};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// How many due records one tick takes on.
+pub const TICK_BATCH: u32 = 50;
+
+/// What became of a live run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunResult {
+    /// The execute was accepted: its receipt (`id`, `status`, …).
+    Executed(Value),
+    /// The execute was refused or failed: `{error, errorCode}`.
+    Failed(Value),
+    /// Not now (the same key is still executing elsewhere, or the store
+    /// failed): the run is tried again on a later tick.
+    Retry(String),
+}
+
+/// Runs one live execute: the body is an ExecuteRequest (`mode:self`,
+/// `live:true`), `key` its idempotency key. The host implements it with
+/// its one execute service.
+#[async_trait]
+pub trait Runner: Send + Sync {
+    /// Executes `body` once under `key`.
+    async fn run(&self, body: &Value, key: &str) -> RunResult;
+}
+
+/// What the watcher works with.
+#[derive(Clone)]
+pub struct WatcherDeps {
+    /// The store.
+    pub store: Arc<dyn PrimitiveStore>,
+    /// The live runner.
+    pub runner: Arc<dyn Runner>,
+    /// Prices for conditionals.
+    pub prices: Arc<dyn PriceSource>,
+    /// How long a claim holds a record, ms.
+    pub lease_ms: u64,
+    /// The execution gate (`PRIMITIVES_LIVE=1`).
+    pub live_gate: bool,
+}
+
+/// The watcher of one replica.
+pub struct Watcher {
+    d: WatcherDeps,
+    owner: String,
+}
+
+impl std::fmt::Debug for Watcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Watcher")
+            .field("owner", &self.owner)
+            .field("live_gate", &self.d.live_gate)
+            .finish()
+    }
+}
+
+/// The execute a run sends: the record's route as `mode:self`, `live:true`.
+pub fn execute_body(route: &Value) -> Value {
+    let mut body = route.as_object().cloned().unwrap_or_default();
+    body.remove("dryRun");
+    body.insert("mode".into(), json!("self"));
+    body.insert("live".into(), json!(true));
+    Value::Object(body)
+}
+
+/// Performs run `seq` of record `id` once: with `live` (the gate on and
+/// the record live with its authority) the route's execute through
+/// `runner` under the run's key, else a simulation that only logs what it
+/// would execute. The run's fields (`key`, `simulated`, `ok`, `routeId`,
+/// `status`, `error`, `errorCode`, `wouldExecute`); `Err` when it is to be
+/// tried again later. The watcher's runs and a batch's legs both run here.
+pub async fn perform(
+    runner: &dyn Runner,
+    live: bool,
+    (id, seq): (&str, u64),
+    route: &Value,
+) -> Result<Value, String> {
+    let key = run_key(id, seq);
+    let body = execute_body(route);
+    let mut run = json!({"key": key});
+    if !live {
+        let would = json!({"method": "POST", "path": "/api/route/execute",
+            "idempotencyKey": key, "body": body});
+        tracing::info!(primitive = %id, seq, key = %key, would_execute = %would, "primitive run simulated");
+        run["simulated"] = json!(true);
+        run["wouldExecute"] = would;
+        return Ok(run);
+    }
+    run["simulated"] = json!(false);
+    match runner.run(&body, &key).await {
+        RunResult::Executed(r) => {
+            tracing::info!(primitive = %id, seq, key = %key, route = %r["id"], "primitive run executed");
+            run["ok"] = json!(true);
+            run["routeId"] = r["id"].clone();
+            run["status"] = r["status"].clone();
+        }
+        RunResult::Failed(e) => {
+            tracing::warn!(primitive = %id, seq, key = %key, error = %e, "primitive run failed");
+            run["ok"] = json!(false);
+            run["error"] = e["error"].clone();
+            run["errorCode"] = e["errorCode"].clone();
+        }
+        RunResult::Retry(why) => return Err(why),
+    }
+    Ok(run)
+}
+
+/// `more`'s fields added to the object `run`.
+pub fn merge(run: &mut Value, more: Value) {
+    if let (Value::Object(r), Value::Object(x)) = (run, more) {
+        r.extend(x);
+    }
+}
+
+/// Where a run leaves a record: status and next look.
+struct After {
+    status: &'static str,
+    next_ms: Option<u64>,
+}
+
+impl Watcher {
+    /// A watcher; its lease owner is unique to this process.
+    pub fn new(d: WatcherDeps) -> Self {
+        let owner = format!("w-{}-{}", std::process::id(), crate::new_id(""));
+        Watcher { d, owner }
+    }
+
+    /// Whether the host's gate is on.
+    pub fn live_gate(&self) -> bool {
+        self.d.live_gate
+    }
+
+    /// One tick at `now_ms`: claims and runs every due record it can (the
+    /// number run).
+    #[tracing::instrument(skip_all, fields(owner = %self.owner))]
+    pub async fn tick(&self, now_ms: u64) -> Result<usize, StoreError> {
+        let mut ran = 0;
+        for id in self.d.store.primitives_due(now_ms, TICK_BATCH).await? {
+            let until = now_ms.saturating_add(self.d.lease_ms);
+            let Some(row) = self
+                .d
+                .store
+                .claim_primitive(&id, &self.owner, now_ms, until)
+                .await?
+            else {
+                continue;
+            };
+            match self.step(&row, now_ms).await {
+                Ok(true) => ran += 1,
+                Ok(false) => {}
+                Err(e) => {
+                    tracing::warn!(primitive = %id, error = %e, "primitive run failed; retried after its lease");
+                }
+            }
+        }
+        Ok(ran)
+    }
+
+    async fn step(&self, row: &PrimitiveRow, now_ms: u64) -> Result<bool, StoreError> {
+        let corrupt = |e: serde_json::Error| StoreError::Corrupt(format!("{}: {e}", row.id));
+        match row.kind.as_str() {
+            "schedule" => {
+                let s: Schedule = serde_json::from_str(&row.body).map_err(corrupt)?;
+                self.step_schedule(row, &s, now_ms).await
+            }
+            "conditional" => {
+                let c: Conditional = serde_json::from_str(&row.body).map_err(corrupt)?;
+                self.step_conditional(row, &c, now_ms).await
+            }
+            _ => {
+                self.d
+                    .store
+                    .release_primitive(&row.id, &self.owner, None)
+                    .await?;
+                Ok(false)
+            }
+        }
+    }
+
+    async fn step_schedule(
+        &self,
+        row: &PrimitiveRow,
+        s: &Schedule,
+        now_ms: u64,
+    ) -> Result<bool, StoreError> {
+        let seq = row.seq + 1;
+        let key = run_key(&row.id, seq);
+        let live = s.live && s.authority == Some(Authority::Owner);
+        let run = match self.d.store.run_by_key(&key).await? {
+            Some(_) => true,
+            None => {
+                let extra = json!({});
+                self.run_once(row, seq, (&s.route, live), extra, now_ms)
+                    .await?
+            }
+        };
+        if !run {
+            self.d
+                .store
+                .release_primitive(&row.id, &self.owner, row.next_ms)
+                .await?;
+            return Ok(false);
+        }
+        let after = if seq >= s.count {
+            After {
+                status: "completed",
+                next_ms: None,
+            }
+        } else {
+            After {
+                status: "active",
+                next_ms: Some(s.due_ms(seq)),
+            }
+        };
+        self.finish(row, seq, after, now_ms).await?;
+        Ok(true)
+    }
+
+    async fn step_conditional(
+        &self,
+        row: &PrimitiveRow,
+        c: &Conditional,
+        now_ms: u64,
+    ) -> Result<bool, StoreError> {
+        let key = run_key(&row.id, 1);
+        if let Some(done) = self.d.store.run_by_key(&key).await? {
+            let failed = serde_json::from_str::<Value>(&done.body)
+                .map(|v| v["ok"] == json!(false))
+                .unwrap_or(false);
+            let status = if failed { "failed" } else { "executed" };
+            self.finish(
+                row,
+                1,
+                After {
+                    status,
+                    next_ms: None,
+                },
+                now_ms,
+            )
+            .await?;
+            return Ok(true);
+        }
+        if now_ms / 1000 >= c.expires_at {
+            let run = json!({"seq": 1, "at": now_ms / 1000, "key": key, "event": "expired"});
+            self.record(row, 1, &key, &run, now_ms).await?;
+            self.finish(
+                row,
+                1,
+                After {
+                    status: "expired",
+                    next_ms: None,
+                },
+                now_ms,
+            )
+            .await?;
+            return Ok(true);
+        }
+        let observed = match self.holds(&c.when, now_ms) {
+            Ok(o) => o,
+            Err(wait) => {
+                tracing::debug!(primitive = %row.id, why = %wait, "condition not met");
+                self.d
+                    .store
+                    .release_primitive(&row.id, &self.owner, Some(now_ms))
+                    .await?;
+                return Ok(false);
+            }
+        };
+        self.d
+            .store
+            .mark_primitive(&row.id, &self.owner, "triggered")
+            .await?;
+        tracing::info!(primitive = %row.id, observed = %observed, "conditional triggered");
+        let live = c.live && c.authority == Some(Authority::Owner);
+        let extra = json!({"event": "triggered", "observed": observed});
+        if !self
+            .run_once(row, 1, (&c.route, live), extra, now_ms)
+            .await?
+        {
+            self.d
+                .store
+                .mark_primitive(&row.id, &self.owner, "armed")
+                .await?;
+            self.d
+                .store
+                .release_primitive(&row.id, &self.owner, Some(now_ms))
+                .await?;
+            return Ok(false);
+        }
+        let ok = self.d.store.run_by_key(&key).await?.is_some_and(|r| {
+            serde_json::from_str::<Value>(&r.body).is_ok_and(|v| v["ok"] != json!(false))
+        });
+        let status = if ok { "executed" } else { "failed" };
+        self.finish(
+            row,
+            1,
+            After {
+                status,
+                next_ms: None,
+            },
+            now_ms,
+        )
+        .await?;
+        Ok(true)
+    }
+
+    /// Whether `when` holds now: what was observed, or why not.
+    fn holds(&self, when: &When, now_ms: u64) -> Result<String, String> {
+        let (asset, value, above) = match when {
+            When::TimeAfter { at } if now_ms / 1000 >= *at => {
+                return Ok(format!("time {} >= {at}", now_ms / 1000))
+            }
+            When::TimeAfter { at } => return Err(format!("before {at}")),
+            When::PriceAbove { asset, value } => (asset, value, true),
+            When::PriceBelow { asset, value } => (asset, value, false),
+        };
+        let threshold = Usd::parse(value)?;
+        let price = self
+            .d
+            .prices
+            .usd(asset)
+            .ok_or_else(|| format!("no usable price for {asset}"))?;
+        let met = if above {
+            price > threshold
+        } else {
+            price < threshold
+        };
+        match met {
+            true => Ok(format!("{asset} {price}")),
+            false => Err(format!("{asset} {price} vs {value}")),
+        }
+    }
+
+    /// Runs `seq` once (simulated or live) and records it; `false` when it
+    /// is to be retried later (the record released).
+    async fn run_once(
+        &self,
+        row: &PrimitiveRow,
+        seq: u64,
+        (route, live): (&Value, bool),
+        extra: Value,
+        now_ms: u64,
+    ) -> Result<bool, StoreError> {
+        let key = run_key(&row.id, seq);
+        let live = self.d.live_gate && live;
+        let mut run = match perform(self.d.runner.as_ref(), live, (&row.id, seq), route).await {
+            Ok(run) => run,
+            Err(why) => {
+                tracing::info!(primitive = %row.id, seq, why = %why, "primitive run retried later");
+                return Ok(false);
+            }
+        };
+        merge(&mut run, json!({"seq": seq, "at": now_ms / 1000}));
+        merge(&mut run, extra);
+        self.record(row, seq, &key, &run, now_ms).await?;
+        Ok(true)
+    }
+
+    async fn record(
+        &self,
+        row: &PrimitiveRow,
+        seq: u64,
+        key: &str,
+        run: &Value,
+        now_ms: u64,
+    ) -> Result<(), StoreError> {
+        let r = RunRow {
+            primitive_id: row.id.clone(),
+            seq,
+            run_key: key.into(),
+            body: run.to_string(),
+            created_ms: now_ms,
+        };
+        self.d.store.record_run(&r).await?;
+        Ok(())
+    }
+
+    async fn finish(
+        &self,
+        row: &PrimitiveRow,
+        seq: u64,
+        after: After,
+        now_ms: u64,
+    ) -> Result<(), StoreError> {
+        let end = RunEnd {
+            seq,
+            status: after.status.into(),
+            next_ms: after.next_ms,
+            now_ms,
+        };
+        if !self.d.store.finish_run(&row.id, &self.owner, &end).await? {
+            tracing::warn!(primitive = %row.id, seq, "lease lost before the run was moved on");
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{record::parse_schedule, service::Primitives};
+    use std::sync::Mutex;
+
+    struct Fixed(Mutex<Option<Usd>>);
+
+    impl PriceSource for Fixed {
+        fn usd(&self, _pair: &str) -> Option<Usd> {
+            *self.0.lock().unwrap()
+        }
+    }
+
+    struct Refuses;
+
+    #[async_trait]
+    impl Runner for Refuses {
+        async fn run(&self, _body: &Value, _key: &str) -> RunResult {
+            RunResult::Failed(json!({"error": "no", "errorCode": "INSUFFICIENT_BALANCE"}))
+        }
+    }
+
+    async fn setup(gate: bool) -> (tempfile::TempDir, Primitives, Arc<Fixed>, WatcherDeps) {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}/w.db?mode=rwc", dir.path().display());
+        let store: Arc<dyn PrimitiveStore> =
+            Arc::new(relay_store::Store::connect(&url).await.unwrap());
+        let prices = Arc::new(Fixed(Mutex::new(None)));
+        let deps = WatcherDeps {
+            store: store.clone(),
+            runner: Arc::new(Refuses),
+            prices: prices.clone(),
+            lease_ms: 60_000,
+            live_gate: gate,
+        };
+        (dir, Primitives::new(store), prices, deps)
+    }
+
+    #[tokio::test]
+    async fn a_schedule_runs_count_times_simulated_then_completes_and_never_doubles() {
+        let (_d, p, _, deps) = setup(false).await;
+        let body = json!({"everySeconds": 10, "count": 3, "live": true});
+        let mut s =
+            parse_schedule(body.as_object().unwrap(), json!({"amount": "1"}), 1_000).unwrap();
+        s.authority = Some(Authority::Owner);
+        let id = p.create_schedule(s).await.unwrap().id;
+        let w = Watcher::new(deps.clone());
+        assert_eq!(w.tick(1_000_000).await.unwrap(), 1);
+        assert_eq!(w.tick(1_005_000).await.unwrap(), 0, "not due yet");
+        // another replica (a restart) sees the same state: nothing doubled
+        let w2 = Watcher::new(deps);
+        assert_eq!(w2.tick(1_010_000).await.unwrap(), 1);
+        assert_eq!(w.tick(1_010_000).await.unwrap(), 0);
+        assert_eq!(w.tick(1_020_000).await.unwrap(), 1);
+        let v = p.schedule(&id).await.unwrap();
+        assert_eq!(
+            (v.status.as_str(), v.active, v.remaining, v.next_run_at),
+            ("completed", false, 0, None)
+        );
+        let seqs: Vec<_> = v.runs.iter().map(|r| r["seq"].as_u64().unwrap()).collect();
+        assert_eq!(seqs, [1, 2, 3]);
+        let r = &v.runs[0];
+        assert_eq!(r["simulated"], true, "the gate is off: {r}");
+        assert_eq!(r["wouldExecute"]["body"]["mode"], "self");
+        assert_eq!(r["wouldExecute"]["idempotencyKey"], format!("{id}:1"));
+        assert_eq!(
+            w.tick(9_000_000).await.unwrap(),
+            0,
+            "nothing after completion"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_failed_live_run_is_recorded_and_the_schedule_goes_on() {
+        let (_d, p, _, deps) = setup(true).await;
+        let body = json!({"everySeconds": 10, "count": 2, "live": true});
+        let mut s = parse_schedule(body.as_object().unwrap(), json!({}), 1_000).unwrap();
+        s.authority = Some(Authority::Owner);
+        let id = p.create_schedule(s).await.unwrap().id;
+        let w = Watcher::new(deps);
+        w.tick(1_000_000).await.unwrap();
+        let v = p.schedule(&id).await.unwrap();
+        assert_eq!((v.status.as_str(), v.remaining), ("active", 1));
+        assert_eq!(v.runs[0]["ok"], false);
+        assert_eq!(v.runs[0]["errorCode"], "INSUFFICIENT_BALANCE");
+    }
+
+    #[tokio::test]
+    async fn a_price_condition_fires_only_once_it_holds_and_expires_otherwise() {
+        let (_d, p, prices, deps) = setup(false).await;
+        let now = relay_types::now_ms() / 1000;
+        let req = |v: Value| v.as_object().unwrap().clone();
+        let c = crate::record::parse_conditional(
+            &req(json!({"when": {"type": "priceBelow", "asset": "ETH/USD", "value": "2500"}})),
+            json!({}),
+            now,
+            100,
+        )
+        .unwrap();
+        let id = p.create_conditional(c).await.unwrap().id;
+        let w = Watcher::new(deps);
+        let t = now * 1000;
+        assert_eq!(w.tick(t).await.unwrap(), 0, "no price: waits");
+        *prices.0.lock().unwrap() = Usd::parse("2500").ok();
+        assert_eq!(w.tick(t + 1).await.unwrap(), 0, "not strictly below");
+        assert_eq!(p.conditional(&id).await.unwrap().status, "armed");
+        *prices.0.lock().unwrap() = Usd::parse("2499.99").ok();
+        assert_eq!(w.tick(t + 2).await.unwrap(), 1);
+        let v = p.conditional(&id).await.unwrap();
+        assert_eq!(v.status, "executed");
+        assert_eq!(v.runs[0]["event"], "triggered");
+        assert_eq!(v.runs[0]["simulated"], true);
+
+        let c = crate::record::parse_conditional(
+            &req(json!({"when": {"type": "priceAbove", "asset": "ETH/USD", "value": "9000"}})),
+            json!({}),
+            now,
+            100,
+        )
+        .unwrap();
+        let id = p.create_conditional(c).await.unwrap().id;
+        assert_eq!(w.tick(t + 100_000).await.unwrap(), 1);
+        let v = p.conditional(&id).await.unwrap();
+        assert_eq!(
+            (v.status.as_str(), &v.runs[0]["event"]),
+            ("expired", &json!("expired"))
+        );
+    }
+}
