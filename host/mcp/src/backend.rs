@@ -47,6 +47,26 @@ fn json_or_text(bytes: &[u8]) -> Value {
         .unwrap_or_else(|_| serde_json::json!({"text": String::from_utf8_lossy(bytes)}))
 }
 
+/// The API's answer from either backend's HTTP response: its status and
+/// its body as JSON (or text).
+async fn answer<B>(resp: axum::http::Response<B>) -> Result<ApiAnswer, Unreachable>
+where
+    B: axum::body::HttpBody,
+    B::Error: std::fmt::Display,
+{
+    let status = resp.status().as_u16();
+    let bytes = resp
+        .into_body()
+        .collect()
+        .await
+        .map_err(|e| Unreachable(e.to_string()))?
+        .to_bytes();
+    Ok(ApiAnswer {
+        status,
+        body: json_or_text(&bytes),
+    })
+}
+
 /// Headers of the caller that the API reads for limits and usage.
 const FORWARDED: &[&str] = &["x-relay-key", "x-forwarded-for"];
 
@@ -87,17 +107,7 @@ impl Backend for InProcess {
                 .oneshot(req)
                 .await
                 .map_err(|e| Unreachable(e.to_string()))?;
-            let status = resp.status().as_u16();
-            let bytes = resp
-                .into_body()
-                .collect()
-                .await
-                .map_err(|e| Unreachable(e.to_string()))?
-                .to_bytes();
-            Ok(ApiAnswer {
-                status,
-                body: json_or_text(&bytes),
-            })
+            answer(resp).await
         })
     }
 }
@@ -181,17 +191,7 @@ impl Remote {
             .request(req)
             .await
             .map_err(|e| Unreachable(e.to_string()))?;
-        let status = resp.status().as_u16();
-        let bytes = resp
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| Unreachable(e.to_string()))?
-            .to_bytes();
-        Ok(ApiAnswer {
-            status,
-            body: json_or_text(&bytes),
-        })
+        answer(resp).await
     }
 }
 

@@ -138,6 +138,15 @@ pub fn merge(run: &mut Value, more: Value) {
     }
 }
 
+/// The state a conditional ends in after its recorded `run`: `failed`
+/// when the run says `ok: false` (or cannot be read), else `executed`.
+fn fired_state(run: &RunRow) -> &'static str {
+    match serde_json::from_str::<Value>(&run.body) {
+        Ok(v) if v["ok"] != json!(false) => "executed",
+        _ => "failed",
+    }
+}
+
 /// Where a run leaves a record: status and next look.
 struct After {
     status: &'static str,
@@ -250,35 +259,13 @@ impl Watcher {
     ) -> Result<bool, StoreError> {
         let key = run_key(&row.id, 1);
         if let Some(done) = self.d.store.run_by_key(&key).await? {
-            let failed = serde_json::from_str::<Value>(&done.body)
-                .map(|v| v["ok"] == json!(false))
-                .unwrap_or(false);
-            let status = if failed { "failed" } else { "executed" };
-            self.finish(
-                row,
-                1,
-                After {
-                    status,
-                    next_ms: None,
-                },
-                now_ms,
-            )
-            .await?;
+            self.finish_fired(row, fired_state(&done), now_ms).await?;
             return Ok(true);
         }
         if now_ms / 1000 >= c.expires_at {
             let run = json!({"seq": 1, "at": now_ms / 1000, "key": key, "event": "expired"});
             self.record(row, 1, &key, &run, now_ms).await?;
-            self.finish(
-                row,
-                1,
-                After {
-                    status: "expired",
-                    next_ms: None,
-                },
-                now_ms,
-            )
-            .await?;
+            self.finish_fired(row, "expired", now_ms).await?;
             return Ok(true);
         }
         let observed = match self.holds(&c.when, now_ms) {
@@ -313,21 +300,24 @@ impl Watcher {
                 .await?;
             return Ok(false);
         }
-        let ok = self.d.store.run_by_key(&key).await?.is_some_and(|r| {
-            serde_json::from_str::<Value>(&r.body).is_ok_and(|v| v["ok"] != json!(false))
-        });
-        let status = if ok { "executed" } else { "failed" };
-        self.finish(
-            row,
-            1,
-            After {
-                status,
-                next_ms: None,
-            },
-            now_ms,
-        )
-        .await?;
+        let run = self.d.store.run_by_key(&key).await?;
+        let status = run.as_ref().map_or("failed", fired_state);
+        self.finish_fired(row, status, now_ms).await?;
         Ok(true)
+    }
+
+    /// Ends a conditional after its one run (or its expiry) in `status`.
+    async fn finish_fired(
+        &self,
+        row: &PrimitiveRow,
+        status: &'static str,
+        now_ms: u64,
+    ) -> Result<(), StoreError> {
+        let after = After {
+            status,
+            next_ms: None,
+        };
+        self.finish(row, 1, after, now_ms).await
     }
 
     /// Whether `when` holds now: what was observed, or why not.

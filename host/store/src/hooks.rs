@@ -295,16 +295,7 @@ impl HookStore for Store {
         to: &str,
         now_ms: u64,
     ) -> Result<bool, StoreError> {
-        let done = sqlx::query(
-            "UPDATE hooks SET status = $1, updated_ms = $2 WHERE id = $3 AND status = $4",
-        )
-        .bind(to)
-        .bind(now_ms as i64)
-        .bind(id)
-        .bind(from)
-        .execute(self.pool())
-        .await?;
-        Ok(done.rows_affected() == 1)
+        self.move_status("hooks", id, from, to, now_ms).await
     }
 
     async fn deliveries_of(&self, hook_id: &str, limit: u32) -> Result<Vec<Delivery>, StoreError> {

@@ -115,6 +115,29 @@ impl Store {
         self.backend
     }
 
+    /// Moves row `id` of `table` (a record with `status` and `updated_ms`
+    /// columns) from status `from` to `to`; `false` when it was not in
+    /// `from` (someone else moved it first).
+    pub(crate) async fn move_status(
+        &self,
+        table: &'static str,
+        id: &str,
+        from: &str,
+        to: &str,
+        now_ms: u64,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(&format!(
+            "UPDATE {table} SET status = $1, updated_ms = $2 WHERE id = $3 AND status = $4"
+        ))
+        .bind(to)
+        .bind(i64::try_from(now_ms).unwrap_or(i64::MAX))
+        .bind(id)
+        .bind(from)
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
     /// Route change notifications ([`events`]).
     pub fn route_events(&self) -> &events::RouteEvents {
         &self.events

@@ -340,16 +340,7 @@ impl PrimitiveStore for Store {
         to: &str,
         now_ms: u64,
     ) -> Result<bool, StoreError> {
-        let done = sqlx::query(
-            "UPDATE primitives SET status = $1, updated_ms = $2 WHERE id = $3 AND status = $4",
-        )
-        .bind(to)
-        .bind(int(now_ms))
-        .bind(id)
-        .bind(from)
-        .execute(self.pool())
-        .await?;
-        Ok(done.rows_affected() == 1)
+        self.move_status("primitives", id, from, to, now_ms).await
     }
 }
 

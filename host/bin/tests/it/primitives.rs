@@ -659,17 +659,24 @@ async fn two_legs(h: &Running, to: [Address; 2]) -> (String, Value) {
     (format!("/api/route/batch/{id}/run"), b)
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn with_the_gate_on_the_owner_runs_a_planned_batch_once_and_each_leg_pays() {
-    let (devnet, _dir, h) = up(true).await;
+/// The two recipients of a batch and their USDC balances on the
+/// destination before it runs.
+async fn two_payees(devnet: &Devnet) -> ([Address; 2], [U256; 2]) {
     let to = [
         PAYEE,
         address!("0x00000000000000000000000000000000000Ca5e3"),
     ];
     let before = [
-        usdc_balance(&devnet, DST, to[0]).await,
-        usdc_balance(&devnet, DST, to[1]).await,
+        usdc_balance(devnet, DST, to[0]).await,
+        usdc_balance(devnet, DST, to[1]).await,
     ];
+    (to, before)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_the_gate_on_the_owner_runs_a_planned_batch_once_and_each_leg_pays() {
+    let (devnet, _dir, h) = up(true).await;
+    let (to, before) = two_payees(&devnet).await;
     let (run, planned) = two_legs(&h, to).await;
     let (code, e) = create(&h, &run, &json!({}), false).await;
     assert_eq!(
@@ -746,14 +753,7 @@ async fn with_the_gate_on_the_owner_runs_a_planned_batch_once_and_each_leg_pays(
 #[tokio::test(flavor = "multi_thread")]
 async fn without_the_gate_a_batch_run_is_simulated_and_moves_nothing() {
     let (devnet, _dir, h) = up(false).await;
-    let to = [
-        PAYEE,
-        address!("0x00000000000000000000000000000000000Ca5e3"),
-    ];
-    let before = [
-        usdc_balance(&devnet, DST, to[0]).await,
-        usdc_balance(&devnet, DST, to[1]).await,
-    ];
+    let (to, before) = two_payees(&devnet).await;
     let (run, planned) = two_legs(&h, to).await;
     let (code, b) = create(&h, &run, &json!({}), true).await;
     assert_eq!(
