@@ -5,7 +5,9 @@
 #
 # 1. Installs what the tests need and is missing: anvil + solc (npm, into
 #    .tools/), viem (npm, into .tools/js: the independent EIP-712 signer),
-#    schemathesis and standardwebhooks (PyPI, into .tools/venv), the wasm toolchain
+#    schemathesis and standardwebhooks (PyPI, into .tools/venv), Playwright
+#    for Python (PyPI) with Debian's chromium (apt) for the dashboard's
+#    browser test, the wasm toolchain
 #    (rustup's wasm32 target if installed, otherwise Debian's rustc-web), a
 #    PostgreSQL server when none answers.
 # 2. Checks: compiled contracts match their sources, rustfmt, clippy -D warnings.
@@ -20,6 +22,7 @@ export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
 step() { printf '\n== %s\n' "$*" >&2; }
 
 step "tools"
+conformance/tools/system-deps.sh
 conformance/devnet/tools/install.sh >/dev/null
 export RELAY_ANVIL="$root/.tools/bin/anvil"
 RELAY_SCHEMATHESIS=$(conformance/tools/schemathesis.sh)
@@ -32,6 +35,10 @@ RELAY_WEBHOOK_PY=$(conformance/tools/webhooks.sh)
 export RELAY_WEBHOOK_PY
 RELAY_MCP_PY=$(conformance/tools/mcp.sh)
 export RELAY_MCP_PY
+RELAY_PLAYWRIGHT_PY=$(conformance/tools/playwright.sh)
+export RELAY_PLAYWRIGHT_PY
+RELAY_X402_PY=$(conformance/tools/x402.sh)
+export RELAY_X402_PY
 
 step "contracts match their sources"
 node conformance/devnet/contracts/build.mjs --check

@@ -12,6 +12,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/relay-target}
+conformance/tools/system-deps.sh
 conformance/devnet/tools/install.sh >/dev/null
 export RELAY_ANVIL="$root/.tools/bin/anvil"
 cargo build -q --locked -p relay-host --features devnet

@@ -7,7 +7,8 @@ pragma solidity 0.8.28;
 // TokenMessenger can create balances freely. Never deploy this on a real network.
 //
 // EIP-2612 `permit` uses the domain {name: token name, version: "2", chainId,
-// verifyingContract} like Circle's USDC; the separator is computed at call time.
+// verifyingContract} like Circle's USDC; the separator is computed at call time. EIP-3009
+// `transferWithAuthorization` (what x402's "exact" scheme pays with) uses the same domain.
 contract TestToken {
     // ---- errors (names as in ERC-6093 / ERC-2612 practice) ----
     error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed);
@@ -15,15 +16,23 @@ contract TestToken {
     error ERC20InvalidReceiver(address receiver);
     error ERC2612ExpiredSignature(uint256 deadline);
     error ERC2612InvalidSigner(address signer, address owner);
+    error EIP3009NotYetValid(uint256 validAfter);
+    error EIP3009Expired(uint256 validBefore);
+    error EIP3009AuthorizationUsed(address authorizer, bytes32 nonce);
+    error EIP3009InvalidSigner(address signer, address from);
 
     event Transfer(address indexed from, address indexed to, uint256 value);
     event Approval(address indexed owner, address indexed spender, uint256 value);
+    event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce);
 
     bytes32 private constant DOMAIN_TYPEHASH =
         keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
     bytes32 private constant VERSION_HASH = keccak256("2");
     bytes32 public constant PERMIT_TYPEHASH =
         keccak256("Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)");
+    bytes32 public constant TRANSFER_WITH_AUTHORIZATION_TYPEHASH = keccak256(
+        "TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
+    );
     uint256 private constant S_UPPER_BOUND = 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0;
 
     string public name;
@@ -34,6 +43,8 @@ contract TestToken {
     mapping(address => uint256) public balanceOf;
     mapping(address => mapping(address => uint256)) public allowance;
     mapping(address => uint256) public nonces;
+    /// EIP-3009: whether `authorizer` has used (or cancelled) `nonce`.
+    mapping(address => mapping(bytes32 => bool)) public authorizationState;
 
     constructor(string memory name_, string memory symbol_, uint8 decimals_) {
         name = name_;
@@ -101,6 +112,33 @@ contract TestToken {
         address signer = uint256(s) > S_UPPER_BOUND ? address(0) : ecrecover(digest, v, r, s);
         if (signer == address(0) || signer != owner) revert ERC2612InvalidSigner(signer, owner);
         _approve(owner, spender, value);
+    }
+
+    /// EIP-3009: moves `value` from `from` to `to` with `from`'s signature, once per nonce,
+    /// strictly between `validAfter` and `validBefore`.
+    function transferWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) external {
+        if (block.timestamp <= validAfter) revert EIP3009NotYetValid(validAfter);
+        if (block.timestamp >= validBefore) revert EIP3009Expired(validBefore);
+        if (authorizationState[from][nonce]) revert EIP3009AuthorizationUsed(from, nonce);
+        bytes32 structHash = keccak256(
+            abi.encode(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce)
+        );
+        bytes32 digest = keccak256(abi.encodePacked("\x19\x01", DOMAIN_SEPARATOR(), structHash));
+        address signer = uint256(s) > S_UPPER_BOUND ? address(0) : ecrecover(digest, v, r, s);
+        if (signer == address(0) || signer != from) revert EIP3009InvalidSigner(signer, from);
+        authorizationState[from][nonce] = true;
+        emit AuthorizationUsed(from, nonce);
+        _transfer(from, to, value);
     }
 
     function _transfer(address from, address to, uint256 value) private {

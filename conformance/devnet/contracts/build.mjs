@@ -24,10 +24,11 @@ const CONTRACTS = [
   "RelayRouter",
   "TestWallet",
   "PriceFeed",
+  "RelayDelegate",
 ];
 const SETTINGS = {
   optimizer: { enabled: true, runs: 200 },
-  evmVersion: "cancun",
+  evmVersion: "prague",
   metadata: { bytecodeHash: "none" },
   outputSelection: { "*": { "*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] } },
 };

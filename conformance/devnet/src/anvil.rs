@@ -91,6 +91,9 @@ fn locate_anvil_in(env: Option<OsString>, tools: &Path, path: Option<OsString>) 
         })
 }
 
+/// The hardfork every devnet chain runs: Prague, the first with EIP-7702.
+pub const HARDFORK: &str = "prague";
+
 /// A running anvil node; killed on drop.
 #[derive(Debug)]
 pub struct AnvilNode {
@@ -106,6 +109,9 @@ impl AnvilNode {
         let mut cmd = Command::new(binary);
         cmd.args(["--host", "127.0.0.1", "--port", "0", "--accounts", "10"])
             .args(["--chain-id", &chain_id.to_string()])
+            // EIP-7702 (type-4 transactions) needs Prague; anvil 1.7.1's default is
+            // later still (BPO1): pinned so a new anvil cannot change the rules
+            .args(["--hardfork", HARDFORK])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

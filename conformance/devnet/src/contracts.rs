@@ -17,8 +17,12 @@ use alloy::{
 /// The canonical Permit2 address; the devnet puts its Permit2-compatible code here.
 pub const PERMIT2_ADDRESS: Address = address!("0x000000000022D473030F116dDEE9F6B43aC78BA3");
 
+/// Where the devnet puts the relay's EIP-7702 batch executor (`contracts/RelayDelegate.sol`)
+/// on every chain: the same address everywhere, like Permit2.
+pub const DELEGATE_ADDRESS: Address = address!("0x0000000000000000000000000000000000007702");
+
 /// The raw artifact JSON of every devnet contract, as (contract name, JSON).
-pub const ARTIFACTS: [(&str, &str); 9] = [
+pub const ARTIFACTS: [(&str, &str); 10] = [
     ("Permit2", include_str!("../artifacts/Permit2.json")),
     ("TestToken", include_str!("../artifacts/TestToken.json")),
     (
@@ -37,6 +41,10 @@ pub const ARTIFACTS: [(&str, &str); 9] = [
     ("RelayRouter", include_str!("../artifacts/RelayRouter.json")),
     ("TestWallet", include_str!("../artifacts/TestWallet.json")),
     ("PriceFeed", include_str!("../artifacts/PriceFeed.json")),
+    (
+        "RelayDelegate",
+        include_str!("../artifacts/RelayDelegate.json"),
+    ),
 ];
 
 sol!(
@@ -104,6 +112,15 @@ sol!(
     "artifacts/PriceFeed.json"
 );
 
+sol!(
+    /// The relay's EIP-7702 batch executor: ERC-7821 `execute` and the EIP-712-signed
+    /// `executeSigned` (`contracts/RelayDelegate.sol`).
+    #[sol(rpc)]
+    #[derive(Debug, PartialEq, Eq)]
+    RelayDelegate,
+    "artifacts/RelayDelegate.json"
+);
+
 /// The structs that owners sign (EIP-712), with the canonical type names.
 pub mod eip712 {
     #![allow(missing_docs)]
@@ -133,6 +150,17 @@ pub mod eip712 {
             address spender;
             uint256 nonce;
             uint256 deadline;
+        }
+
+        /// EIP-3009 transfer authorization (x402's `exact` EVM scheme).
+        #[derive(Debug, Default, PartialEq, Eq)]
+        struct TransferWithAuthorization {
+            address from;
+            address to;
+            uint256 value;
+            uint256 validAfter;
+            uint256 validBefore;
+            bytes32 nonce;
         }
 
         /// EIP-2612 permit.

@@ -21,7 +21,7 @@ use crate::{
     chains,
     contracts::{
         address_to_bytes32, BridgeDeposit, Membership, MessageTransmitter, Permit2, PriceFeed,
-        RelayRouter, TestToken, TokenMessenger, PERMIT2_ADDRESS,
+        RelayDelegate, RelayRouter, TestToken, TokenMessenger, DELEGATE_ADDRESS, PERMIT2_ADDRESS,
     },
     keys, DevnetError, Result,
 };
@@ -200,6 +200,9 @@ pub struct ChainDeployment {
     /// The Chainlink-style price feeds ([`devnet_feeds`]), owned by the deployer.
     #[serde(default)]
     pub price_feeds: Vec<FeedDeployment>,
+    /// The EIP-7702 batch executor (always [`DELEGATE_ADDRESS`]).
+    #[serde(default)]
+    pub delegate: Address,
 }
 
 impl ChainDeployment {
@@ -271,6 +274,13 @@ pub async fn deploy_chain(
         )
         .await
         .map_err(DevnetError::rpc("anvil_setCode Permit2"))?;
+    provider
+        .raw_request::<_, ()>(
+            "anvil_setCode".into(),
+            (DELEGATE_ADDRESS, RelayDelegate::DEPLOYED_BYTECODE.clone()),
+        )
+        .await
+        .map_err(DevnetError::rpc("anvil_setCode RelayDelegate"))?;
 
     let mut tokens = Vec::with_capacity(Token::ALL.len());
     for token in Token::ALL {
@@ -328,6 +338,7 @@ pub async fn deploy_chain(
         router: *router.address(),
         cctp,
         price_feeds,
+        delegate: DELEGATE_ADDRESS,
     })
 }
 
@@ -519,6 +530,7 @@ mod tests {
                 address: Address::repeat_byte(0x22),
                 decimals: FEED_DECIMALS,
             }],
+            delegate: DELEGATE_ADDRESS,
         };
         let v = serde_json::to_value(&d).unwrap();
         assert_eq!(v["chainId"], 1);

@@ -4,7 +4,8 @@
 //! address, USDC/USDT/WBTC test tokens, CCTP-style burn-and-mint contracts (on the seven
 //! CCTP chains), the bridge-deposit contract the aggregator simulators settle through, an
 //! ERC-721 membership collection, the `RelayRouter` (the one-signature forms; the relayer is
-//! its only caller), for tests `TestWallet` (ERC-1271), and Chainlink-style price feeds
+//! its only caller), the EIP-7702 batch executor `RelayDelegate` at [`DELEGATE_ADDRESS`], for
+//! tests `TestWallet` (ERC-1271), and Chainlink-style price feeds
 //! (ETH/USD, BTC/USD, USDC/USD, USDT/USD and the native pair; [`Devnet::set_price`] moves
 //! one); plus funded accounts (the relayer and anvil's ten
 //! well-known test accounts). Start it with [`Devnet::start`].
@@ -25,7 +26,7 @@ pub mod keys;
 pub mod mesh;
 
 pub use anvil::{AnvilConfig, AnvilNode};
-pub use contracts::PERMIT2_ADDRESS;
+pub use contracts::{DELEGATE_ADDRESS, PERMIT2_ADDRESS};
 pub use deploy::{CctpDeployment, ChainDeployment, FeedDeployment, Token};
 pub use error::{DevnetError, Result};
 pub use mesh::{Devnet, DevnetChain, DevnetConfig};

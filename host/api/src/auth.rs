@@ -43,6 +43,17 @@ impl OwnerTokenHash {
         OwnerTokenHash(Sha256::digest(token.as_bytes()).into())
     }
 
+    /// A 32-byte key for `purpose` derived from the hash (SHA-256 of the
+    /// purpose and the hash): the dashboard signs its login cookies with
+    /// one, so they change when the token does.
+    pub fn derive_key(&self, purpose: &str) -> [u8; 32] {
+        let mut h = Sha256::new();
+        h.update(purpose.as_bytes());
+        h.update([0u8]);
+        h.update(self.0);
+        h.finalize().into()
+    }
+
     /// Whether `token` is the owner token: its hash compared in constant
     /// time.
     pub fn admits(&self, token: &str) -> bool {

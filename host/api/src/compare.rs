@@ -43,23 +43,29 @@ async fn compare_post(
 }
 
 async fn respond(q: &Quoting, fields: Value) -> Result<Json<CompareResult>, ApiError> {
-    let ask = q.parse(&fields)?;
-    let span = tracing::Span::current();
-    span.record("lane", format!("{}->{}", ask.from_chain, ask.to_chain));
-    let key = cache_key(&ask);
-    let (result, cached) = match q.compare_cache.get(&key) {
-        Some(hit) => (hit, true),
-        None => {
-            let outcome = q.run(&ask).await?;
-            (
-                q.compare_cache
-                    .put(key, CompareResult::of(&q.app.config.quote, &ask, &outcome)),
-                false,
-            )
-        }
-    };
-    span.record("cached", cached);
+    let (result, cached) = compared(q, &fields).await?;
+    tracing::Span::current().record("cached", cached);
     let mut body = (*result).clone();
     body.cached = cached;
     Ok(Json(body))
+}
+
+/// The comparison for the RouteRequest in `fields` (from the 12 s cache
+/// when it holds one: `true`).
+pub(super) async fn compared(
+    q: &Quoting,
+    fields: &Value,
+) -> Result<(std::sync::Arc<CompareResult>, bool), ApiError> {
+    let ask = q.parse(fields)?;
+    let span = tracing::Span::current();
+    span.record("lane", format!("{}->{}", ask.from_chain, ask.to_chain));
+    let key = cache_key(&ask);
+    Ok(match q.compare_cache.get(&key) {
+        Some(hit) => (hit, true),
+        None => {
+            let outcome = q.run(&ask).await?;
+            let result = CompareResult::of(&q.app.config.quote, &ask, &outcome);
+            (q.compare_cache.put(key, result), false)
+        }
+    })
 }

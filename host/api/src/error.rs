@@ -164,6 +164,44 @@ error_codes! {
     PrivateLaneRequired => ("PRIVATE_LANE_REQUIRED", MISDIRECTED_REQUEST, false, "the hosted MCP tool endpoint (/mcp) is public and read-only: a tool that signs, moves funds or starts a route (execute, session_execute, agent_do) runs only through the local tool server; agentFix says how: run `relay mcp --url <host>` (stdio) and call the tool there"),
     /// A question for the concierge is missing, empty or too long.
     InvalidQuestion => ("INVALID_QUESTION", BAD_REQUEST, false, "POST /api/ask needs {\"question\": \"…\"}: a non-empty string of at most 500 characters"),
+    /// The EIP-7702 authorization's signature does not recover (high s, parity, malformed).
+    AuthorizationSignature => ("AUTHORIZATION_SIGNATURE", BAD_REQUEST, false, "the authorization's signature does not recover its authority: s must be low (≤ n/2), yParity 0 or 1 (POST /api/7702/check lists every problem)"),
+    /// The authorization's chain id is not the request's.
+    AuthorizationChain => ("AUTHORIZATION_CHAIN", BAD_REQUEST, false, "authorization.chainId is not the request's chainId; sign the tuple for the chain it is sent on"),
+    /// A chain id 0 (any-chain) authorization, which this host refuses.
+    AuthorizationAnyChain => ("AUTHORIZATION_ANY_CHAIN", BAD_REQUEST, false, "authorization.chainId 0 is valid on every chain and refused unless the operator sets sponsor.allow_any_chain; sign for the chain"),
+    /// The authorization's nonce is not the account's live nonce.
+    AuthorizationNonce => ("AUTHORIZATION_NONCE", CONFLICT, false, "authorization.nonce is not the account's current nonce (already used, or in the future); sign again with the live nonce"),
+    /// The authorization delegates to something other than this host's executor.
+    AuthorizationDelegate => ("AUTHORIZATION_DELEGATE", BAD_REQUEST, false, "authorization.address is not this host's batch executor on the chain (GET /api/7702/delegate)"),
+    /// The authority is a contract, which cannot delegate.
+    AuthorityHasCode => ("AUTHORITY_HAS_CODE", BAD_REQUEST, false, "the authority is a contract; only an EOA (or an already delegated EOA) can sign an EIP-7702 authorization"),
+    /// The chain has no delegate, RPC or payment asset here.
+    SponsorChainUnsupported => ("SPONSOR_CHAIN_UNSUPPORTED", BAD_REQUEST, false, "this host does not sponsor on that chainId (GET /api/7702/delegate lists its deployments)"),
+    /// A sponsored call must go to the authority itself.
+    SponsorTargetInvalid => ("SPONSOR_TARGET_INVALID", BAD_REQUEST, false, "`to` must be the authority (the delegated account): the relayer only calls into it; omit `to`"),
+    /// The type-4 transaction would revert.
+    SponsorWouldRevert => ("SPONSOR_WOULD_REVERT", UNPROCESSABLE_ENTITY, false, "the sponsored transaction reverts in simulation (the message has the node's reason): check `data` (executeSigned's nonce, deadline, signature)"),
+    /// The host cannot price gas or the payment asset.
+    SponsorUnpriced => ("SPONSOR_UNPRICED", SERVICE_UNAVAILABLE, true, "the host has no usable price for the chain's gas or the payment asset right now; retry"),
+    /// The chain could not be read, or a sent step's outcome is not known yet.
+    SponsorChainUnavailable => ("SPONSOR_CHAIN_UNAVAILABLE", SERVICE_UNAVAILABLE, true, "the chain's RPC endpoints could not be read, or a sponsorship step's outcome is not known yet; retry (with the same x-idempotency-key a paid request answers its sponsorship once it finishes)"),
+    /// No payment: the 402 body is the invoice.
+    PaymentRequired => ("PAYMENT_REQUIRED", PAYMENT_REQUIRED, false, "pay the invoice: send an x402 payment (X-PAYMENT v1 or PAYMENT-SIGNATURE v2) for one of accepts[]"),
+    /// The payment is malformed or is not for this invoice (network, scheme, signature, payTo).
+    PaymentInvalid => ("PAYMENT_INVALID", PAYMENT_REQUIRED, false, "the x402 payment is malformed or does not pay this invoice (scheme exact, network, payTo, a signature by `from`); the message names what"),
+    /// The payment is for less than the invoice.
+    PaymentInsufficient => ("PAYMENT_INSUFFICIENT", PAYMENT_REQUIRED, false, "the payment's value is below the invoice's maxAmountRequired; pay the invoice the 402 carries"),
+    /// The payment is outside its validity window.
+    PaymentExpired => ("PAYMENT_EXPIRED", PAYMENT_REQUIRED, false, "the payment is not valid now (validAfter/validBefore, with a few seconds to settle); sign a fresh one"),
+    /// The payment's nonce was used already.
+    PaymentNonceUsed => ("PAYMENT_NONCE_USED", CONFLICT, false, "the payment's EIP-3009 nonce is already used (this payment was spent); sign a new payment"),
+    /// The operator dashboard (`/admin`) or its API was asked without the owner credential.
+    AdminAuthRequired => ("ADMIN_AUTH_REQUIRED", UNAUTHORIZED, false, "the operator dashboard and /admin/api/* need the owner token: sign in at /admin (a login cookie) or send Authorization: Bearer <owner token>"),
+    /// A dashboard change signed in by cookie came without its CSRF token.
+    CsrfInvalid => ("CSRF_INVALID", FORBIDDEN, false, "a change made with the dashboard's login cookie must carry the page's CSRF token in x-relay-csrf; reload /admin"),
+    /// No installed rail has that id, or the rail declares no such lane.
+    UnknownRail => ("UNKNOWN_RAIL", NOT_FOUND, false, "no installed rail has that id, or the rail declares no such lane; the message lists its lanes (GET /admin/api/snapshot lists rails and lanes)"),
 }
 
 /// One `errorCode` of the catalogue.
@@ -240,6 +278,10 @@ pub struct ErrorBody {
     /// When a retry can succeed, ms from now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_after_ms: Option<u64>,
+    /// The host's signature over this refusal (4xx answers; added at the
+    /// edge, [`crate::refusal`]): check it with `POST /api/refusal/verify`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<relay_analysis::refusal::Refusal>,
 }
 
 /// An error answer.
@@ -296,6 +338,7 @@ impl ApiError {
             field: self.field.clone(),
             suggested_action: self.suggested_action.clone(),
             retry_after_ms: self.retry_after_ms,
+            refusal: None,
         }
     }
 }
@@ -303,6 +346,9 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut resp = (self.code.status(), Json(self.body())).into_response();
+        // The code, for middleware that reports errors (the dashboard's
+        // recent errors) without reading the body.
+        resp.extensions_mut().insert(self.code);
         if let Some(ms) = self.retry_after_ms {
             let secs = ms.div_ceil(1000).to_string();
             if let Ok(v) = axum::http::HeaderValue::from_str(&secs) {

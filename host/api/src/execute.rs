@@ -239,6 +239,16 @@ pub(super) fn error_response(e: ApiError) -> Response {
 )]
 #[tracing::instrument(skip_all)]
 async fn execute(State(x): State<Execute>, headers: HeaderMap, body: Bytes) -> Response {
+    if rehearsal(&headers) {
+        let mut resp = respond(&x, &headers, &body, None)
+            .await
+            .unwrap_or_else(error_response);
+        resp.headers_mut().insert(
+            "x-relay-rehearsal",
+            axum::http::HeaderValue::from_static("1"),
+        );
+        return resp;
+    }
     match idempotency_key(&headers) {
         Some(key) => {
             let run = || respond(&x, &headers, &body, Some(&key));
@@ -248,6 +258,17 @@ async fn execute(State(x): State<Execute>, headers: HeaderMap, body: Bytes) -> R
             .await
             .unwrap_or_else(error_response),
     }
+}
+
+/// What a passed rehearsal's receipt says.
+const REHEARSAL_NOTE: &str = "rehearsal (x-relay-rehearse): every check of a live execute passed; nothing was stored, signed or sent, no nonce or idempotency key was spent, and this id names no route — the same request without the header starts it";
+
+/// `x-relay-rehearse: 1` (spec §5.4): run every check, move nothing.
+pub(crate) fn rehearsal(headers: &HeaderMap) -> bool {
+    headers
+        .get("x-relay-rehearse")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| matches!(v.trim(), "1" | "true"))
 }
 
 /// The request's `x-idempotency-key` (spec §5.5), if it sent one.
@@ -349,6 +370,7 @@ async fn respond(
         sandbox: headers.get("x-relay-sandbox").and_then(|v| v.to_str().ok()) == Some("1"),
         idempotency_key: key.map(str::to_string),
         operator: auth::is_operator(s.owner_token.as_ref(), headers),
+        rehearse: rehearsal(headers),
     };
     let done = x.service.execute(&x.q, req).await?;
     Ok(json_response(StatusCode::OK, &shape(&done)))
@@ -360,6 +382,11 @@ pub(super) fn shape(done: &Executed) -> RouteReceipt {
         Executed::Live(r) => receipt(r, false, 0.0),
         Executed::Sandbox(r) => receipt(r, true, 0.0),
         Executed::Dry(r) => dry_receipt(r, 0.0),
+        Executed::Rehearsed(r) => RouteReceipt {
+            broadcast: Some(false),
+            note: Some(REHEARSAL_NOTE.into()),
+            ..receipt(r, false, 0.0)
+        },
         Executed::FundsRequired {
             record,
             sandbox,

@@ -195,16 +195,26 @@ async fn body_gate(State(gate): State<BodyGate>, req: Request, next: Next) -> Re
                 return resp;
             }
         };
+    let hash = crate::refusal::RequestHash::of(&parts.method, &parts.uri, &bytes);
     if !bytes.is_empty() {
         match edge::parse_json(&bytes) {
             Ok(v) => {
                 parts.extensions.insert(edge::ParsedBody(v));
             }
-            Err(e) => return e.into_response(),
+            Err(e) => return with_hash(e.into_response(), hash),
         }
     }
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    let resp = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    with_hash(resp, hash)
+}
+
+/// Puts the request's hash on its answer (a refusal is signed over it:
+/// [`crate::refusal`]).
+fn with_hash(mut resp: Response, hash: crate::refusal::RequestHash) -> Response {
+    resp.extensions_mut().insert(hash);
+    resp
 }
 
 fn too_large(limit: usize) -> ApiError {

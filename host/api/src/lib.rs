@@ -4,9 +4,13 @@
 //! paths and wrong methods included (404 `NOT_FOUND`). The HTTP edge
 //! ([`layers`]: body, URI and time limits, strict JSON, request ids) with
 //! rate limits (§8.1) and CORS (§5.10, [`limits`]) wraps every route;
-//! [`metrics`] serves `GET /metrics`.
+//! [`metrics`] serves `GET /metrics`. The `admin` module serves the
+//! operator's dashboard (`/admin`, over [`relay_admin`]) and reports every
+//! error answer and rate-limit refusal to it.
 
+mod admin;
 mod agent;
+mod analysis;
 pub mod auth;
 mod batch;
 mod changelog;
@@ -20,6 +24,7 @@ mod execute;
 mod floatlane;
 mod gasless;
 pub mod hooks;
+mod improve;
 mod intent;
 pub mod keys;
 pub mod layers;
@@ -33,15 +38,18 @@ mod pricefeeds;
 pub mod primitive;
 mod quote;
 mod recent;
+mod refusal;
 mod routes;
 mod schedule;
 mod session;
 mod snapshot;
 mod solve;
+mod sponsor;
 mod status;
 mod track;
 mod uptime;
 pub mod usage;
+mod why;
 
 use axum::Router;
 pub use error::{ApiError, ErrorCode};
@@ -88,11 +96,15 @@ pub struct AppState {
     /// The USD price of an asset pair: on-chain feeds, configured
     /// fallbacks ([`relay_engine::oracle::PriceBook::usd_e6`]).
     pub prices: Arc<relay_engine::oracle::PriceBook>,
+    /// Sponsored EIP-7702 transactions paid with x402 (spec §4.8; `None`:
+    /// no chain is sponsored).
+    pub sponsor: Option<Arc<relay_sponsor::SponsorService>>,
 }
 
 /// The whole API router.
 pub fn router(state: AppState) -> Router {
     let quoting = quote::Quoting::new(state.clone());
+    let admin = admin::Admin::new(&state);
     let limiter = Arc::new(limits::RateLimiter::with_keys(
         &state.config.limits,
         Arc::new(keys::IssuedKeys(state.keys.clone())),
@@ -115,6 +127,8 @@ pub fn router(state: AppState) -> Router {
         .merge(recent::routes())
         .merge(quote::routes(quoting.clone()))
         .merge(compare::routes(quoting.clone()))
+        .merge(why::routes(quoting.clone()))
+        .merge(improve::routes(quoting.clone()))
         .merge(track::routes())
         .merge(hooks::routes())
         .merge(keys::routes())
@@ -125,7 +139,11 @@ pub fn router(state: AppState) -> Router {
         .merge(schedule::routes(quoting.clone()))
         .merge(conditional::routes(quoting.clone()))
         .merge(execute::routes(quoting))
+        .merge(sponsor::routes())
         .merge(concierge::routes())
+        .merge(analysis::routes())
+        .merge(refusal::routes())
+        .merge(admin::routes(admin.clone()))
         .merge(openapi::routes())
         .merge(metrics::routes())
         .split_for_parts();
@@ -135,8 +153,16 @@ pub fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(error::not_found);
     layers::edge(routes, &state.config.http, limiter)
         .layer(axum::middleware::from_fn_with_state(
+            admin.signals(),
+            admin::observe,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
             state.keys.clone(),
             usage::record,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            refusal::sign,
         ))
         .with_state(state)
 }

@@ -119,6 +119,10 @@ const TABLE: &[(&str, &[Method], &str, u32)] = &[
     ("ask", &[Method::POST], "/api/ask", 30),
     ("hooks", &[Method::POST], "/api/hooks", 30),
     ("subscribe", &[Method::POST], "/api/events/subscribe", 30),
+    // spec §4.8 (its limits are not shown): the free check like a quote,
+    // a paid sponsorship like a fund-moving execute (a 402 counts too)
+    ("7702-check", &[Method::POST], "/api/7702/check", 40),
+    ("7702-sponsor", &[Method::POST], "/api/7702/sponsor", 20),
 ];
 
 /// Buckets always counted by the client's IP, even for a request with an
@@ -525,6 +529,7 @@ pub fn cors() -> CorsLayer {
         "x-idempotency-key",
         "x-relay-key",
         "x-payment",
+        "payment-signature",
         "x-relay-pass",
         "x-relay-rehearse",
         "x-request-id",
@@ -536,6 +541,10 @@ pub fn cors() -> CorsLayer {
         "retry-after",
         "x-relay-key-status",
         "x-request-id",
+        // x402 (spec §4.8): the settlement receipt (v1, v2) and v2's invoice
+        "x-payment-response",
+        "payment-response",
+        "payment-required",
     ];
     CorsLayer::new()
         .allow_origin(Any)

@@ -32,7 +32,9 @@ pub use super::error::ErrorBody;
         (name = "sessions", description = "Spec §2.13, §4.5, §5.6: policy-gated agent sessions (the owner issues, lists and revokes; the session's bearer executes within its policy and caps from the session's own funded address)"),
         (name = "concierge", description = "Spec §4.9: the concierge (answers from live state and documentation, with citations; no language model) and the terms"),
         (name = "primitives", description = "Spec §2.12, §4.4: batch payout plans, schedules and conditionals; gated: they simulate unless the host runs with PRIMITIVES_LIVE=1 and the record is live:true"),
+        (name = "sponsor", description = "Spec §2.15, §4.8: sponsored EIP-7702 (type-4) transactions paid with x402: the batch executor, the free authorization check, the priced plan and the paid sponsorship"),
         (name = "keys", description = "Spec §2.13, §4.5, §5.2: developer keys (optional; they tag requests for usage and scope rate limits, and authorise nothing)"),
+        (name = "admin", description = "The operator's dashboard (/admin): its data, live events (SSE), rail and lane switches (audited) and audit log; owner credential (login cookie or Authorization: Bearer <owner token>) required"),
     )
 )]
 struct ApiDoc;

@@ -34,6 +34,12 @@
 //! (`RELAYER_UNAVAILABLE` otherwise) only where execute needs it: a
 //! `permit2` to verify and pull, or a live (not dry) route.
 //!
+//! `POST /api/preflight/full` (spec §4.3) is the same check with `deep`
+//! always on, plus `rails`: every applicable rail's answer and why it would
+//! or would not be chosen ([`relay_analysis::why`]: the rail execute would
+//! try first, what each other rail delivers less, the rails that did not
+//! answer).
+//!
 //! Rate limit (spec §8.1 does not list it): its own bucket, 40 a minute,
 //! like the quote it runs.
 
@@ -49,8 +55,10 @@ use super::{
     quote::Quoting,
     ApiError, AppState, ErrorCode,
 };
+use relay_analysis::why::{self, WhyAnswer};
 use relay_chain::reader::ChainReader;
 use relay_engine::{
+    answer::CompareResult,
     plan,
     preflight::{self, Blocker, BlockerCode, DeepAsk, ExpectedOutcome, PreflightAnswer, Warning},
     quote::QuoteOutcome,
@@ -73,6 +81,7 @@ pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
     let service = q.service.clone();
     OpenApiRouter::new()
         .routes(routes!(preflight))
+        .routes(routes!(preflight_full))
         .with_state(Preflight { q, reader, service })
 }
 
@@ -112,14 +121,22 @@ fn expected(o: &QuoteOutcome, i: usize) -> Option<Expected> {
 }
 
 /// The quote's verdict: what execute would use, blockers, warnings.
-async fn quoted(
-    p: &Preflight,
-    ask: &ExecuteAsk,
-) -> Result<(Option<Expected>, Vec<Blocker>, Vec<Warning>), ApiError> {
+/// What the quote part of a preflight found: the answer execute would
+/// try first, blockers and warnings, and the ranking itself (none for an
+/// unroutable lane).
+type Quoted = (
+    Option<Expected>,
+    Vec<Blocker>,
+    Vec<Warning>,
+    Option<QuoteOutcome>,
+);
+
+async fn quoted(p: &Preflight, ask: &ExecuteAsk) -> Result<Quoted, ApiError> {
     let outcome = match p.q.run(&ask.route).await {
         Ok(o) => o,
         Err(e) if e.code == ErrorCode::UnroutableLane => {
-            return Ok((None, vec![preflight::unroutable(&e.message)], Vec::new()))
+            let blockers = vec![preflight::unroutable(&e.message)];
+            return Ok((None, blockers, Vec::new(), None));
         }
         Err(e) => return Err(e),
     };
@@ -142,7 +159,7 @@ async fn quoted(
             blockers.push(preflight::price_moved(e.delivered, min));
         }
     }
-    Ok((exp, blockers, warnings))
+    Ok((exp, blockers, warnings, Some(outcome)))
 }
 
 fn address(t: &Token) -> Option<Address> {
@@ -266,17 +283,58 @@ async fn preflight(
     body: JsonObject,
 ) -> Result<Json<PreflightAnswer>, ApiError> {
     let deep = deep_flag(query)?;
+    Ok(Json(check(&p, deep, &headers, body).await?.0))
+}
+
+/// `POST /api/preflight/full`: the deep preflight and every rail's answer
+/// with why it would or would not be chosen.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct FullPreflight {
+    /// The deep preflight (`deep` always true).
+    #[serde(flatten)]
+    preflight: PreflightAnswer,
+    /// Every applicable rail: the one execute would try first (`winner`),
+    /// the others with what they deliver less (`beaten`), and the rails
+    /// that did not answer (`notAnswering`); absent for an unroutable lane.
+    rails: Option<WhyAnswer>,
+}
+
+#[utoipa::path(post, path = "/api/preflight/full", tag = "analysis", summary = "The deep preflight (GO/NO_GO, blockers, warnings, chain reads) plus every rail's answer and why each would or would not be chosen; signs and moves nothing", request_body = relay_engine::wire::ExecuteRequest, params(("authorization" = Option<String>, Header, description = "Bearer <owner token>: mode self is checked as the operator")), responses((status = 200, description = "OK", body = FullPreflight), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
+#[tracing::instrument(skip_all, fields(lane, decision))]
+async fn preflight_full(
+    State(p): State<Preflight>,
+    headers: HeaderMap,
+    body: JsonObject,
+) -> Result<Json<FullPreflight>, ApiError> {
+    let (preflight, ask, outcome) = check(&p, true, &headers, body).await?;
+    let rails = outcome.map(|o| {
+        let cmp = CompareResult::of(&p.q.app.config.quote, &ask.route, &o);
+        let first = preflight.expected.as_ref().map(|e| e.rail.as_str());
+        why::explain(&cmp, first, &[], ("now", relay_types::now_ms()))
+    });
+    Ok(Json(FullPreflight { preflight, rails }))
+}
+
+/// The preflight of `body` (deep reads when `deep`), with the parsed ask
+/// and the ranking it quoted.
+async fn check(
+    p: &Preflight,
+    deep: bool,
+    headers: &HeaderMap,
+    body: JsonObject,
+) -> Result<(PreflightAnswer, ExecuteAsk, Option<QuoteOutcome>), ApiError> {
     let (ask, unsigned) = parse_unsigned(body.0, &p.q.app.config)?;
     let span = tracing::Span::current();
     span.record("lane", format!("{}->{}", ask.from_chain, ask.to_chain));
     let s = &p.q.app;
-    let (exp, mut blockers, mut warnings) = quoted(&p, &ask).await?;
+    let (exp, mut blockers, mut warnings, outcome) = quoted(p, &ask).await?;
     blockers.extend(unsigned.then(preflight::permit_missing));
     let sandbox = headers.get("x-relay-sandbox").and_then(|v| v.to_str().ok()) == Some("1");
-    let operator = sandbox || crate::auth::is_operator(s.owner_token.as_ref(), &headers);
-    blockers.extend(signing(&p, &ask, exp.as_ref(), operator).await);
+    let operator = sandbox || crate::auth::is_operator(s.owner_token.as_ref(), headers);
+    blockers.extend(signing(p, &ask, exp.as_ref(), operator).await);
     if deep {
-        let (b, w) = preflight::deep(&p.reader, &deep_ask(&p, &ask, exp.as_ref())).await;
+        let (b, w) = preflight::deep(&p.reader, &deep_ask(p, &ask, exp.as_ref())).await;
         // The simulated pull and the deep reads may name the same cause.
         let fresh: Vec<Blocker> = b
             .into_iter()
@@ -293,5 +351,5 @@ async fn preflight(
     });
     let answer = PreflightAnswer::new(blockers, warnings, expected, deep);
     span.record("decision", answer.decision.as_str());
-    Ok(Json(answer))
+    Ok((answer, ask, outcome))
 }

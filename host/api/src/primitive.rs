@@ -218,6 +218,7 @@ impl ExecuteRunner {
             sandbox: false,
             idempotency_key: Some(key.to_string()),
             operator: true,
+            rehearse: false,
         };
         let done = self.0.service.execute(&self.0, req).await?;
         Ok(serde_json::to_value(execute::shape(&done)).unwrap_or_default())

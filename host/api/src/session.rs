@@ -180,6 +180,7 @@ impl SessionRunner for Runner<'_> {
             sandbox: false,
             idempotency_key: key,
             operator: false,
+            rehearse: false,
         };
         let done = self.0.service.execute(self.0, req).await?;
         Ok(shape(&done))

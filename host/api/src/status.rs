@@ -22,14 +22,39 @@ async fn errors() -> Json<super::error::Catalogue> {
 #[tracing::instrument(skip_all)]
 async fn status(State(s): State<AppState>) -> Result<Json<StatusAnswer>, ApiError> {
     let mut status = super::with_mesh(&s, mesh::status).await?;
-    status.endpoints.push(mesh::NamedUp {
-        name: "mcp".into(),
-        up: true,
-    });
+    status.endpoints = endpoints(&s).await;
     Ok(Json(StatusAnswer {
         status,
         mcp_url: MCP_PATH,
     }))
+}
+
+/// `endpoints[]` from probes: the API (answering this), the hosted MCP
+/// endpoint (served by this process), the store (a trivial query now),
+/// each chain's RPC (`rpc:<chain id>`: answered with the right chain id in
+/// the health reading) and each loaded rail's upstream (`upstream:<rail>`:
+/// the rail's own health call, which probes its upstream).
+async fn endpoints(s: &AppState) -> Vec<mesh::NamedUp> {
+    let named = |name: String, up: bool| mesh::NamedUp { name, up };
+    let health = s.health.get(&s.rails.snapshot(), &s.config).await;
+    let mut out = vec![
+        named("api".into(), true),
+        named("mcp".into(), true),
+        named("store".into(), s.store.ping().await),
+    ];
+    out.extend(
+        health
+            .chains
+            .iter()
+            .map(|(id, up)| named(format!("rpc:{id}"), *up)),
+    );
+    out.extend(
+        health
+            .rails
+            .keys()
+            .map(|id| named(format!("upstream:{id}"), health.rail_up(id))),
+    );
+    out
 }
 
 /// Where the hosted MCP tool endpoint is served (spec §4.11 `{mcp_url}`).

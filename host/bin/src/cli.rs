@@ -32,6 +32,49 @@ pub enum Command {
         #[arg(long)]
         block_time: Option<u64>,
     },
+    /// Bring the devnet up without a host (anvil chains, contracts,
+    /// simulators): writes `<dir>/relay.toml` and `<dir>/devnet.env` for
+    /// `relay serve --config <dir>/relay.toml`, and stays up until Ctrl-C
+    /// or SIGTERM. DEVNET ONLY.
+    Devnet {
+        /// Where the configuration, the env file and the hosts' data go.
+        #[arg(long, default_value = ".relay-devnet")]
+        dir: PathBuf,
+        /// Chain ids (comma-separated) from the gasless set, or `all`.
+        #[arg(long, default_value = "1,8453,42161,10")]
+        chains: ChainList,
+        /// Block time in seconds (default: a block per transaction).
+        #[arg(long)]
+        block_time: Option<u64>,
+    },
+    /// Check the configuration against the live endpoints it names: RPC
+    /// chain ids, upstream health, the relayer key and its gas, the store.
+    /// Prints a pass/fail table with fixes; exits 1 if any check fails.
+    Doctor {
+        /// Least native balance of the relayer on every chain, wei.
+        #[arg(long, default_value_t = crate::doctor::DEFAULT_MIN_GAS_WEI)]
+        min_gas_wei: u128,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write the relayer key into an encrypted JSON keystore file.
+    Keystore {
+        /// What to do.
+        #[command(subcommand)]
+        command: KeystoreCommand,
+    },
+    /// Verify an evidence bundle (`GET /api/evidence/bundle`) offline:
+    /// its canonical form, the relayer's seal, the user's signature and the
+    /// outcome against the receipts it carries. Exit 0 when it holds, 1
+    /// (naming what failed) when it does not. Needs no configuration.
+    Verify {
+        /// The bundle file.
+        file: PathBuf,
+        /// The relayer address to trust (default: any, named in the answer).
+        #[arg(long)]
+        signer: Option<String>,
+    },
     /// The local MCP tool server: MCP over stdio for one agent, against
     /// the host at `--url` — the hosted read-only tools plus execute (with
     /// the agent's own Permit2 signature), session_execute (bearer from
@@ -76,6 +119,19 @@ impl std::str::FromStr for ChainList {
             .collect::<Result<Vec<u64>, String>>()?;
         Ok(ChainList(ids))
     }
+}
+
+/// `relay keystore …`.
+#[derive(Debug, Subcommand)]
+pub enum KeystoreCommand {
+    /// Encrypt the key in `RELAY_RELAYER_KEY` (or one hex line on stdin)
+    /// with the passphrase in `RELAY_KEYSTORE_PASSPHRASE` into `--out`
+    /// (mode 0600); prints only the address.
+    Import {
+        /// The keystore file to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 /// On or off.

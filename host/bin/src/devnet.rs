@@ -32,8 +32,9 @@ pub struct UpOptions {
 ///
 /// The relayer's key is not part of it: `relay up` and the tests hand the
 /// devnet relayer's signer to the host in-process
-/// ([`Host::build_with`]); it is never written to a
-/// file, and a served host reads it from `RELAY_RELAYER_KEY`.
+/// ([`Host::build_with`]); it is never written to the configuration file,
+/// and a served host reads it from `RELAY_RELAYER_KEY` (`relay devnet`
+/// writes that, devnet-only, to its `devnet.env`, mode 0600).
 pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
     for c in devnet.chains() {
         base.vip.registry.push(VipCollection {
@@ -62,6 +63,10 @@ pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
                 heartbeat_secs: DEVNET_FEED_HEARTBEAT_SECS,
             }));
         let id = c.chain_id.to_string();
+        // the EIP-7702 batch executor `relay up` deploys on every chain
+        base.sponsor
+            .delegates
+            .insert(id.clone(), c.deployment.delegate.to_string());
         base.capabilities
             .rpc
             .insert(id.clone(), vec![c.rpc_url.clone()]);
@@ -84,6 +89,7 @@ pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
     base.execution.gap_check_interval_ms = 1_000;
     base.execution.route_lease_ms = 5_000;
     base.execution.idempotency_stale_ms = 20_000;
+    base.sponsor.lease_ms = 5_000;
     // Webhook receivers on the devnet listen on loopback, over plain http.
     base.notify.allow_http = ["127.0.0.1", "localhost", "[::1]"]
         .map(String::from)
@@ -239,26 +245,10 @@ pub fn banner(devnet: &Devnet, sims: &Simulators, config: &HostConfig) -> String
     s.push_str(&format!(
         "  API       {base}/api/status   {base}/api/route/chains\n"
     ));
-    s.push_str(&format!("  relayer   {}\n", devnet.relayer));
     s.push_str(&format!(
         "  owner     {DEVNET_OWNER_TOKEN}   (Authorization: Bearer …; mode self spends the relayer's float)\n"
     ));
-    s.push_str(&format!("  permit2   {}\n", relay_devnet::PERMIT2_ADDRESS));
-    for c in devnet.chains() {
-        s.push_str(&format!(
-            "  chain {:<8} {}  USDC {}  USDT {}  WBTC {}  router {}\n",
-            c.chain_id,
-            c.rpc_url,
-            c.deployment.usdc,
-            c.deployment.usdt,
-            c.deployment.wbtc,
-            c.deployment.router
-        ));
-    }
-    s.push_str("  simulators (not the real upstreams):\n");
-    for u in Upstream::ALL {
-        s.push_str(&format!("    {:<10} {}\n", format!("{u:?}"), sims.url(u)));
-    }
+    s.push_str(&mesh_lines(devnet, sims));
     s.push_str(&format!("\n  try:\n    curl -s {base}/api/route/chains\n"));
     let (src, dst) = match devnet.chains() {
         [a, b, ..] => (a.chain_id, b.chain_id),
@@ -283,6 +273,29 @@ pub fn banner(devnet: &Devnet, sims: &Simulators, config: &HostConfig) -> String
         "    curl -s -X POST {ctl}/simulator/bitcoin/send -H 'content-type: application/json' -d '{{\"to\":\"<deposit address>\",\"amountSats\":100000}}'   # send (simulated) BTC\n"
     ));
     s.push_str("\n  anvil test accounts 0-9 hold USDC, USDT and WBTC on every chain. Ctrl-C stops everything.\n");
+    s
+}
+
+/// The relayer, Permit2, each chain (RPC, tokens, router) and each
+/// simulator: what `relay up` and `relay devnet` both print.
+pub fn mesh_lines(devnet: &Devnet, sims: &Simulators) -> String {
+    let mut s = format!("  relayer   {}\n", devnet.relayer);
+    s.push_str(&format!("  permit2   {}\n", relay_devnet::PERMIT2_ADDRESS));
+    for c in devnet.chains() {
+        s.push_str(&format!(
+            "  chain {:<8} {}  USDC {}  USDT {}  WBTC {}  router {}\n",
+            c.chain_id,
+            c.rpc_url,
+            c.deployment.usdc,
+            c.deployment.usdt,
+            c.deployment.wbtc,
+            c.deployment.router
+        ));
+    }
+    s.push_str("  simulators (not the real upstreams):\n");
+    for u in Upstream::ALL {
+        s.push_str(&format!("    {:<10} {}\n", format!("{u:?}"), sims.url(u)));
+    }
     s
 }
 
@@ -327,6 +340,33 @@ pub async fn serve_on_loopback(config: HostConfig) -> Result<ServedHost, StartEr
     })
 }
 
+/// The devnet without its host: the chains with the project's contracts,
+/// the upstream simulators, and the host configuration that serves them.
+pub struct Mesh {
+    /// The chains.
+    pub chains: Devnet,
+    /// The upstream simulators.
+    pub sims: Simulators,
+    /// `base` with the devnet's chains, tokens, feeds and rails
+    /// ([`host_config`], [`point_rails_at`]).
+    pub config: HostConfig,
+}
+
+/// Starts the chains and the simulators and configures a host over them
+/// (what `relay up` and `relay devnet` share).
+pub async fn start_mesh(base: HostConfig, opts: &UpOptions) -> Result<Mesh, UpError> {
+    let chains = start_chains(opts).await?;
+    let sims = Simulators::start(&chains)
+        .await
+        .map_err(|e| UpError::Simulators(e.to_string()))?;
+    let config = point_rails_at(&chains, &sims, host_config(&chains, base));
+    Ok(Mesh {
+        chains,
+        sims,
+        config,
+    })
+}
+
 /// `relay up`: chains, contracts, simulators and the host in one process,
 /// until Ctrl-C; everything stops with it.
 pub async fn up(
@@ -339,11 +379,11 @@ pub async fn up(
         block_time,
         data_dir: config.data_dir.clone(),
     };
-    let chains = start_chains(&opts).await?;
-    let sims = Simulators::start(&chains)
-        .await
-        .map_err(|e| UpError::Simulators(e.to_string()))?;
-    let config = point_rails_at(&chains, &sims, host_config(&chains, config));
+    let Mesh {
+        chains,
+        sims,
+        config,
+    } = start_mesh(config, &opts).await?;
     let banner = banner(&chains, &sims, &config);
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
@@ -379,4 +419,12 @@ pub enum UpError {
     /// The host.
     #[error(transparent)]
     Host(#[from] StartError),
+    /// Writing `relay devnet`'s files.
+    #[error("writing {path}: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
 }

@@ -12,5 +12,9 @@ pub mod accept;
 pub mod cli;
 #[cfg(feature = "devnet")]
 pub mod devnet;
+pub mod doctor;
 pub mod operator;
 pub mod server;
+#[cfg(feature = "devnet")]
+pub mod standalone;
+pub mod telemetry;

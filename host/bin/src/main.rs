@@ -4,32 +4,31 @@ use anyhow::Context;
 use clap::Parser;
 use relay_config::HostConfig;
 use relay_host::{
-    cli::{Cli, Command, RailsCommand, Switch},
+    cli::{Cli, Command, KeystoreCommand, RailsCommand, Switch},
     operator,
     server::Host,
 };
 
 /// Logs go to stderr; `RELAY_LOG` filters (default `info` for the server,
-/// `warn` for one-shot commands), `RELAY_LOG_FORMAT=json` for JSON lines.
-fn init_tracing(default: &str) {
-    use tracing_subscriber::{fmt, EnvFilter};
-    let filter = EnvFilter::try_from_env("RELAY_LOG").unwrap_or_else(|_| EnvFilter::new(default));
-    let json = std::env::var("RELAY_LOG_FORMAT").is_ok_and(|v| v == "json");
-    let b = fmt().with_env_filter(filter).with_writer(std::io::stderr);
-    if json {
-        b.json().init();
-    } else {
-        b.init();
-    }
+/// `warn` for one-shot commands), `RELAY_LOG_FORMAT=json` for JSON lines;
+/// `relay serve` also exports traces over OTLP when `[telemetry]
+/// otlp_endpoint` is set (read here, before the runtime starts; a bad
+/// configuration is reported by `run`).
+fn init_tracing(cli: &Cli) -> anyhow::Result<relay_host::telemetry::TelemetryGuard> {
+    let serve = matches!(cli.command, Command::Serve);
+    let telemetry = match serve {
+        true => HostConfig::load(cli.config.as_deref())
+            .ok()
+            .map(|c| c.telemetry),
+        false => None,
+    };
+    let default = if serve { "info" } else { "warn" };
+    Ok(relay_host::telemetry::init(default, telemetry.as_ref())?)
 }
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    init_tracing(if matches!(cli.command, Command::Serve) {
-        "info"
-    } else {
-        "warn"
-    });
+    let telemetry = init_tracing(&cli)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -37,10 +36,14 @@ fn main() -> anyhow::Result<()> {
     // A native plugin call that hung holds a blocking thread the host cannot
     // reclaim; do not wait for it on the way out.
     rt.shutdown_timeout(std::time::Duration::from_secs(2));
+    drop(telemetry); // flushes the last spans
     res
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
+    if let Command::Verify { file, signer } = &cli.command {
+        return verify_bundle(file, signer.as_deref());
+    }
     if let Command::Mcp { url } = &cli.command {
         // Needs no host configuration; stdout is the MCP stream (logs go
         // to stderr).
@@ -56,8 +59,18 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             .await?;
         }
         Command::Rails { command } => rails(&config, command).await?,
+        Command::Doctor { min_gas_wei, json } => doctor(&config, min_gas_wei, json).await?,
+        Command::Keystore {
+            command: KeystoreCommand::Import { out },
+        } => keystore_import(&out)?,
+        Command::Devnet {
+            dir,
+            chains,
+            block_time,
+        } => devnet(config, dir, chains.0, block_time).await?,
         Command::Up { chains, block_time } => up(config, chains.0, block_time).await?,
         Command::Mcp { url } => relay_mcp::local::run_stdio(&url).await?,
+        Command::Verify { file, signer } => verify_bundle(&file, signer.as_deref())?,
     }
     Ok(())
 }
@@ -136,6 +149,65 @@ fn print_table(r: &operator::RailsReport) {
     }
 }
 
+/// `relay doctor`: the table (or JSON); exits 1 when a check fails.
+async fn doctor(config: &HostConfig, min_gas_wei: u128, json: bool) -> anyhow::Result<()> {
+    let report = relay_host::doctor::run(config, alloy::primitives::U256::from(min_gas_wei)).await;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", relay_host::doctor::table(&report));
+    }
+    if !report.ok {
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+/// `relay keystore import`: the key from the environment or stdin, the
+/// passphrase from the environment; only the address is printed.
+fn keystore_import(out: &std::path::Path) -> anyhow::Result<()> {
+    use relay_chain::signer::{RelayerSigner, KEYSTORE_PASSPHRASE_ENV, RELAYER_KEY_ENV};
+    let key = match std::env::var(RELAYER_KEY_ENV) {
+        Ok(k) => k,
+        Err(_) => {
+            let mut line = String::new();
+            std::io::stdin().read_line(&mut line)?;
+            line
+        }
+    };
+    let signer = RelayerSigner::from_hex(&key)?;
+    let pass = std::env::var(KEYSTORE_PASSPHRASE_ENV)
+        .with_context(|| format!("set {KEYSTORE_PASSPHRASE_ENV} to the keystore's passphrase"))?;
+    signer.write_keystore(out, &pass)?;
+    println!("wrote {} for relayer {}", out.display(), signer.address());
+    Ok(())
+}
+
+#[cfg(feature = "devnet")]
+async fn devnet(
+    config: HostConfig,
+    dir: std::path::PathBuf,
+    chains: Vec<u64>,
+    block_time: Option<u64>,
+) -> anyhow::Result<()> {
+    let opts = relay_host::standalone::DevnetOptions {
+        dir,
+        chains,
+        block_time,
+    };
+    Ok(relay_host::standalone::devnet(config, opts).await?)
+}
+
+#[cfg(not(feature = "devnet"))]
+async fn devnet(
+    _: HostConfig,
+    _: std::path::PathBuf,
+    _: Vec<u64>,
+    _: Option<u64>,
+) -> anyhow::Result<()> {
+    up(HostConfig::default(), Vec::new(), None).await
+}
+
 #[cfg(feature = "devnet")]
 async fn up(config: HostConfig, chains: Vec<u64>, block_time: Option<u64>) -> anyhow::Result<()> {
     Ok(relay_host::devnet::up(config, chains, block_time).await?)
@@ -146,4 +218,29 @@ async fn up(_: HostConfig, _: Vec<u64>, _: Option<u64>) -> anyhow::Result<()> {
     anyhow::bail!(
         "this relay was built without the devnet; build it with `cargo build -p relay-host --features devnet` (conformance/up.sh does)"
     )
+}
+
+/// `relay verify`: checks an evidence bundle offline and prints what held.
+fn verify_bundle(file: &std::path::Path, signer: Option<&str>) -> anyhow::Result<()> {
+    let expected = signer
+        .map(|s| s.parse::<alloy::primitives::Address>())
+        .transpose()
+        .context("--signer is not an address")?;
+    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+    match relay_analysis::evidence::verify_file(&bytes, expected) {
+        Ok(v) => {
+            println!(
+                "OK {} route {} outcome {} sealed by {}",
+                relay_analysis::evidence::FORMAT,
+                v.route_id,
+                v.verdict.as_str(),
+                v.signer
+            );
+            for c in &v.checks {
+                println!("  ok  {c}");
+            }
+            Ok(())
+        }
+        Err(e) => anyhow::bail!("FAILED: {e}"),
+    }
 }

@@ -2,6 +2,7 @@
 //! against the plugins directory and write operator state to the store the
 //! server reads, so a toggle takes effect on the server's next request.
 
+use relay_admin::operator::{self, Actor};
 use relay_capabilities::CapabilityBroker;
 use relay_config::HostConfig;
 use relay_registry::{OperatorState, OperatorStateStore, RejectedPlugin};
@@ -32,9 +33,9 @@ pub enum OperatorError {
     /// The runtime.
     #[error("plugin runtime: {0}")]
     Runtime(String),
-    /// The rail or lane does not exist.
-    #[error("{0}")]
-    Unknown(String),
+    /// The change itself (an unknown rail or lane names it).
+    #[error(transparent)]
+    Change(#[from] relay_admin::operator::OperatorError),
 }
 
 /// Loads every plugin and reads operator state.
@@ -50,24 +51,23 @@ pub async fn list(config: &HostConfig) -> Result<RailsReport, OperatorError> {
     })
 }
 
-/// Enables or disables a rail that is installed.
+/// Enables or disables a rail that is installed: the operator path the
+/// dashboard takes too ([`relay_admin::operator`]), audited as
+/// `cli:<$USER>`.
 pub async fn set_enabled(
     config: &HostConfig,
     rail: &str,
     enabled: bool,
 ) -> Result<OperatorState, OperatorError> {
     let report = list(config).await?;
-    if !report.rails.iter().any(|r| r.id == rail) {
-        return Err(OperatorError::Unknown(format!(
-            "no installed rail {rail:?}"
-        )));
-    }
     let store = Store::connect(&config.database_url()).await?;
-    store.set_rail_enabled(rail, enabled).await?;
-    Ok(store.load_operator_state().await?)
+    let actor = Actor::cli_from_env();
+    let change = operator::set_enabled(&store, &report.rails, &actor, rail, enabled).await?;
+    Ok(change.state)
 }
 
-/// Sets `executeReady` of a lane the rail declares.
+/// Sets `executeReady` of a lane the rail declares (the dashboard's path
+/// too), audited as `cli:<$USER>`.
 pub async fn set_execute_ready(
     config: &HostConfig,
     rail: &str,
@@ -75,24 +75,9 @@ pub async fn set_execute_ready(
     ready: bool,
 ) -> Result<OperatorState, OperatorError> {
     let report = list(config).await?;
-    let r = report
-        .rails
-        .iter()
-        .find(|r| r.id == rail)
-        .ok_or_else(|| OperatorError::Unknown(format!("no installed rail {rail:?}")))?;
-    if !r.manifest.coverage.iter().any(|l| l.lane == lane) {
-        let lanes: Vec<&str> = r
-            .manifest
-            .coverage
-            .iter()
-            .map(|l| l.lane.as_str())
-            .collect();
-        return Err(OperatorError::Unknown(format!(
-            "rail {rail} has no lane {lane:?} (lanes: {})",
-            lanes.join(", ")
-        )));
-    }
     let store = Store::connect(&config.database_url()).await?;
-    store.set_lane_execute_ready(rail, lane, ready).await?;
-    Ok(store.load_operator_state().await?)
+    let actor = Actor::cli_from_env();
+    let change =
+        operator::set_execute_ready(&store, &report.rails, &actor, (rail, lane), ready).await?;
+    Ok(change.state)
 }

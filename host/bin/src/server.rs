@@ -1,7 +1,8 @@
 //! Bringing the host up: store, broker, rails (with hot reload), HTTP.
 //!
 //! Two credentials come from the environment, never from the configuration
-//! file, and are never logged: the relayer's key (`RELAY_RELAYER_KEY`) and
+//! file, and are never logged: the relayer's key (`RELAY_RELAYER_KEY`, or
+//! the passphrase of the encrypted keystore `relayer_keystore` names) and
 //! the SHA-256 of the operator's owner token ([`OWNER_TOKEN_HASH_ENV`]),
 //! without which `mode: self` is refused for everyone.
 
@@ -63,12 +64,12 @@ pub struct Credentials {
 }
 
 impl Credentials {
-    /// Both from the environment (`RELAY_RELAYER_KEY`,
-    /// [`OWNER_TOKEN_HASH_ENV`]); a malformed value refuses to start,
+    /// Both from the environment (`RELAY_RELAYER_KEY` or the configured
+    /// keystore with its passphrase, [`OWNER_TOKEN_HASH_ENV`]); a malformed
+    /// value refuses to start,
     /// naming the variable and never the value.
     pub fn from_env(config: &HostConfig) -> Result<Self, StartError> {
-        let configured = config.relayer.as_deref().and_then(|a| a.parse().ok());
-        let signer = match RelayerSigner::from_env(configured) {
+        let signer = match RelayerSigner::from_config(config) {
             Ok(s) => Some(s),
             Err(SignerError::Missing) => None,
             Err(e) => return Err(StartError::Runtime(e.to_string())),
@@ -178,6 +179,41 @@ fn session_jobs(
     service
 }
 
+/// The sponsorship service (spec §4.8) when any chain has a delegate, and
+/// its resume job when the host can send.
+fn sponsor_jobs(
+    jobs: &mut Jobs,
+    store: &Store,
+    config: &Arc<HostConfig>,
+    (reader, prices): (&Arc<ChainReader>, &Arc<PriceBook>),
+    relayer: Option<&Arc<Relayer>>,
+) -> Option<Arc<relay_sponsor::SponsorService>> {
+    let sp = &config.sponsor;
+    if sp.delegates.is_empty() {
+        return None;
+    }
+    let senders = relayer.map(|r| relay_sponsor::Senders {
+        relayer: r.address(),
+        by_chain: r.senders().map(|s| (s.chain_id(), s.clone())).collect(),
+    });
+    let service = Arc::new(relay_sponsor::SponsorService::new(
+        relay_sponsor::SponsorDeps {
+            config: config.clone(),
+            reader: reader.clone(),
+            prices: prices.clone(),
+            store: store.clone(),
+            senders,
+            clock: relay_types::clock::system(),
+        },
+    ));
+    if relayer.is_some() && sp.resume_interval_ms > 0 {
+        let every = Duration::from_millis(sp.resume_interval_ms);
+        let job = relay_jobs::sponsorships::spawn(jobs.token(), service.clone(), every);
+        jobs.add("sponsorships", job);
+    }
+    Some(service)
+}
+
 /// The primitives watcher (spec §4.4). Its gate is on when the config
 /// says `primitives.live` or the environment has `PRIMITIVES_LIVE=1`.
 fn primitives_job(jobs: &Jobs, state: &AppState) -> tokio::task::JoinHandle<()> {
@@ -188,6 +224,26 @@ fn primitives_job(jobs: &Jobs, state: &AppState) -> tokio::task::JoinHandle<()> 
     ));
     let every = Duration::from_millis(p.tick_interval_ms.max(10));
     relay_jobs::primitives::spawn(jobs.token(), watcher, every)
+}
+
+/// The retention job (spec §8.2), when the tag key is in the environment.
+fn retention_job(jobs: &mut Jobs, config: &HostConfig, store: &Store) {
+    let r = &config.retention;
+    let Some(secret) = r.secret() else {
+        tracing::warn!(env = %r.secret_env, "no retention key: counterparty addresses of settled routes are kept until one is set");
+        return;
+    };
+    let tagger = relay_analysis::retention::Tagger::new(secret.as_bytes());
+    let after = Duration::from_secs(u64::from(r.after_days) * 86_400);
+    let every = Duration::from_millis(r.interval_ms);
+    let job = relay_jobs::retention::spawn(
+        jobs.token(),
+        store.clone(),
+        tagger,
+        relay_types::clock::system(),
+        (every, after),
+    );
+    jobs.add("retention", job);
 }
 
 /// The price book, read once now (quotes right after start are priced)
@@ -290,9 +346,17 @@ impl Host {
         }
         let sandbox: Arc<relay_execution::sandbox::Sandbox> = Default::default();
         let prices = price_jobs(&mut jobs, &config, &reader).await;
+        retention_job(&mut jobs, &config, &store);
         let hooks = notify_jobs(&mut jobs, &store, &config, (&reader, &prices), &sandbox);
         let keys = key_jobs(&mut jobs, &store).await?;
         let sessions = session_jobs(&mut jobs, &store, &config, &reader, relayer.as_ref());
+        let sponsor = sponsor_jobs(
+            &mut jobs,
+            &store,
+            &config,
+            (&reader, &prices),
+            relayer.as_ref(),
+        );
         Ok(Host {
             state: AppState {
                 health: Arc::new(HealthCache::new(Duration::from_secs(30), reader.clone())),
@@ -308,6 +372,7 @@ impl Host {
                 keys,
                 sessions,
                 prices,
+                sponsor,
             },
             jobs,
         })
@@ -347,6 +412,7 @@ impl Host {
             state.health.clone(),
             state.rails.clone(),
             state.config.clone(),
+            state.store.clone(),
         );
         jobs.add("health-probe", probe);
         jobs.add("primitives", primitives_job(&jobs, &state));

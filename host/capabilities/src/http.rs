@@ -193,6 +193,34 @@ fn map_reqwest(e: reqwest::Error) -> HostError {
 mod tests {
     use super::*;
 
+    /// Real upstreams and RPCs are https: the client must speak TLS to an
+    /// `https://` URL (its first bytes are a TLS handshake record, 0x16),
+    /// not refuse the scheme.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn an_https_url_is_spoken_to_in_tls() {
+        use tokio::io::AsyncReadExt;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let first = tokio::spawn(async move {
+            let wait = std::time::Duration::from_secs(5);
+            let (mut sock, _) = tokio::time::timeout(wait, listener.accept())
+                .await
+                .ok()?
+                .ok()?;
+            let mut b = [0u8; 1];
+            sock.read_exact(&mut b).await.map(|_| b[0]).ok()
+        });
+        let client = reqwest::Client::builder()
+            .timeout(std::time::Duration::from_secs(5))
+            .build()
+            .unwrap();
+        let _ = client
+            .get(format!("https://127.0.0.1:{port}/"))
+            .send()
+            .await;
+        assert_eq!(first.await.unwrap(), Some(0x16), "a TLS ClientHello");
+    }
+
     fn policy(egress: &[&str]) -> RailPolicy {
         RailPolicy {
             rail_id: "t".into(),

@@ -2,10 +2,14 @@
 //! checks of what users sign; keys never leave the host and never appear in
 //! logs or errors.
 
+pub mod delegate;
+pub mod eip3009;
+pub mod eip7702;
 pub mod nonce;
 pub mod permit2;
 pub mod pricefeed;
 pub mod reader;
+pub mod receipts;
 pub mod router;
 pub mod rpc;
 pub mod sender;

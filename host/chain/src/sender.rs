@@ -19,7 +19,7 @@ use std::{
 
 use alloy::{
     consensus::{Transaction, TxEnvelope},
-    eips::{Decodable2718, Encodable2718},
+    eips::{eip7702::SignedAuthorization, Decodable2718, Encodable2718},
     network::{Ethereum, EthereumWallet, NetworkTransactionBuilder, TransactionBuilder},
     primitives::{Address, Bytes, TxKind, B256, U256},
     providers::Provider,
@@ -142,6 +142,11 @@ impl Sender {
         }
     }
 
+    /// The chain this sender sends on.
+    pub fn chain_id(&self) -> u64 {
+        self.chain_id
+    }
+
     /// Signs `call` with a fresh nonce and journals it as planned — nothing
     /// is broadcast yet. Returns the journal entry.
     pub async fn plan(
@@ -149,6 +154,18 @@ impl Sender {
         route_id: &str,
         step: i64,
         call: &Call,
+    ) -> Result<JournalEntry, SendError> {
+        self.plan_delegated(route_id, step, call, &[]).await
+    }
+
+    /// [`Sender::plan`] for a type-4 (EIP-7702) transaction carrying
+    /// `auths`; with none, an EIP-1559 one.
+    pub async fn plan_delegated(
+        &self,
+        route_id: &str,
+        step: i64,
+        call: &Call,
+        auths: &[SignedAuthorization],
     ) -> Result<JournalEntry, SendError> {
         // Read the fee first: a nonce is taken only when it will be used.
         let gas_price = self
@@ -158,7 +175,7 @@ impl Sender {
             .map_err(not_sent)?;
         let nonce = self.nonces.allocate().await.map_err(not_sent)?;
         let planned = self
-            .sign_and_journal(call, gas_price, nonce, route_id, step)
+            .sign_and_journal(call, (gas_price, auths), nonce, route_id, step)
             .await;
         // Journaled, the nonce is protected by the journal; not journaled,
         // it is a gap the repair may fill.
@@ -169,12 +186,12 @@ impl Sender {
     async fn sign_and_journal(
         &self,
         call: &Call,
-        gas_price: u128,
+        (gas_price, auths): (u128, &[SignedAuthorization]),
         nonce: u64,
         route_id: &str,
         step: i64,
     ) -> Result<JournalEntry, SendError> {
-        let tx = TransactionRequest::default()
+        let mut tx = TransactionRequest::default()
             .with_to(call.to)
             .with_input(call.data.clone())
             .with_value(call.value)
@@ -183,6 +200,9 @@ impl Sender {
             .with_gas_limit(call.gas_limit)
             .with_max_fee_per_gas(gas_price * 2 + 1_000_000_000)
             .with_max_priority_fee_per_gas(1_000_000_000);
+        if !auths.is_empty() {
+            tx.authorization_list = Some(auths.to_vec());
+        }
         let entry = self.sign_entry(tx, route_id, step, 0).await?;
         self.store.journal(&entry).await.map_err(journal_err)?;
         Ok(entry)
@@ -229,6 +249,8 @@ impl Sender {
         if let TxKind::Call(to) = old.kind() {
             tx = tx.with_to(to);
         }
+        // a replaced type-4 transaction keeps its authorizations
+        tx.authorization_list = old.authorization_list().map(<[_]>::to_vec);
         let next = self
             .sign_entry(tx, &e.route_id, e.step, e.attempt + 1)
             .await?;

@@ -1,7 +1,11 @@
 //! The relayer's key. It comes from the environment (`RELAY_RELAYER_KEY`,
-//! hex) — never from a configuration file — and never leaves this type:
-//! `Debug` and `Display` print only the address, and no error carries the
-//! key.
+//! hex) or from an encrypted keystore file (the standard Ethereum JSON
+//! keystore, `relayer_keystore` in the configuration, decrypted at start
+//! with the passphrase from the environment) — never from a configuration
+//! file in the clear — and never leaves this type: `Debug` and `Display`
+//! print only the address, and no error carries the key or the passphrase.
+
+use std::path::Path;
 
 use alloy::{
     network::EthereumWallet,
@@ -13,6 +17,10 @@ use alloy::{
 /// The environment variable holding the relayer key.
 pub const RELAYER_KEY_ENV: &str = "RELAY_RELAYER_KEY";
 
+/// The environment variable holding the keystore's passphrase unless
+/// `relayer_keystore_passphrase_env` names another.
+pub const KEYSTORE_PASSPHRASE_ENV: &str = "RELAY_KEYSTORE_PASSPHRASE";
+
 /// Why the relayer key is not usable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SignerError {
@@ -22,8 +30,23 @@ pub enum SignerError {
     /// The value is not a secp256k1 private key (the value is not repeated).
     #[error("{RELAYER_KEY_ENV} is not a valid private key")]
     Invalid,
+    /// The keystore's passphrase is not in the environment.
+    #[error("relayer_keystore is set but {env} (its passphrase) is not")]
+    PassphraseMissing {
+        /// The variable that should hold it.
+        env: String,
+    },
+    /// The keystore file cannot be read, parsed or decrypted (a wrong
+    /// passphrase is a MAC mismatch).
+    #[error("keystore {path}: {reason}")]
+    Keystore {
+        /// The file.
+        path: String,
+        /// Why (never the passphrase or the key).
+        reason: String,
+    },
     /// The key is not the configured relayer's.
-    #[error("{RELAYER_KEY_ENV} belongs to {actual}, but the configured relayer is {configured}")]
+    #[error("the relayer key belongs to {actual}, but the configured relayer is {configured}")]
     Mismatch {
         /// From the key.
         actual: Address,
@@ -66,6 +89,63 @@ impl RelayerSigner {
     pub fn from_env(configured: Option<Address>) -> Result<Self, SignerError> {
         let key = std::env::var(RELAYER_KEY_ENV).map_err(|_| SignerError::Missing)?;
         Self::from_hex(&key)?.expect_address(configured)
+    }
+
+    /// The relayer key as `config` says where it is: the keystore file
+    /// `relayer_keystore` decrypted with the passphrase in
+    /// `relayer_keystore_passphrase_env` (default
+    /// [`KEYSTORE_PASSPHRASE_ENV`]), else [`RELAYER_KEY_ENV`]; checked
+    /// against the configured `relayer`.
+    pub fn from_config(config: &relay_config::HostConfig) -> Result<Self, SignerError> {
+        let configured = config.relayer.as_deref().and_then(|a| a.parse().ok());
+        match &config.relayer_keystore {
+            Some(path) => {
+                let env = config
+                    .relayer_keystore_passphrase_env
+                    .as_deref()
+                    .unwrap_or(KEYSTORE_PASSPHRASE_ENV);
+                let pass = std::env::var(env).map_err(|_| SignerError::PassphraseMissing {
+                    env: env.to_string(),
+                })?;
+                Self::from_keystore(path, &pass)?.expect_address(configured)
+            }
+            None => Self::from_env(configured),
+        }
+    }
+
+    /// Decrypts a JSON keystore file with `passphrase`.
+    pub fn from_keystore(path: &Path, passphrase: &str) -> Result<Self, SignerError> {
+        PrivateKeySigner::decrypt_keystore(path, passphrase)
+            .map(RelayerSigner)
+            .map_err(|e| keystore_error(path, &e))
+    }
+
+    /// Writes this key to `path` as a JSON keystore encrypted with
+    /// `passphrase` (scrypt, AES-128-CTR), file mode 0600.
+    pub fn write_keystore(&self, path: &Path, passphrase: &str) -> Result<(), SignerError> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let name =
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .ok_or_else(|| SignerError::Keystore {
+                    path: path.display().to_string(),
+                    reason: "not a file name".into(),
+                })?;
+        PrivateKeySigner::encrypt_keystore(
+            dir,
+            &mut rand08::thread_rng(),
+            self.0.to_bytes(),
+            passphrase,
+            Some(name),
+        )
+        .map_err(|e| keystore_error(path, &e))?;
+        restrict_mode(path).map_err(|e| SignerError::Keystore {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })
     }
 
     /// This signer, if it is the `configured` relayer (or none is configured).
@@ -111,6 +191,35 @@ impl RelayerSigner {
     }
 }
 
+/// A keystore failure, described without key material (the library's
+/// errors name I/O, JSON, KDF and MAC problems only).
+fn keystore_error(path: &Path, e: &alloy::signers::local::LocalSignerError) -> SignerError {
+    use alloy::signers::local::LocalSignerError as E;
+    let reason = match e {
+        E::EthKeystoreError(k) if k.to_string().to_lowercase().contains("mac mismatch") => {
+            "wrong passphrase (MAC mismatch)".to_string()
+        }
+        E::EthKeystoreError(k) => k.to_string(),
+        _ => "not a secp256k1 key".to_string(),
+    };
+    SignerError::Keystore {
+        path: path.display().to_string(),
+        reason,
+    }
+}
+
+/// Owner read/write only (a keystore is a secret even encrypted).
+fn restrict_mode(path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,6 +236,32 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(!err.contains("not-a-key"), "{err}");
+    }
+
+    #[test]
+    fn a_keystore_round_trips_and_a_wrong_passphrase_names_no_secret() {
+        let dir = std::env::temp_dir().join(format!("relay-keystore-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("relayer.json");
+        let s = RelayerSigner::from_hex(KEY).unwrap();
+        s.write_keystore(&path, "pass phrase").unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains(&KEY[2..]), "stored encrypted");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        let back = RelayerSigner::from_keystore(&path, "pass phrase").unwrap();
+        assert_eq!(back.address(), s.address());
+        let err = RelayerSigner::from_keystore(&path, "wrong").unwrap_err();
+        let shown = err.to_string();
+        assert!(shown.contains("wrong passphrase"), "{shown}");
+        assert!(!shown.contains(&KEY[2..10]) && !shown.contains("pass phrase"));
+        let missing = RelayerSigner::from_keystore(&dir.join("none.json"), "x").unwrap_err();
+        assert!(matches!(missing, SignerError::Keystore { .. }), "{missing}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

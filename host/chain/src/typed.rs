@@ -44,6 +44,12 @@ const ORDER: Fields = &[
     ("nonce", "uint256"),
     ("intent", "RelayIntent"),
 ];
+const PERMIT_TRANSFER: Fields = &[
+    ("permitted", "TokenPermissions"),
+    ("spender", "address"),
+    ("nonce", "uint256"),
+    ("deadline", "uint256"),
+];
 const PERMIT: Fields = &[
     ("owner", "address"),
     ("spender", "address"),
@@ -139,6 +145,21 @@ pub fn witness(
     typed(domain, "PermitWitnessTransferFrom", &types, message)
 }
 
+/// The plain Permit2 transfer (`mode: "permit2"`): spender = the relayer.
+pub fn permit_transfer(domain: &Domain, permit: &SignedPermit, spender: Address) -> Value {
+    let message = json!({
+        "permitted": {"token": permit.token.to_checksum(None), "amount": dec(permit.amount)},
+        "spender": spender.to_checksum(None),
+        "nonce": dec(permit.nonce),
+        "deadline": dec(permit.deadline),
+    });
+    let types = [
+        ("PermitTransferFrom", PERMIT_TRANSFER),
+        ("TokenPermissions", TOKEN_PERMISSIONS),
+    ];
+    typed(domain, "PermitTransferFrom", &types, message)
+}
+
 /// The router's `RelayOrder` (`intent`, `erc2612`).
 pub fn order(
     domain: &Domain,
@@ -224,6 +245,16 @@ pub fn signing_hash(entry: &Value) -> Result<B256, TypedError> {
             owner: parsed(&m["owner"], "owner")?,
             spender: parsed(&m["spender"], "spender")?,
             value: parsed(&m["value"], "value")?,
+            nonce: parsed(&m["nonce"], "nonce")?,
+            deadline: parsed(&m["deadline"], "deadline")?,
+        }
+        .eip712_signing_hash(&domain),
+        Some("PermitTransferFrom") => crate::permit2::PermitTransferFrom {
+            permitted: crate::permit2::TokenPermissions {
+                token: parsed(&m["permitted"]["token"], "permitted.token")?,
+                amount: parsed(&m["permitted"]["amount"], "permitted.amount")?,
+            },
+            spender: parsed(&m["spender"], "spender")?,
             nonce: parsed(&m["nonce"], "nonce")?,
             deadline: parsed(&m["deadline"], "deadline")?,
         }

@@ -15,19 +15,25 @@ use std::{
 
 use serde::{Deserialize, Serialize};
 
+mod admin;
 mod capabilities;
 mod notify;
 mod pricefeeds;
 mod primitives;
+mod retention;
 mod sessions;
+mod sponsor;
 mod validate;
 
+pub use admin::AdminConfig;
 pub use capabilities::{CapabilityConfig, CredentialConfig, Secret};
 pub use notify::{parse_allow_entry, AllowPort, NotifyConfig};
 pub use pricefeeds::PriceFeedConfig;
 pub use primitives::PrimitivesConfig;
 pub use relay_registry::PluginKind as Packaging;
+pub use retention::RetentionConfig;
 pub use sessions::SessionsConfig;
+pub use sponsor::SponsorConfig;
 pub use validate::{is_address, validate};
 
 /// A token the host knows on a chain.
@@ -440,10 +446,44 @@ pub struct HostConfig {
     /// Route primitives: the watcher and the live gate.
     #[serde(default)]
     pub primitives: PrimitivesConfig,
+    /// Retention of counterparty addresses (spec §8.2).
+    #[serde(default)]
+    pub retention: RetentionConfig,
     /// On-chain price feeds the host reads (`[[pricefeeds]]`; default none:
     /// every price comes from `[quote]`).
     #[serde(default)]
     pub pricefeeds: Vec<PriceFeedConfig>,
+    /// Sponsored EIP-7702 transactions paid with x402 (`[sponsor]`).
+    #[serde(default)]
+    pub sponsor: SponsorConfig,
+    /// The operator's dashboard (`[admin]`).
+    #[serde(default)]
+    pub admin: AdminConfig,
+    /// The relayer's key as an encrypted JSON keystore file (the standard
+    /// Ethereum keystore), decrypted at start with the passphrase in the
+    /// environment variable `relayer_keystore_passphrase_env` (default
+    /// unset: the key comes from `RELAY_RELAYER_KEY`).
+    #[serde(default)]
+    pub relayer_keystore: Option<PathBuf>,
+    /// The environment variable holding the keystore's passphrase
+    /// (default `RELAY_KEYSTORE_PASSPHRASE`).
+    #[serde(default)]
+    pub relayer_keystore_passphrase_env: Option<String>,
+    /// Trace export (`[telemetry]`; default off).
+    #[serde(default)]
+    pub telemetry: TelemetryConfig,
+}
+
+/// Trace export (`[telemetry]`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TelemetryConfig {
+    /// OTLP/HTTP endpoint traces are exported to, e.g.
+    /// `http://otel-collector:4318` (`/v1/traces` is appended); default
+    /// none: no export.
+    pub otlp_endpoint: Option<String>,
+    /// The `service.name` resource attribute (default `relay`).
+    pub service_name: Option<String>,
 }
 
 /// The canonical Permit2 address.
@@ -470,7 +510,13 @@ impl Default for HostConfig {
             notify: NotifyConfig::default(),
             sessions: SessionsConfig::default(),
             primitives: PrimitivesConfig::default(),
+            retention: RetentionConfig::default(),
             pricefeeds: Vec::new(),
+            sponsor: SponsorConfig::default(),
+            admin: AdminConfig::default(),
+            relayer_keystore: None,
+            relayer_keystore_passphrase_env: None,
+            telemetry: TelemetryConfig::default(),
         }
     }
 }

@@ -92,9 +92,19 @@ pub fn validate(c: &HostConfig) -> Result<(), ConfigError> {
     c.notify.check()?;
     c.sessions.check()?;
     c.primitives.check()?;
+    c.retention.check()?;
     let chains = c.chain_ids();
     for (i, f) in c.pricefeeds.iter().enumerate() {
         f.check(i, &chains)?;
+    }
+    if let Some(u) = &c.telemetry.otlp_endpoint {
+        let ok = url::Url::parse(u).is_ok_and(|u| ["http", "https"].contains(&u.scheme()));
+        if !ok {
+            return Err(bad(
+                "telemetry.otlp_endpoint",
+                format!("{u:?} is not an http(s) URL"),
+            ));
+        }
     }
     Ok(())
 }

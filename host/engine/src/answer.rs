@@ -4,7 +4,7 @@
 //! assembles the JSON itself.
 
 use relay_plugin_api::{Amount, ChainRef, Fee, RailRole, Token};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
@@ -58,7 +58,7 @@ pub struct ToSide {
 }
 
 /// The route fee.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct RouteFee {
     /// Basis points.
     pub bps: u32,
@@ -73,7 +73,7 @@ pub struct RouteFee {
 }
 
 /// Gas spent on one chain.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GasSpent {
     /// Chain id.
@@ -85,7 +85,7 @@ pub struct GasSpent {
 }
 
 /// Relayer gas with markup, charged in the destination token.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GasFee {
     /// Destination units.
@@ -100,7 +100,7 @@ pub struct GasFee {
 }
 
 /// Every fee of one answer.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Fees {
     /// The route fee.
@@ -153,7 +153,7 @@ impl Fees {
 /// One rail's entry in a quote's `compared[]` and a comparison's
 /// `quotes[]`. A rail that did not answer is `ok:false` with why — never
 /// ranked as beaten.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RailEntry {
     /// Rail id.
@@ -402,7 +402,7 @@ fn note(o: &QuoteOutcome) -> String {
 }
 
 /// `lane` of a comparison.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CompareLane {
     /// Source node.
@@ -427,7 +427,7 @@ pub struct CompareLane {
 }
 
 /// The compare guard.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GuardView {
     /// Whether the best effective fee is within the threshold.
@@ -442,7 +442,7 @@ pub struct GuardView {
 }
 
 /// `GET`/`POST /api/route/compare` (spec §2.9).
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CompareResult {
     /// The lane.

@@ -8,7 +8,6 @@ use std::{
     time::{Duration, Instant},
 };
 
-use super::uptime::{UptimeTally, Verdict};
 use relay_chain::reader::ChainReader;
 use relay_config::HostConfig;
 use relay_plugin_api::{HealthStatus, RailHealth};
@@ -42,7 +41,6 @@ pub struct HealthCache {
     ttl: Duration,
     reader: Arc<ChainReader>,
     slot: Mutex<Option<(Instant, Arc<HealthReport>)>>,
-    uptime: std::sync::Mutex<UptimeTally>,
 }
 
 impl HealthCache {
@@ -52,7 +50,6 @@ impl HealthCache {
             ttl,
             reader,
             slot: Mutex::new(None),
-            uptime: Default::default(),
         }
     }
 
@@ -69,25 +66,11 @@ impl HealthCache {
         report
     }
 
-    /// Takes a fresh reading now and records its verdict as one uptime
-    /// sample. Only the probe loop calls this, so samples come at a steady
-    /// rate whatever the client traffic; the reading is not put in the
-    /// cache, so what status and quoting see is exactly as without the loop.
+    /// Takes a fresh reading now (the uptime probe job stores its verdict
+    /// as one sample). The reading is not put in the cache, so what status
+    /// and quoting see is exactly as without the probe.
     pub async fn probe(&self, snap: &RailSnapshot, config: &HostConfig) -> HealthReport {
-        let report = self.measure(snap, config).await;
-        if let Some(v) = Verdict::of(&report) {
-            let mut tally = self.uptime.lock().unwrap_or_else(|e| e.into_inner());
-            tally.record(report.ts_ms, v);
-        }
-        report
-    }
-
-    /// The uptime samples recorded so far.
-    pub fn uptime(&self) -> UptimeTally {
-        self.uptime
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.measure(snap, config).await
     }
 
     /// Forgets the cached reading.

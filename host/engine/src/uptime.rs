@@ -1,15 +1,15 @@
-//! Per-day availability (spec §4.1 `GET /api/uptime`) from the host's own
+//! Per-day availability (spec §4.1 `GET /api/uptime`) from the hosts' own
 //! health probes.
 //!
-//! The probe loop of [`super::health::HealthCache::spawn_prober`] takes a
-//! fresh reading every [`PROBE_EVERY`] and records one sample here: the
-//! verdict of that reading ([`Verdict::of`]). Only that loop records, so
-//! the sample rate does not depend on how often clients read `/api/status`.
-//! Counts live in memory, per UTC day, for the last [`KEEP_DAYS`] days: a
-//! restart starts over, and each replica reports its own probes.
+//! The probe job (`relay_jobs::health_probe`) takes a fresh reading every
+//! [`PROBE_EVERY`] and stores its verdict ([`Verdict::of`]) as one sample
+//! per 30 s slot, whichever replica takes it first; the report is built
+//! from the stored counts per UTC day ([`UptimeTally::from_counts`]) for
+//! the last [`KEEP_DAYS`] days, so it survives restarts and reads the same
+//! from every replica.
 //!
-//! Nothing here does I/O; the prober is honest about being the host itself,
-//! not an independent observer.
+//! Nothing here does I/O; the prober is honest about being the hosts
+//! themselves, not an independent observer.
 
 use super::health::HealthReport;
 use serde::Serialize;
@@ -34,6 +34,22 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Its name as stored: `operational`, `degraded`, `down`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Operational => "operational",
+            Verdict::Degraded => "degraded",
+            Verdict::Down => "down",
+        }
+    }
+
+    /// The verdict a stored name stands for.
+    pub fn parse(s: &str) -> Option<Self> {
+        [Verdict::Operational, Verdict::Degraded, Verdict::Down]
+            .into_iter()
+            .find(|v| v.as_str() == s)
+    }
+
     /// The verdict of a reading; `None` when there is nothing to judge (no
     /// chain configured, no rail loaded).
     pub fn of(r: &HealthReport) -> Option<Self> {
@@ -109,6 +125,26 @@ impl UptimeTally {
         }
     }
 
+    /// A tally of stored counts `(day, verdict, count)` (unknown verdicts
+    /// are skipped), the last [`KEEP_DAYS`] days, first sample at `since_ms`.
+    pub fn from_counts(counts: &[(String, String, i64)], since_ms: Option<u64>) -> Self {
+        let mut days: BTreeMap<String, DayCounts> = BTreeMap::new();
+        for (day, verdict, n) in counts {
+            let n = u64::try_from(*n).unwrap_or_default();
+            let c = days.entry(day.clone()).or_default();
+            match Verdict::parse(verdict) {
+                Some(Verdict::Operational) => c.operational += n,
+                Some(Verdict::Degraded) => c.degraded += n,
+                Some(Verdict::Down) => c.down += n,
+                None => {}
+            }
+        }
+        while days.len() > KEEP_DAYS {
+            days.pop_first();
+        }
+        UptimeTally { days, since_ms }
+    }
+
     /// Days with samples, oldest first.
     pub fn days(&self) -> impl Iterator<Item = (&str, &DayCounts)> {
         self.days.iter().map(|(d, c)| (d.as_str(), c))
@@ -174,7 +210,7 @@ impl UptimeReport {
             probe_interval_sec: PROBE_EVERY.as_secs(),
             kept_days: KEEP_DAYS,
             prober: "host".into(),
-            note: "the prober is this host's own probe loop (every chain RPC and loaded rail, every 30 s), not an independent observer; counts live in memory since `since` (epoch ms) and are per replica. upPct counts operational and degraded samples, operationalPct only fully operational ones".into(),
+            note: "the prober is the hosts' own probe loop (every chain RPC and loaded rail, every 30 s, outside the request path), not an independent observer; one sample per 30 s slot is stored, whichever replica takes it, so the report survives restarts and is the same from every replica (since `since`, epoch ms). upPct counts operational and degraded samples, operationalPct only fully operational ones".into(),
         }
     }
 }

@@ -35,6 +35,7 @@ use alloy::primitives::Address;
 use relay_chain::reader::ChainReader;
 use relay_config::HostConfig;
 use relay_engine::{
+    answer::CompareResult,
     attest,
     execute::{choose, Accepted, Declined},
     quote::{NoRoute, QuoteOutcome},
@@ -77,6 +78,10 @@ pub struct ExecuteRequest {
     pub idempotency_key: Option<String>,
     /// Whether the caller proved operator authority (the owner token).
     pub operator: bool,
+    /// `x-relay-rehearse: 1` (spec §5.4): every check a live execute runs
+    /// (parsing, signatures, nonces, simulation, limits, authorisation),
+    /// then [`Executed::Rehearsed`] — nothing stored, signed or sent.
+    pub rehearse: bool,
 }
 
 /// What became of an execute.
@@ -89,6 +94,9 @@ pub enum Executed {
     Sandbox(RouteRecord),
     /// A dry run (`DRY`): what would be sent, kept in memory for an hour.
     Dry(RouteRecord),
+    /// A rehearsal that passed every check: the route a live execute would
+    /// have started, neither stored nor sent.
+    Rehearsed(RouteRecord),
     /// The rail would carry it but the relayer lacks float there (spec
     /// §3.1): recorded `FUNDS_REQUIRED`, nothing sent.
     FundsRequired {
@@ -105,7 +113,10 @@ impl Executed {
     /// The route's record.
     pub fn record(&self) -> &RouteRecord {
         match self {
-            Executed::Live(r) | Executed::Sandbox(r) | Executed::Dry(r) => r,
+            Executed::Live(r)
+            | Executed::Sandbox(r)
+            | Executed::Dry(r)
+            | Executed::Rehearsed(r) => r,
             Executed::FundsRequired { record, .. } => record,
         }
     }
@@ -234,11 +245,12 @@ impl ExecuteService {
             sandbox,
             idempotency_key,
             operator,
+            rehearse,
         } = req;
+        let rehearse = rehearse && !sandbox;
         if let Some(signed) = ask.router.clone().filter(|_| !sandbox) {
-            return self
-                .execute_router(&ask, &signed, idempotency_key.as_deref())
-                .await;
+            let key = idempotency_key.as_deref().filter(|_| !rehearse);
+            return self.execute_router(&ask, &signed, key, rehearse).await;
         }
         ask.min_out = self.price_lock(&ask)?;
         let maybe_live = !sandbox && !ask.dry_run && ask.live != Some(false);
@@ -271,7 +283,7 @@ impl ExecuteService {
                     return Err(ExecuteError::OperatorAuthRequired);
                 }
                 return self
-                    .funds_required(&ask, id, (rail, lane), message, sandbox || dry)
+                    .funds_required(&ask, id, (rail, lane), message, sandbox || dry || rehearse)
                     .await;
             }
             Err(d) => return Err(ExecuteError::Declined(d)),
@@ -288,7 +300,22 @@ impl ExecuteService {
             return Err(ExecuteError::OperatorAuthRequired);
         }
         self.first_transaction(&ask, &record).await?;
-        self.start_live(record, idempotency_key.as_deref()).await
+        if rehearse {
+            return Ok(Executed::Rehearsed(record));
+        }
+        let decision = CompareResult::of(&self.d.config.quote, &ask.route, &outcome);
+        let started = self.start_live(record, idempotency_key.as_deref()).await?;
+        self.keep_decision(started.record(), &decision).await;
+        Ok(started)
+    }
+
+    /// Keeps the ranking route `r` was chosen from (`/api/route/why`); a
+    /// failure to keep it is logged, never fails the route.
+    async fn keep_decision(&self, r: &RouteRecord, decision: &CompareResult) {
+        let body = serde_json::to_string(decision).unwrap_or_default();
+        if let Err(e) = self.d.store.put_decision(&r.id, &body).await {
+            tracing::warn!(route = %r.id, error = %e, "route decision not kept");
+        }
     }
 
     pub(crate) fn relayer_address(&self) -> Option<Address> {

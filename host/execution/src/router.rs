@@ -148,6 +148,7 @@ impl ExecuteService {
         ask: &ExecuteAsk,
         signed: &RouterAsk,
         key: Option<&str>,
+        rehearse: bool,
     ) -> Result<Executed, ExecuteError> {
         let store_err = |e: relay_store::StoreError| ExecuteError::Store(e.to_string());
         let (mut r, expires_ms) = self
@@ -186,6 +187,9 @@ impl ExecuteService {
         self.simulate_router(&r).await?;
         if ask.dry_run || ask.live == Some(false) {
             return Ok(Executed::Dry(self.d.sandbox.keep_dry(r)));
+        }
+        if rehearse {
+            return Ok(Executed::Rehearsed(r));
         }
         self.start_live(r, key).await
     }

@@ -9,7 +9,8 @@
 //! - [`webhooks`]: delivers webhooks and watches event subscriptions;
 //! - [`session_sweep`]: returns revoked and expired sessions' balances;
 //! - [`pricefeeds`]: reads the on-chain price feeds into the price book;
-//! - [`primitives`]: runs due schedules and armed conditionals.
+//! - [`primitives`]: runs due schedules and armed conditionals;
+//! - [`retention`]: turns old routes' counterparty addresses into tags.
 //!
 //! Coordination between replicas is through the database (route leases,
 //! the nonce table), so any number of replicas may run these. A job never
@@ -21,7 +22,9 @@ pub mod pricefeeds;
 pub mod primitives;
 pub mod reload;
 pub mod resume;
+pub mod retention;
 pub mod session_sweep;
+pub mod sponsorships;
 pub mod webhooks;
 
 use tokio::task::JoinHandle;

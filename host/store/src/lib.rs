@@ -8,6 +8,8 @@
 //! responses), `dest_watch` (destination watches of routes whose upstream
 //! has no status API, and the payouts they claimed).
 
+mod admin;
+mod decisions;
 mod delivery;
 mod dest_watch;
 pub mod events;
@@ -21,9 +23,14 @@ mod operator;
 mod outbox;
 mod primitives;
 mod recent;
+mod retention;
 mod routes;
 mod sessions;
+mod sponsorships;
+mod statement;
+mod uptime;
 
+pub use admin::{AuditRow, DeliveryBacklog};
 pub use dest_watch::{DestClaim, DestWatch};
 pub use hooks::{AttemptOutcome, AttemptRow, Delivery, HookRow, HookStore, NewDelivery};
 pub use idempotency::IdempotencyBegin;
@@ -34,7 +41,9 @@ pub use outbox::{route_event, OutboxEvent};
 pub use primitives::{PrimitiveRow, PrimitiveStore, RunEnd, RunRow};
 pub use routes::{JournalEntry, TxState};
 pub use sessions::{Reservation, RouteProgress, SessionRow, SessionStore, SpendAsk, SpendRow};
+pub use sponsorships::{SponsorshipMove, SponsorshipRow};
 use sqlx::{any::AnyPoolOptions, AnyPool};
+pub use uptime::UptimeSample;
 
 /// Which database is behind the store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

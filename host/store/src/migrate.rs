@@ -16,6 +16,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (8, include_str!("../migrations/0008_hooks.sql")),
     (9, include_str!("../migrations/0009_dest_watch.sql")),
     (10, include_str!("../migrations/0010_primitives.sql")),
+    (11, include_str!("../migrations/0011_operator_audit.sql")),
+    (12, include_str!("../migrations/0012_sponsorships.sql")),
+    (13, include_str!("../migrations/0013_route_decisions.sql")),
+    (14, include_str!("../migrations/0014_uptime_samples.sql")),
 ];
 
 /// Applies every migration not yet recorded.

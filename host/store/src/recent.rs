@@ -16,17 +16,26 @@ impl Store {
                 .bind(i64::from(limit))
                 .fetch_all(self.pool())
                 .await?;
-        let mut out = Vec::with_capacity(rows.len());
-        for row in rows {
-            let body: String = row.try_get("body")?;
-            match serde_json::from_str(&body) {
-                Ok(r) => out.push(r),
-                Err(e) => {
-                    let id: String = row.try_get("id")?;
-                    tracing::warn!(route = %id, error = %e, "undecodable route row left out of the feed");
-                }
+        decodable(rows, "the feed")
+    }
+}
+
+/// The routes of `rows` (columns `id`, `body`); a row that does not
+/// decode is left out of `what` (and logged), never shown half-read.
+pub(crate) fn decodable(
+    rows: Vec<sqlx::any::AnyRow>,
+    what: &str,
+) -> Result<Vec<RouteRecord>, StoreError> {
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        let body: String = row.try_get("body")?;
+        match serde_json::from_str(&body) {
+            Ok(r) => out.push(r),
+            Err(e) => {
+                let id: String = row.try_get("id")?;
+                tracing::warn!(route = %id, error = %e, "undecodable route row left out of {what}");
             }
         }
-        Ok(out)
     }
+    Ok(out)
 }

@@ -2,6 +2,7 @@
 
 mod cctp;
 mod common;
+mod eip3009;
 mod permit2;
 mod pricefeed;
 mod router;

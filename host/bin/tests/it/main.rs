@@ -2,6 +2,8 @@
 //! wasmtime, alloy and sqlx): real anvil chains, SQLite and Postgres, the real
 //! plugin loader, the real HTTP server on an ephemeral port.
 
+mod admin;
+mod analysis;
 mod api_discovery;
 mod api_execute;
 mod api_mesh;
@@ -18,21 +20,30 @@ mod concierge;
 mod containment;
 mod crash_resume;
 mod dest_watch;
+mod devnet_serve;
+mod doctor;
 mod durable;
 mod edge;
 mod keys;
 mod mcp;
+mod metrics_dashboard;
 mod native_backend;
 mod operator_auth;
 mod operator_cli;
+mod otlp;
 mod permit2_verify;
 mod pricefeeds;
 mod primitives;
 mod rail_scaffold;
+mod rehearse;
 mod relay_up;
+mod retention;
 mod router;
 mod schemathesis;
 mod session;
+mod sponsor;
+mod sponsor_crash;
+mod status_probes;
 mod store;
 mod wasm_backend;
 mod webhooks;

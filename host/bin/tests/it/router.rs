@@ -485,7 +485,7 @@ async fn discovery_reports_the_router_and_bad_or_lapsed_intents_are_refused() {
 }
 
 /// `$RELAY_VIEM`, else `<repo>/.tools/js` (conformance/tools/viem.sh installs it).
-fn viem_dir() -> std::path::PathBuf {
+pub(crate) fn viem_dir() -> std::path::PathBuf {
     if let Some(p) = std::env::var_os("RELAY_VIEM").filter(|p| !p.is_empty()) {
         return p.into();
     }

@@ -187,9 +187,24 @@ pub async fn approve_permit2(devnet: &Devnet, chain: u64, index: usize) {
 /// A live permit2 execute of `amount` USDC `src → dst` signed by anvil
 /// account 1 for the relayer, paying itself on `dst`.
 pub fn permit_body(devnet: &Devnet, (src, dst): (u64, u64), amount: u64, nonce: u64) -> Value {
+    permit_body_at(
+        devnet.chain(src).unwrap().deployment.usdc,
+        (src, dst),
+        amount,
+        nonce,
+    )
+}
+
+/// Like [`permit_body`], for the devnet USDC at `usdc` on `src` (a devnet
+/// in another process, known from its written configuration).
+pub fn permit_body_at(
+    usdc: alloy::primitives::Address,
+    (src, dst): (u64, u64),
+    amount: u64,
+    nonce: u64,
+) -> Value {
     use relay_devnet::contracts::{eip712, permit2_domain, sign_typed};
     let owner = relay_devnet::keys::anvil_signer(1);
-    let usdc = devnet.chain(src).unwrap().deployment.usdc;
     let deadline = relay_types::now_ms() / 1000 + 600;
     let msg = eip712::PermitTransferFrom {
         permitted: eip712::TokenPermissions {

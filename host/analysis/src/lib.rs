@@ -1,0 +1,32 @@
+//! Explaining and proving what the host did (spec §4.3 analysis records,
+//! §2.14): records a client can check without trusting the host.
+//!
+//! - [`refusal`]: the host signs every typed refusal (errorCode, a hash of
+//!   the request, time) so a client can later show it was refused, and
+//!   anyone can check the refusal is genuine.
+//! - [`outcome`]: chain-checked delivery — the receipts of every
+//!   transaction a route names and the verdict they support.
+//! - [`forensics`]: every unit withheld, by whom, summing exactly to
+//!   amount in minus amount out.
+//! - [`statement`]: an address's routes and fees over a period, signed.
+//! - [`why`]: what the winner beat and by how much, per rail.
+//! - [`improve`]: what would make a route cheaper, each with its figure.
+//! - [`retention`]: counterparty addresses of old routes as keyed tags.
+//! - [`evidence`]: the evidence-bundle format, its sealing by the relayer
+//!   key and its offline verification (what `relay verify` runs);
+//!   [`bundle`] builds one from a route.
+//!
+//! Everything here is typed and pure over the chain layer's signer; no
+//! HTTP types; the caller hands in the records it read. Signatures are EIP-191 personal messages by
+//! the relayer key, the scheme quote attestations and the capability
+//! snapshot use ([`relay_engine::attest`]).
+
+pub mod bundle;
+pub mod evidence;
+pub mod forensics;
+pub mod improve;
+pub mod outcome;
+pub mod refusal;
+pub mod retention;
+pub mod statement;
+pub mod why;

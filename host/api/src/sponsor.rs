@@ -1,0 +1,310 @@
+//! Sponsored EIP-7702 transactions paid with x402 (spec §2.15, §4.8):
+//! `GET /api/7702/delegate`, `POST /api/7702/check` (free) and
+//! `POST /api/7702/sponsor`. Thin over [`relay_sponsor`]: parse, call,
+//! shape the answer — including the 402 invoice (x402 v1 body and v2
+//! `PAYMENT-REQUIRED` header) and the settlement receipt headers
+//! (`X-PAYMENT-RESPONSE`, `PAYMENT-RESPONSE`).
+
+use axum::{
+    extract::State,
+    http::{HeaderMap, HeaderValue, StatusCode},
+    response::{IntoResponse, Response},
+    Json,
+};
+use relay_chain::eip3009::PaymentError;
+use relay_sponsor::{
+    check::CheckReport,
+    delegate::DelegateInfo,
+    plan::{AuthorizationTuple, Plan, SponsorAsk},
+    run::Sponsorship,
+    x402::{self, Requirement},
+    SponsorError, SponsorService,
+};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::Arc;
+use utoipa::ToSchema;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::{edge::JsonObject, execute::idempotency_key, ApiError, AppState, ErrorCode};
+
+pub(super) fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(delegate))
+        .routes(routes!(check))
+        .routes(routes!(sponsor))
+}
+
+/// `POST /api/7702/check`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CheckRequest {
+    /// The chain the tuple is to be used on.
+    pub chain_id: u64,
+    /// The signed tuple.
+    pub authorization: AuthorizationTuple,
+}
+
+/// `POST /api/7702/sponsor`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SponsorRequest {
+    /// The chain.
+    pub chain_id: u64,
+    /// The signed tuple (delegating to this host's executor).
+    pub authorization: AuthorizationTuple,
+    /// The call's target: the authority itself (the default).
+    pub to: Option<String>,
+    /// The call's data, e.g. `executeSigned(…)` (default empty: delegate only).
+    pub data: Option<String>,
+    /// `true`: the envelope, gas and price only; nothing is sent or charged.
+    #[serde(default)]
+    pub dry: bool,
+}
+
+/// The answer of a dry run.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DryRun {
+    /// Always `false`.
+    pub broadcast: bool,
+    /// The type-4 transaction the relayer would send.
+    pub envelope: relay_sponsor::plan::Envelope,
+    /// Its gas.
+    pub est_gas: u64,
+    /// The price in USD (gas at cost plus markup).
+    pub price_usd: String,
+    /// The whole plan.
+    pub plan: Plan,
+    /// The invoice a paid request must settle.
+    pub accepts: Vec<Requirement>,
+}
+
+/// A 200 answer: a dry run's plan, or the paid sponsorship.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum SponsorAnswer {
+    /// `dry:true`.
+    Dry(DryRun),
+    /// Paid.
+    Paid(Sponsorship),
+}
+
+/// The 402 answer: an x402 v1 invoice with the plan (and the typed error).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PaymentRequiredBody {
+    /// 1 (v2's invoice is the `PAYMENT-REQUIRED` header).
+    pub x402_version: u8,
+    /// What is missing or wrong with the payment.
+    pub error: String,
+    /// `PAYMENT_REQUIRED`, `PAYMENT_INVALID`, `PAYMENT_INSUFFICIENT` or `PAYMENT_EXPIRED`.
+    pub error_code: String,
+    /// Always false: pay, then retry.
+    pub retryable: bool,
+    /// The accepted payments.
+    pub accepts: Vec<Requirement>,
+    /// The full plan.
+    pub plan: Plan,
+}
+
+fn service(s: &AppState) -> Result<&Arc<SponsorService>, ApiError> {
+    s.sponsor.as_ref().ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::SponsorChainUnsupported,
+            "this host sponsors no chain ([sponsor] delegates)",
+        )
+    })
+}
+
+fn decode<T: DeserializeOwned>(body: JsonObject) -> Result<T, ApiError> {
+    serde_json::from_value(Value::Object(body.0)).map_err(|e| {
+        let m = e.to_string();
+        let code = match m.starts_with("missing field") {
+            true => ErrorCode::MissingField,
+            false => ErrorCode::InvalidField,
+        };
+        ApiError::new(code, format!("body: {m}"))
+    })
+}
+
+/// The API error of a refusal.
+fn refused(e: SponsorError) -> ApiError {
+    let code = match &e {
+        SponsorError::Invalid { field, .. } => {
+            return ApiError::new(ErrorCode::InvalidField, e.to_string()).field(field.clone())
+        }
+        SponsorError::UnsupportedChain(_) => ErrorCode::SponsorChainUnsupported,
+        SponsorError::Authorization { code, .. } => match *code {
+            "AUTHORIZATION_SIGNATURE" => ErrorCode::AuthorizationSignature,
+            "AUTHORIZATION_CHAIN" => ErrorCode::AuthorizationChain,
+            "AUTHORIZATION_ANY_CHAIN" => ErrorCode::AuthorizationAnyChain,
+            "AUTHORIZATION_NONCE" => ErrorCode::AuthorizationNonce,
+            "AUTHORITY_HAS_CODE" => ErrorCode::AuthorityHasCode,
+            _ => ErrorCode::AuthorizationDelegate,
+        },
+        SponsorError::Target(_) => {
+            return ApiError::new(ErrorCode::SponsorTargetInvalid, e.to_string()).field("to")
+        }
+        SponsorError::WouldRevert(_) => ErrorCode::SponsorWouldRevert,
+        SponsorError::Unpriced(_) => ErrorCode::SponsorUnpriced,
+        SponsorError::PaymentMalformed(_) => ErrorCode::PaymentInvalid,
+        SponsorError::Payment(p) => match p {
+            PaymentError::Underpaid { .. } => ErrorCode::PaymentInsufficient,
+            PaymentError::OutsideWindow { .. } => ErrorCode::PaymentExpired,
+            PaymentError::NonceUsed(_) => ErrorCode::PaymentNonceUsed,
+            _ => ErrorCode::PaymentInvalid,
+        },
+        SponsorError::RelayerUnavailable(_) => ErrorCode::RelayerUnavailable,
+        SponsorError::InFlight => ErrorCode::IdempotencyInFlight,
+        SponsorError::KeyReused => ErrorCode::IdempotencyMismatch,
+        SponsorError::Chain(_) => ErrorCode::SponsorChainUnavailable,
+        SponsorError::Store(_) => ErrorCode::StoreUnavailable,
+    };
+    ApiError::new(code, e.to_string())
+}
+
+#[utoipa::path(get, path = "/api/7702/delegate", tag = "sponsor", summary = "The EIP-7702 batch executor: deployments, ABI, EIP-712 scheme of executeSigned",
+    responses((status = 200, description = "OK", body = DelegateInfo), (status = "default", description = "A typed error", body = crate::openapi::ErrorBody)))]
+#[tracing::instrument(skip_all)]
+async fn delegate(State(s): State<AppState>) -> Result<Json<DelegateInfo>, ApiError> {
+    Ok(Json(service(&s)?.delegate()))
+}
+
+#[utoipa::path(post, path = "/api/7702/check", tag = "sponsor", summary = "Check an EIP-7702 authorization tuple (free)",
+    request_body = CheckRequest,
+    responses((status = 200, description = "What the tuple proves; `problems` lists everything the sponsor would refuse", body = CheckReport), (status = "default", description = "A typed error", body = crate::openapi::ErrorBody)))]
+#[tracing::instrument(skip_all)]
+async fn check(State(s): State<AppState>, body: JsonObject) -> Result<Json<CheckReport>, ApiError> {
+    let req: CheckRequest = decode(body)?;
+    let svc = service(&s)?;
+    let auth = req.authorization.to_signed().map_err(refused)?;
+    svc.check(req.chain_id, &auth)
+        .await
+        .map(Json)
+        .map_err(refused)
+}
+
+/// The payment header and its name, if the request carries one.
+fn payment_header(headers: &HeaderMap) -> Option<&str> {
+    [x402::PAYMENT_SIGNATURE, x402::X_PAYMENT]
+        .iter()
+        .find_map(|h| headers.get(*h).and_then(|v| v.to_str().ok()))
+}
+
+#[utoipa::path(post, path = "/api/7702/sponsor", tag = "sponsor", summary = "Sponsor a type-4 transaction, paid with x402",
+    request_body = SponsorRequest,
+    params(
+        ("x-payment" = Option<String>, Header, description = "x402 v1 payment: base64 JSON {x402Version:1, scheme:\"exact\", network, payload:{signature, authorization}} (EIP-3009)"),
+        ("payment-signature" = Option<String>, Header, description = "x402 v2 payment: base64 JSON {x402Version:2, accepted, payload}"),
+        ("x-idempotency-key" = Option<String>, Header, description = "a repeat answers the first sponsorship; nothing is charged or sent twice"),
+    ),
+    responses(
+        (status = 200, description = "dry: the plan (DryRun); paid: the sponsorship, with X-PAYMENT-RESPONSE and PAYMENT-RESPONSE headers", body = SponsorAnswer),
+        (status = 402, description = "No valid payment: the x402 invoice (the v2 one in the PAYMENT-REQUIRED header) and the plan", body = PaymentRequiredBody),
+        (status = "default", description = "A typed error", body = crate::openapi::ErrorBody),
+    ))]
+#[tracing::instrument(skip_all)]
+async fn sponsor(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    body: JsonObject,
+) -> Result<Response, ApiError> {
+    let req: SponsorRequest = decode(body)?;
+    let svc = service(&s)?;
+    let ask = SponsorAsk {
+        chain_id: req.chain_id,
+        authorization: req.authorization,
+        to: req.to,
+        data: req.data,
+    };
+    let resource = resource_url(&headers);
+    let key = idempotency_key(&headers);
+    if !req.dry {
+        if let Some(done) = match &key {
+            Some(k) => svc.by_key(k).await.map_err(refused)?,
+            None => None,
+        } {
+            return Ok(paid(done));
+        }
+    }
+    let plan = svc.plan(&ask).await.map_err(refused)?;
+    let accepts = vec![svc.requirement(&plan, &resource)];
+    if req.dry {
+        return Ok(Json(SponsorAnswer::Dry(DryRun {
+            broadcast: false,
+            envelope: plan.envelope.clone(),
+            est_gas: plan.est_gas,
+            price_usd: plan.price_usd.clone(),
+            plan,
+            accepts,
+        }))
+        .into_response());
+    }
+    let Some(header) = payment_header(&headers) else {
+        let e = ApiError::new(
+            ErrorCode::PaymentRequired,
+            "payment required: pay one of accepts[]",
+        );
+        return Ok(invoice(e, plan, accepts));
+    };
+    let payment = match x402::decode_payment(header) {
+        Ok(p) => p,
+        Err(e) => return Ok(invoice(refused(e), plan, accepts)),
+    };
+    match svc.pay_and_sponsor(&ask, &payment, key.as_deref()).await {
+        Ok(done) => Ok(paid(done)),
+        Err(e) => {
+            let e = refused(e);
+            if e.code.status() == StatusCode::PAYMENT_REQUIRED {
+                return Ok(invoice(e, plan, accepts));
+            }
+            Err(e)
+        }
+    }
+}
+
+/// This endpoint's absolute URL (the x402 `resource`).
+fn resource_url(headers: &HeaderMap) -> String {
+    let host = headers
+        .get("host")
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost");
+    format!("http://{host}/api/7702/sponsor")
+}
+
+/// 402: the v1 invoice body with the plan, the v2 invoice header.
+fn invoice(e: ApiError, plan: Plan, accepts: Vec<Requirement>) -> Response {
+    let v2 = x402::payment_required_header(&accepts[0], plan.chain_id, &e.message);
+    let body = PaymentRequiredBody {
+        x402_version: 1,
+        error: e.message,
+        error_code: e.code.as_str().into(),
+        retryable: false,
+        accepts,
+        plan,
+    };
+    let mut resp = (StatusCode::PAYMENT_REQUIRED, Json(body)).into_response();
+    if let Ok(v) = HeaderValue::from_str(&v2) {
+        resp.headers_mut().insert(x402::PAYMENT_REQUIRED, v);
+    }
+    resp
+}
+
+/// 200 with the sponsorship and the settlement receipt headers.
+fn paid(done: Sponsorship) -> Response {
+    let settled = done.settle_tx.clone().unwrap_or_default();
+    let receipt = x402::payment_response_header(
+        done.settle_tx.is_some() && done.state != relay_sponsor::run::FAILED,
+        &settled,
+        &done.network,
+        &done.payer,
+    );
+    let mut resp = Json(SponsorAnswer::Paid(done)).into_response();
+    if let Ok(v) = HeaderValue::from_str(&receipt) {
+        for name in [x402::X_PAYMENT_RESPONSE, x402::PAYMENT_RESPONSE] {
+            resp.headers_mut().insert(name, v.clone());
+        }
+    }
+    resp
+}

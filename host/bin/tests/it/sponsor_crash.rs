@@ -1,0 +1,177 @@
+//! `kill -9` of a real `relay serve` between settling an x402 payment and
+//! sending the sponsored type-4 transaction (spec §4.8), by fault injection
+//! (`RELAY_FAULT_SPONSOR`): after a restart the sponsorship is sent once and
+//! paid once — or, when its authorization went stale meanwhile, the payment
+//! is refunded in full and nothing is sent. Never neither, never twice.
+
+use crate::common::{self, token_balance, usdc_balance};
+use crate::sponsor::{
+    ask, code_of, funded_user, now_secs, post, random_address, tx_count, x_payment, CHAIN,
+    USDC_OUT, USDT_OUT,
+};
+
+use alloy::{primitives::U256, providers::Provider, signers::local::PrivateKeySigner};
+use relay_chain::eip7702::designator;
+use relay_devnet::{Devnet, DevnetConfig, Token};
+use serde_json::Value;
+
+/// Runs one sponsorship through a `relay serve` that halts at `point`
+/// (`RELAY_FAULT_SPONSOR`) and is killed there with SIGKILL, restarts it, and checks the outcome: sponsored
+/// exactly once and paid exactly once — or, when the user `spoil`s its
+/// authorization while the host is down, refunded in full and nothing sent.
+async fn crash_at(
+    devnet: &Devnet,
+    sims: &relay_simulators::Simulators,
+    (point, spoil): (&str, bool),
+    database_url: Option<String>,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let port = common::free_port();
+    common::write_host_config(devnet, sims, dir.path(), port, |c| {
+        c.database_url = database_url;
+        c.sponsor.lease_ms = 2_000;
+        c.sponsor.resume_interval_ms = 200;
+    });
+    let base = format!("http://127.0.0.1:{port}");
+    let relayer = devnet.relayer;
+    let user = funded_user(devnet).await;
+    let (r1, r2) = (random_address(), random_address());
+    let body = ask(devnet, &user, (r1, r2));
+    let mut child = common::spawn_host_with(dir.path(), &[(relay_sponsor::run::FAULT_ENV, point)]);
+    common::wait_ready(&base).await;
+    let unpaid = post(&base, "/api/7702/sponsor", &body, &[]).await;
+    let price: U256 = unpaid.body["accepts"][0]["maxAmountRequired"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let (user0, relayer0) = (
+        usdc_balance(devnet, CHAIN, user.address()).await,
+        usdc_balance(devnet, CHAIN, relayer).await,
+    );
+    let pay = x_payment(devnet, &user, relayer, price, now_secs() + 300);
+    let key = format!("crash-{point}");
+    let headers = [
+        ("x-payment", pay.as_str()),
+        ("x-idempotency-key", key.as_str()),
+    ];
+    let request = reqwest::Client::new()
+        .post(format!("{base}/api/7702/sponsor"))
+        .json(&body)
+        .header("x-payment", pay.as_str())
+        .header("x-idempotency-key", key.as_str())
+        .send();
+    let pending = tokio::spawn(request);
+    // The host halts at `point`; kill -9 it there.
+    let log = dir.path().join("host.log");
+    common::wait_for("the host to reach the fault point", async || {
+        std::fs::read_to_string(&log).is_ok_and(|l| l.contains("halted here until killed"))
+    })
+    .await;
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let died = pending.await.unwrap();
+    assert!(died.is_err(), "the host died at {point}: {died:?}");
+    assert_eq!(
+        usdc_balance(devnet, CHAIN, relayer).await,
+        relayer0 + price,
+        "{point}: settled before the crash"
+    );
+
+    if spoil {
+        spend_a_nonce(devnet, &user).await;
+    }
+    let mut child = common::spawn_host(dir.path());
+    common::wait_ready(&base).await;
+    let want = if spoil { "REFUNDED" } else { "SPONSORED" };
+    let mut last = Value::Null;
+    common::wait_for("the sponsorship to finish after the restart", async || {
+        let a = post(&base, "/api/7702/sponsor", &body, &headers).await;
+        last = a.body.clone();
+        a.status == 200 && a.body["state"] == want
+    })
+    .await;
+    let d = devnet.deployment(CHAIN).unwrap();
+    let (user1, relayer1) = (
+        usdc_balance(devnet, CHAIN, user.address()).await,
+        usdc_balance(devnet, CHAIN, relayer).await,
+    );
+    if spoil {
+        // the tuple went stale while the host was down: refunded, nothing sent
+        assert!(
+            last["refundTx"].is_string() && last["txHash"].is_null(),
+            "{last}"
+        );
+        assert_eq!(
+            (user1, relayer1),
+            (user0, relayer0),
+            "{point}: refunded in full"
+        );
+        assert_eq!(usdc_balance(devnet, CHAIN, r1).await, U256::ZERO);
+        assert!(code_of(devnet, user.address()).await.is_empty());
+        child.kill().unwrap();
+        child.wait().unwrap();
+        return;
+    }
+    assert_eq!(
+        usdc_balance(devnet, CHAIN, r1).await,
+        U256::from(USDC_OUT),
+        "{point}: {last}"
+    );
+    assert_eq!(
+        token_balance(devnet, CHAIN, Token::Usdt, r2).await,
+        U256::from(USDT_OUT)
+    );
+    assert_eq!(
+        user1,
+        user0 - price - U256::from(USDC_OUT),
+        "{point}: paid once"
+    );
+    assert_eq!(
+        relayer1,
+        relayer0 + price,
+        "{point}: no refund after a sponsorship"
+    );
+    assert_eq!(
+        code_of(devnet, user.address()).await,
+        designator(d.delegate)
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+/// The user spends its account nonce (given a little ETH for it), so the
+/// nonce-0 authorization it paid to have sponsored goes stale.
+async fn spend_a_nonce(devnet: &Devnet, user: &PrivateKeySigner) {
+    let c = devnet.chain(CHAIN).unwrap();
+    relay_devnet::deploy::set_balance(&c.provider(), user.address(), U256::from(10u64.pow(17)))
+        .await
+        .unwrap();
+    let wallet = relay_devnet::deploy::wallet_provider(c.url(), user.clone());
+    let tx = alloy::rpc::types::TransactionRequest::default()
+        .to(user.address())
+        .value(U256::ZERO);
+    wallet
+        .send_transaction(tx)
+        .await
+        .unwrap()
+        .get_receipt()
+        .await
+        .unwrap();
+    assert_eq!(tx_count(devnet, user.address()).await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kill_9_between_settling_and_sponsoring_sponsors_once_or_refunds_after_restart() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([CHAIN]))
+        .await
+        .unwrap();
+    let sims = relay_simulators::Simulators::start(&devnet).await.unwrap();
+    crash_at(&devnet, &sims, ("settled", false), None).await;
+    crash_at(&devnet, &sims, ("planned", false), None).await;
+    crash_at(&devnet, &sims, ("settled", true), None).await;
+    // the same journal and lease on Postgres
+    let pg = relay_fixtures::postgres_database();
+    crash_at(&devnet, &sims, ("planned", false), Some(pg)).await;
+    devnet.stop();
+}

@@ -1,0 +1,527 @@
+//! The paid run: settle the payment, then sponsor; refund when the
+//! sponsorship fails after the payment settled.
+//!
+//! Each of the three side effects is a step of the relayer's journal under
+//! the sponsorship's id (0 settle, 1 type-4, 2 refund): signed and
+//! journaled before it is broadcast, so after a crash the very same bytes
+//! are finished, never a second transaction ([`relay_chain::sender`]). The
+//! record moves `ACCEPTED → SETTLED → SPONSORED`, or `SETTLED → REFUNDING →
+//! REFUNDED` when the type-4 transaction cannot be sent or reverts, or
+//! `ACCEPTED → FAILED` when the payment cannot be settled (nothing was
+//! charged). A replica holds a record by a lease it renews before each
+//! step; the resume job ([`SponsorService::resume`]) drives records whose
+//! holder died. So a crash never charges without sponsoring or refunding,
+//! and never sponsors twice.
+//!
+//! Fault injection for the crash tests: `RELAY_FAULT_SPONSOR=settled`
+//! halts the run right after the payment's settlement is recorded,
+//! `=planned` right after the type-4 transaction is journaled (before it
+//! is broadcast), so the test can `kill -9` the process exactly there.
+
+use alloy::primitives::{keccak256, Address, Bytes, U256};
+use relay_chain::{
+    eip3009::{self, Invoice, SignedTransfer},
+    eip7702::SignedAuthorization,
+    sender::{Call, SendError, Sender},
+};
+use relay_store::{SponsorshipMove, SponsorshipRow};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::{
+    plan::{parse, Plan, SponsorAsk, SETTLE_GAS},
+    x402::{caip2, network_name, Payment},
+    SponsorError, SponsorService,
+};
+
+/// Paid, not yet settled.
+pub const ACCEPTED: &str = "ACCEPTED";
+/// Payment settled, sponsorship not yet mined.
+pub const SETTLED: &str = "SETTLED";
+/// The type-4 transaction mined.
+pub const SPONSORED: &str = "SPONSORED";
+/// The sponsorship failed after settling; the refund is not yet mined.
+pub const REFUNDING: &str = "REFUNDING";
+/// Refunded.
+pub const REFUNDED: &str = "REFUNDED";
+/// The payment could not be settled: nothing was charged or sent.
+pub const FAILED: &str = "FAILED";
+/// States the resume job drives.
+pub const OPEN: [&str; 3] = [ACCEPTED, SETTLED, REFUNDING];
+
+/// The fault-injection variable ([`self`]).
+pub const FAULT_ENV: &str = "RELAY_FAULT_SPONSOR";
+
+/// Gas of a refund (an ERC-20 transfer).
+const REFUND_GAS: u64 = 80_000;
+
+/// What a record's body keeps: the ask, the plan it was paid for, the
+/// payment.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Body {
+    ask: SponsorAsk,
+    plan: Plan,
+    network: String,
+    payer: String,
+    to: String,
+    value: String,
+    valid_after: String,
+    valid_before: String,
+    nonce: String,
+    signature: String,
+}
+
+impl Body {
+    fn transfer(&self) -> Result<SignedTransfer, SponsorError> {
+        let bad = |e: &dyn std::fmt::Display| SponsorError::Store(format!("record body: {e}"));
+        Ok(SignedTransfer {
+            from: self.payer.parse().map_err(|e| bad(&e))?,
+            to: self.to.parse().map_err(|e| bad(&e))?,
+            value: self.value.parse().map_err(|e| bad(&e))?,
+            valid_after: self.valid_after.parse().map_err(|e| bad(&e))?,
+            valid_before: self.valid_before.parse().map_err(|e| bad(&e))?,
+            nonce: self.nonce.parse().map_err(|e| bad(&e))?,
+            signature: self.signature.parse().map_err(|e| bad(&e))?,
+        })
+    }
+}
+
+/// A sponsorship as the API reports it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Sponsorship {
+    /// `sp_…`.
+    pub id: String,
+    /// `ACCEPTED`, `SETTLED`, `SPONSORED`, `REFUNDING`, `REFUNDED` or `FAILED`.
+    pub state: String,
+    /// The chain.
+    pub chain_id: u64,
+    /// The type-4 transaction (when sent).
+    pub tx_hash: Option<String>,
+    /// The payment's settlement.
+    pub settle_tx: Option<String>,
+    /// The refund (when the sponsorship failed after settling).
+    pub refund_tx: Option<String>,
+    /// Why it failed or was refunded.
+    pub error: Option<String>,
+    /// Who paid.
+    pub payer: String,
+    /// The network the payment was made on (x402 name).
+    pub network: String,
+    /// The plan paid for.
+    pub plan: Plan,
+}
+
+fn body_of(row: &SponsorshipRow) -> Result<Body, SponsorError> {
+    serde_json::from_str(&row.body).map_err(|e| SponsorError::Store(format!("record body: {e}")))
+}
+
+fn report(row: &SponsorshipRow) -> Result<Sponsorship, SponsorError> {
+    let b = body_of(row)?;
+    Ok(Sponsorship {
+        id: row.id.clone(),
+        state: row.state.clone(),
+        chain_id: row.chain_id,
+        tx_hash: row.sponsor_tx.clone(),
+        settle_tx: row.settle_tx.clone(),
+        refund_tx: row.refund_tx.clone(),
+        error: row.error.clone(),
+        payer: b.payer,
+        network: b.network,
+        plan: b.plan,
+    })
+}
+
+fn fault(point: &str) {
+    if std::env::var(FAULT_ENV).is_ok_and(|v| v == point) {
+        tracing::error!(
+            point,
+            "{FAULT_ENV}: halted here until killed (fault injection)"
+        );
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
+fn moved(state: &str) -> SponsorshipMove {
+    SponsorshipMove {
+        state: state.into(),
+        ..Default::default()
+    }
+}
+
+impl SponsorService {
+    fn sender(&self, chain: u64) -> Result<&Sender, SponsorError> {
+        self.deps
+            .senders
+            .as_ref()
+            .and_then(|s| s.by_chain.get(&chain))
+            .map(|s| s.as_ref())
+            .ok_or(SponsorError::RelayerUnavailable(chain))
+    }
+
+    /// Checks `payment` against `plan`'s invoice: network, signature,
+    /// payee, amount, window, unused nonce.
+    async fn verify_payment(&self, plan: &Plan, payment: &Payment) -> Result<(), SponsorError> {
+        let chain = plan.chain_id;
+        let names = [network_name(self.sponsor_config(), chain), caip2(chain)];
+        if !names.contains(&payment.network) {
+            return Err(SponsorError::PaymentMalformed(format!(
+                "network {:?} is not this invoice's ({})",
+                payment.network,
+                names.join(" or ")
+            )));
+        }
+        let (_, token, _) = self.asset_on(chain)?;
+        let cfg = self.sponsor_config();
+        let invoice = Invoice {
+            chain_id: chain,
+            token,
+            name: cfg.asset_name.clone(),
+            version: cfg.asset_version.clone(),
+            pay_to: self
+                .pay_to()
+                .ok_or(SponsorError::RelayerUnavailable(chain))?,
+            amount: plan.price.amount.parse().unwrap_or(U256::MAX),
+            now_secs: self.now_ms() / 1_000,
+        };
+        let t = &payment.transfer;
+        eip3009::verify_offline(t, &invoice, 5)?;
+        if !self
+            .deps
+            .reader
+            .authorization_unused(chain, token, t.from, t.nonce)
+            .await?
+        {
+            return Err(eip3009::PaymentError::NonceUsed(t.nonce).into());
+        }
+        Ok(())
+    }
+
+    /// The record an idempotency key names, reported once it is
+    /// finished ([`SponsorError::InFlight`] while it runs).
+    pub async fn by_key(&self, key: &str) -> Result<Option<Sponsorship>, SponsorError> {
+        let row = self.deps.store.sponsorship_by_key(key).await?;
+        row.as_ref()
+            .map(|r| self.answer_existing(r, Some(key)))
+            .transpose()
+    }
+
+    /// Checks, prices and verifies; records the paid sponsorship; settles
+    /// and sponsors (or refunds). A repeated key or payment answers with
+    /// the record it already has.
+    pub async fn pay_and_sponsor(
+        &self,
+        ask: &SponsorAsk,
+        payment: &Payment,
+        idem_key: Option<&str>,
+    ) -> Result<Sponsorship, SponsorError> {
+        let t = &payment.transfer;
+        let (_, token, _) = self.asset_on(ask.chain_id)?;
+        let payment_key = format!("{}:{token:#x}:{:#x}:{}", ask.chain_id, t.from, t.nonce);
+        if let Some(done) = self.repeated(idem_key, &payment_key).await? {
+            return Ok(done);
+        }
+        self.sender(ask.chain_id)?;
+        let plan = self.plan(ask).await?;
+        self.verify_payment(&plan, payment).await?;
+        let body = Body {
+            ask: ask.clone(),
+            plan,
+            network: network_name(self.sponsor_config(), ask.chain_id),
+            payer: t.from.to_string(),
+            to: t.to.to_string(),
+            value: t.value.to_string(),
+            valid_after: t.valid_after.to_string(),
+            valid_before: t.valid_before.to_string(),
+            nonce: t.nonce.to_string(),
+            signature: t.signature.to_string(),
+        };
+        let now = self.now_ms();
+        let row = SponsorshipRow {
+            id: format!(
+                "sp_{}",
+                &hex::encode(keccak256(payment_key.as_bytes()))[..24]
+            ),
+            idem_key: idem_key.map(String::from),
+            payment_key,
+            chain_id: ask.chain_id,
+            state: ACCEPTED.into(),
+            body: serde_json::to_string(&body).map_err(|e| SponsorError::Store(e.to_string()))?,
+            settle_tx: None,
+            sponsor_tx: None,
+            refund_tx: None,
+            error: None,
+            created_ms: now,
+        };
+        let (row, new) = self
+            .deps
+            .store
+            .begin_sponsorship(&row, now + self.sponsor_config().lease_ms)
+            .await?;
+        if !new {
+            return self.answer_existing(&row, idem_key);
+        }
+        tracing::info!(id = %row.id, chain = row.chain_id, "sponsorship paid; settling");
+        let done = self.drive(&row.id).await?;
+        report(&done)
+    }
+
+    async fn repeated(
+        &self,
+        idem_key: Option<&str>,
+        payment_key: &str,
+    ) -> Result<Option<Sponsorship>, SponsorError> {
+        let Some(key) = idem_key else {
+            return Ok(None);
+        };
+        match self.deps.store.sponsorship_by_key(key).await? {
+            None => Ok(None),
+            Some(row) if row.payment_key != payment_key => Err(SponsorError::KeyReused),
+            Some(row) => self.answer_existing(&row, Some(key)).map(Some),
+        }
+    }
+
+    fn answer_existing(
+        &self,
+        row: &SponsorshipRow,
+        idem_key: Option<&str>,
+    ) -> Result<Sponsorship, SponsorError> {
+        if idem_key.is_some() && row.idem_key.as_deref() != idem_key {
+            // the same payment under another key (or none): already spent
+            return Err(eip3009::PaymentError::NonceUsed(
+                body_of(row)?.nonce.parse().unwrap_or_default(),
+            )
+            .into());
+        }
+        if OPEN.contains(&row.state.as_str()) {
+            return Err(SponsorError::InFlight);
+        }
+        report(row)
+    }
+
+    /// Drives record `id` until it is terminal or a step's outcome is
+    /// unknown (then the resume job picks it up again).
+    pub async fn drive(&self, id: &str) -> Result<SponsorshipRow, SponsorError> {
+        loop {
+            let row = self
+                .deps
+                .store
+                .sponsorship(id)
+                .await?
+                .ok_or_else(|| SponsorError::Store(format!("no sponsorship {id}")))?;
+            let lease = self.now_ms() + self.sponsor_config().lease_ms;
+            self.deps.store.lease_sponsorship(id, lease).await?;
+            let body = body_of(&row)?;
+            let next = match row.state.as_str() {
+                ACCEPTED => self.settle(&row, &body).await?,
+                SETTLED => self.sponsor(&row, &body).await?,
+                REFUNDING => self.refund(&row, &body).await?,
+                _ => {
+                    self.deps.store.lease_sponsorship(id, 0).await?;
+                    return Ok(row);
+                }
+            };
+            self.deps.store.update_sponsorship(id, &next).await?;
+            tracing::info!(%id, state = %next.state, "sponsorship moved");
+            if next.state == SETTLED {
+                fault("settled");
+            }
+        }
+    }
+
+    /// Whether step `step` of `row` is journaled (planned or further).
+    async fn has_step(&self, row: &SponsorshipRow, step: i64) -> Result<bool, SponsorError> {
+        let journal = self.deps.store.journal_of(&row.id).await?;
+        Ok(journal.iter().any(|e| e.step == step))
+    }
+
+    /// Why `ask` cannot be sponsored any more (the authority's nonce moved
+    /// since it paid, the batch would revert, …), checked again right
+    /// before the type-4 transaction is signed; `None` when it still can.
+    async fn no_longer_sponsorable(
+        &self,
+        ask: &SponsorAsk,
+    ) -> Result<Option<String>, SponsorError> {
+        match self.plan(ask).await {
+            Ok(_) => Ok(None),
+            Err(
+                e @ (SponsorError::Authorization { .. }
+                | SponsorError::WouldRevert(_)
+                | SponsorError::Target(_)
+                | SponsorError::Invalid { .. }),
+            ) => Ok(Some(e.to_string())),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Runs journal step `step` of `id`: finishes the journaled attempt
+    /// if there is one, else plans one from `build` and sends it.
+    async fn step(
+        &self,
+        row: &SponsorshipRow,
+        step: i64,
+        build: impl FnOnce() -> Result<(Call, Vec<SignedAuthorization>), SponsorError>,
+    ) -> Result<Result<String, SendError>, SponsorError> {
+        let sender = self.sender(row.chain_id)?;
+        let journaled: Vec<_> = self
+            .deps
+            .store
+            .journal_of(&row.id)
+            .await?
+            .into_iter()
+            .filter(|e| e.step == step)
+            .collect();
+        let attempts = if journaled.is_empty() {
+            let (call, auths) = build()?;
+            match sender.plan_delegated(&row.id, step, &call, &auths).await {
+                Ok(e) => vec![e],
+                Err(e) => return Ok(Err(e)),
+            }
+        } else {
+            journaled
+        };
+        if step == 1 {
+            fault("planned");
+        }
+        Ok(sender
+            .complete(attempts)
+            .await
+            .map(|r| format!("{:#x}", r.transaction_hash)))
+    }
+
+    async fn settle(
+        &self,
+        row: &SponsorshipRow,
+        b: &Body,
+    ) -> Result<SponsorshipMove, SponsorError> {
+        let (_, token, _) = self.asset_on(row.chain_id)?;
+        let t = b.transfer()?;
+        let sent = self
+            .step(row, 0, || {
+                let data = eip3009::settle_calldata(&t)?;
+                Ok((call(token, data, SETTLE_GAS), vec![]))
+            })
+            .await?;
+        Ok(match sent {
+            Ok(hash) => SponsorshipMove {
+                settle_tx: Some(hash),
+                ..moved(SETTLED)
+            },
+            Err(SendError::Reverted(h)) => SponsorshipMove {
+                settle_tx: Some(format!("{h:#x}")),
+                error: Some("the payment's settlement reverted; nothing was charged".into()),
+                ..moved(FAILED)
+            },
+            Err(SendError::NotSent(e)) => SponsorshipMove {
+                error: Some(format!("the payment could not be settled: {e}")),
+                ..moved(FAILED)
+            },
+            Err(e) => return Err(SponsorError::Chain(e.to_string())),
+        })
+    }
+
+    async fn sponsor(
+        &self,
+        row: &SponsorshipRow,
+        b: &Body,
+    ) -> Result<SponsorshipMove, SponsorError> {
+        if !self.has_step(row, 1).await? {
+            if let Some(why) = self.no_longer_sponsorable(&b.ask).await? {
+                return Ok(SponsorshipMove {
+                    error: Some(format!("{why}; the payment is refunded")),
+                    ..moved(REFUNDING)
+                });
+            }
+        }
+        let p = parse(&b.ask)?;
+        let to: Address = b.plan.envelope.to.parse().unwrap_or_default();
+        let gas = b.plan.envelope.gas;
+        let sent = self
+            .step(row, 1, || {
+                Ok((call(to, p.data.clone(), gas), vec![p.auth.clone()]))
+            })
+            .await?;
+        Ok(match sent {
+            Ok(hash) => SponsorshipMove {
+                sponsor_tx: Some(hash),
+                ..moved(SPONSORED)
+            },
+            Err(SendError::Reverted(h)) => SponsorshipMove {
+                sponsor_tx: Some(format!("{h:#x}")),
+                error: Some("the sponsored transaction reverted; the payment is refunded".into()),
+                ..moved(REFUNDING)
+            },
+            Err(SendError::NotSent(e)) => SponsorshipMove {
+                error: Some(format!(
+                    "the sponsored transaction could not be sent ({e}); the payment is refunded"
+                )),
+                ..moved(REFUNDING)
+            },
+            Err(e) => return Err(SponsorError::Chain(e.to_string())),
+        })
+    }
+
+    async fn refund(
+        &self,
+        row: &SponsorshipRow,
+        b: &Body,
+    ) -> Result<SponsorshipMove, SponsorError> {
+        let (_, token, _) = self.asset_on(row.chain_id)?;
+        let t = b.transfer()?;
+        let sent = self
+            .step(row, 2, || {
+                Ok((
+                    call(
+                        token,
+                        eip3009::transfer_calldata(t.from, t.value),
+                        REFUND_GAS,
+                    ),
+                    vec![],
+                ))
+            })
+            .await?;
+        match sent {
+            Ok(hash) => Ok(SponsorshipMove {
+                refund_tx: Some(hash),
+                ..moved(REFUNDED)
+            }),
+            Err(e) => Err(SponsorError::Chain(format!("refund: {e}"))),
+        }
+    }
+
+    /// One pass of the resume job: drives every open record whose holder's
+    /// lease lapsed. Returns how many it drove.
+    pub async fn resume(&self) -> usize {
+        let mut n = 0;
+        loop {
+            let now = self.now_ms();
+            let until = now + self.sponsor_config().lease_ms;
+            let claimed = self.deps.store.claim_sponsorship(&OPEN, now, until).await;
+            let row = match claimed {
+                Ok(Some(row)) => row,
+                Ok(None) => return n,
+                Err(e) => {
+                    tracing::warn!(error = %e, "sponsorship resume: store");
+                    return n;
+                }
+            };
+            n += 1;
+            tracing::info!(id = %row.id, state = %row.state, "resuming sponsorship");
+            if let Err(e) = self.drive(&row.id).await {
+                tracing::warn!(id = %row.id, error = %e, "resumed sponsorship stopped");
+            }
+        }
+    }
+}
+
+fn call(to: Address, data: Bytes, gas_limit: u64) -> Call {
+    Call {
+        to,
+        data,
+        value: U256::ZERO,
+        gas_limit,
+    }
+}

@@ -1,0 +1,281 @@
+//! x402 (HTTP 402 payments) for sponsorships: the invoice, the payment,
+//! the settlement receipt — v1 and v2 of the protocol.
+//!
+//! | | v1 | v2 |
+//! |---|---|---|
+//! | invoice | 402 body `{x402Version:1, error, accepts[]}` (`maxAmountRequired`, `network` a name such as `base`) | header `PAYMENT-REQUIRED`: base64 JSON `{x402Version:2, error, resource, accepts[]}` (`amount`, `network` CAIP-2 `eip155:<id>`) |
+//! | payment | header `X-PAYMENT`: base64 `{x402Version:1, scheme, network, payload}` | header `PAYMENT-SIGNATURE`: base64 `{x402Version:2, accepted, payload}` |
+//! | receipt | header `X-PAYMENT-RESPONSE` | header `PAYMENT-RESPONSE` |
+//!
+//! A 402 carries both invoices (the v1 body and the v2 header); the
+//! receipt is sent under both names. The payload is the `exact` EVM
+//! scheme's: `{signature, authorization:{from, to, value, validAfter,
+//! validBefore, nonce}}`, an EIP-3009 authorization of the payment asset.
+
+use alloy::primitives::{Address, Bytes, B256, U256};
+use base64::{engine::general_purpose::STANDARD, Engine};
+use relay_chain::eip3009::SignedTransfer;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use utoipa::ToSchema;
+
+use crate::{plan::Plan, SponsorError, SponsorService};
+
+/// v1's payment header.
+pub const X_PAYMENT: &str = "x-payment";
+/// v1's receipt header.
+pub const X_PAYMENT_RESPONSE: &str = "x-payment-response";
+/// v2's payment header.
+pub const PAYMENT_SIGNATURE: &str = "payment-signature";
+/// v2's invoice header.
+pub const PAYMENT_REQUIRED: &str = "payment-required";
+/// v2's receipt header.
+pub const PAYMENT_RESPONSE: &str = "payment-response";
+
+/// The `extra` of an EVM `exact` requirement: the token's EIP-712 domain.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct AssetDomain {
+    /// EIP-712 domain name (`USD Coin`).
+    pub name: String,
+    /// EIP-712 domain version (`2`).
+    pub version: String,
+}
+
+/// One accepted way to pay (x402 v1 `PaymentRequirements`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Requirement {
+    /// `exact`.
+    pub scheme: String,
+    /// The network's x402 name (`base`) or `eip155:<id>`.
+    pub network: String,
+    /// Smallest units of the asset.
+    pub max_amount_required: String,
+    /// The asset's contract.
+    pub asset: String,
+    /// Who is paid.
+    pub pay_to: String,
+    /// The resource paid for (this endpoint's URL).
+    pub resource: String,
+    /// What is paid for.
+    pub description: String,
+    /// The resource's response type.
+    pub mime_type: String,
+    /// How long the payment may take, seconds.
+    pub max_timeout_seconds: u64,
+    /// The asset's EIP-712 domain.
+    pub extra: AssetDomain,
+}
+
+/// The x402 v1 name of `chain` (`[sponsor] networks`, else the well-known
+/// names), else its CAIP-2 id.
+pub fn network_name(cfg: &relay_config::SponsorConfig, chain: u64) -> String {
+    if let Some(n) = cfg.networks.get(&chain.to_string()) {
+        return n.clone();
+    }
+    let known = match chain {
+        8453 => "base",
+        84532 => "base-sepolia",
+        1 => "ethereum",
+        10 => "optimism",
+        137 => "polygon",
+        42161 => "arbitrum",
+        43114 => "avalanche",
+        _ => return caip2(chain),
+    };
+    known.into()
+}
+
+/// `eip155:<chain>`.
+pub fn caip2(chain: u64) -> String {
+    format!("eip155:{chain}")
+}
+
+impl SponsorService {
+    /// Who is paid on `chain`.
+    pub fn pay_to(&self) -> Option<Address> {
+        self.sponsor_config()
+            .pay_to
+            .as_deref()
+            .and_then(|a| a.parse().ok())
+            .or(self.deps.senders.as_ref().map(|s| s.relayer))
+    }
+
+    /// The invoice of `plan` (v1 form) for `resource`.
+    pub fn requirement(&self, plan: &Plan, resource: &str) -> Requirement {
+        let cfg = self.sponsor_config();
+        Requirement {
+            scheme: "exact".into(),
+            network: network_name(cfg, plan.chain_id),
+            max_amount_required: plan.price.amount.clone(),
+            asset: plan.price.token.clone(),
+            pay_to: self.pay_to().unwrap_or_default().to_string(),
+            resource: resource.into(),
+            description: format!(
+                "sponsored EIP-7702 transaction for {} on chain {}",
+                plan.authority, plan.chain_id
+            ),
+            mime_type: "application/json".into(),
+            max_timeout_seconds: cfg.max_timeout_secs,
+            extra: AssetDomain {
+                name: cfg.asset_name.clone(),
+                version: cfg.asset_version.clone(),
+            },
+        }
+    }
+}
+
+/// The v2 `PAYMENT-REQUIRED` header's value for `r`.
+pub fn payment_required_header(r: &Requirement, chain: u64, error: &str) -> String {
+    let v2 = json!({
+        "x402Version": 2,
+        "error": error,
+        "resource": {"url": r.resource, "description": r.description, "mimeType": r.mime_type},
+        "accepts": [{
+            "scheme": r.scheme,
+            "network": caip2(chain),
+            "amount": r.max_amount_required,
+            "asset": r.asset,
+            "payTo": r.pay_to,
+            "maxTimeoutSeconds": r.max_timeout_seconds,
+            "extra": r.extra,
+        }],
+    });
+    STANDARD.encode(v2.to_string())
+}
+
+/// A settlement receipt (`X-PAYMENT-RESPONSE` / `PAYMENT-RESPONSE`), base64.
+pub fn payment_response_header(success: bool, tx: &str, network: &str, payer: &str) -> String {
+    let v = json!({"success": success, "transaction": tx, "network": network, "payer": payer});
+    STANDARD.encode(v.to_string())
+}
+
+fn malformed(m: impl std::fmt::Display) -> SponsorError {
+    SponsorError::PaymentMalformed(m.to_string())
+}
+
+fn field<'a>(v: &'a Value, path: &[&str]) -> Result<&'a str, SponsorError> {
+    let mut at = v;
+    for p in path {
+        at = &at[*p];
+    }
+    at.as_str()
+        .ok_or_else(|| malformed(format!("{} is missing", path.join("."))))
+}
+
+fn uint(v: &Value, path: &[&str]) -> Result<U256, SponsorError> {
+    let s = field(v, path)?;
+    s.parse::<U256>()
+        .map_err(|_| malformed(format!("{}: not an integer", path.join("."))))
+}
+
+/// A decoded payment header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Payment {
+    /// 1 or 2.
+    pub version: u8,
+    /// The network it names.
+    pub network: String,
+    /// The authorization.
+    pub transfer: SignedTransfer,
+}
+
+/// Decodes a payment header (`X-PAYMENT` v1 or `PAYMENT-SIGNATURE` v2):
+/// base64 JSON of the `exact` EVM scheme.
+pub fn decode_payment(header: &str) -> Result<Payment, SponsorError> {
+    let raw = STANDARD
+        .decode(header.trim())
+        .map_err(|_| malformed("the header is not base64"))?;
+    let v: Value = serde_json::from_slice(&raw).map_err(|_| malformed("not JSON"))?;
+    let version = v["x402Version"].as_u64().unwrap_or(1) as u8;
+    let (scheme, network) = match version {
+        1 => (field(&v, &["scheme"])?, field(&v, &["network"])?),
+        2 => (
+            field(&v, &["accepted", "scheme"])?,
+            field(&v, &["accepted", "network"])?,
+        ),
+        n => return Err(malformed(format!("x402Version {n} is not served (1 or 2)"))),
+    };
+    if scheme != "exact" {
+        return Err(malformed(format!(
+            "scheme {scheme:?} is not served (exact)"
+        )));
+    }
+    let a = &v["payload"]["authorization"];
+    let address = |name: &str| -> Result<Address, SponsorError> {
+        field(a, &[name])?
+            .parse()
+            .map_err(|_| malformed(format!("payload.authorization.{name}: not an address")))
+    };
+    let nonce: B256 = field(a, &["nonce"])?
+        .parse()
+        .map_err(|_| malformed("payload.authorization.nonce: not 32 bytes"))?;
+    let signature: Bytes = field(&v, &["payload", "signature"])?
+        .parse()
+        .map_err(|_| malformed("payload.signature: not hex"))?;
+    Ok(Payment {
+        version,
+        network: network.to_string(),
+        transfer: SignedTransfer {
+            from: address("from")?,
+            to: address("to")?,
+            value: uint(a, &["value"])?,
+            valid_after: uint(a, &["validAfter"])?,
+            valid_before: uint(a, &["validBefore"])?,
+            nonce,
+            signature,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn encoded(v: Value) -> String {
+        STANDARD.encode(v.to_string())
+    }
+
+    fn payload() -> Value {
+        json!({"signature": format!("0x{}", "11".repeat(65)), "authorization": {
+            "from": "0x000000000000000000000000000000000000000a",
+            "to": "0x000000000000000000000000000000000000000b",
+            "value": "1500", "validAfter": "0", "validBefore": "99",
+            "nonce": format!("0x{}", "22".repeat(32))}})
+    }
+
+    #[test]
+    fn both_versions_decode() {
+        let v1 = decode_payment(&encoded(
+            json!({"x402Version": 1, "scheme": "exact", "network": "base", "payload": payload()}),
+        ))
+        .unwrap();
+        assert_eq!((v1.version, v1.network.as_str()), (1, "base"));
+        assert_eq!(v1.transfer.value, U256::from(1500u64));
+        let v2 = decode_payment(&encoded(json!({"x402Version": 2,
+            "accepted": {"scheme": "exact", "network": "eip155:8453"}, "payload": payload()})))
+        .unwrap();
+        assert_eq!((v2.version, v2.network.as_str()), (2, "eip155:8453"));
+        assert_eq!(v1.transfer, v2.transfer);
+    }
+
+    #[test]
+    fn malformed_payments_are_named() {
+        let e = decode_payment("%%%").unwrap_err().to_string();
+        assert!(e.contains("base64"), "{e}");
+        let mut p = payload();
+        p["authorization"]["value"] = json!("lots");
+        let e = decode_payment(&encoded(
+            json!({"x402Version": 1, "scheme": "exact", "network": "base", "payload": p}),
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("value"), "{e}");
+        let e = decode_payment(&encoded(
+            json!({"x402Version": 1, "scheme": "upto", "network": "base", "payload": payload()}),
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("upto"), "{e}");
+    }
+}
