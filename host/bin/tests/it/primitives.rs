@@ -574,12 +574,13 @@ async fn move_eth(devnet: &Devnet, h: &Running, usd: i64) {
     .await;
 }
 
-/// Polls `path` for `ms` (several watcher ticks): it stays `armed` with no
-/// runs.
+/// Polls `path` for `ms` (several watcher ticks) and once more after: it
+/// stays `armed` with no runs. The window is time, not a poll count, so a
+/// loaded machine answering slowly still covers every tick in it.
 async fn stays_armed(h: &Running, path: &str, ms: u64) {
     let end = Instant::now() + Duration::from_millis(ms);
-    let mut polls = 0;
-    while Instant::now() < end {
+    loop {
+        let last = Instant::now() >= end;
         let (code, v) = get(&format!("{}{path}", h.base)).await;
         assert_eq!(code, 200, "{v}");
         assert_eq!(
@@ -587,10 +588,11 @@ async fn stays_armed(h: &Running, path: &str, ms: u64) {
             (Some("armed"), Some(0)),
             "{path} fired early: {v}"
         );
-        polls += 1;
+        if last {
+            return;
+        }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert!(polls > 3, "{path} polled {polls} times");
 }
 
 /// `path` fired: executed, one simulated `triggered` run that observed
