@@ -64,6 +64,9 @@ pub async fn sign(State(s): State<AppState>, req: Request, next: Next) -> Respon
         .unwrap_or(fallback);
     let (mut parts, body) = resp.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, MAX_ERROR_BODY).await else {
+        // Not an error object this layer can re-read (none is this large):
+        // answer the status without a body rather than a body cut short.
+        parts.headers.remove(header::CONTENT_LENGTH);
         return Response::from_parts(parts, Body::empty());
     };
     let signed = serde_json::from_slice::<Value>(&bytes)
