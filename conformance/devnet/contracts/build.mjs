@@ -4,6 +4,8 @@
 //   conformance/devnet/artifacts/<Contract>.json   {contractName, abi, bytecode, deployedBytecode}
 //   conformance/devnet/artifacts/SOURCES.sha256    sha256 of every input, the solc version
 //                                                  and every artifact
+// Imports of `@openzeppelin/contracts/...` resolve offline from <repo>/.tools/node_modules
+// (the exact version OZ_VERSION, installed by the same install.sh).
 // `node build.mjs --check` recomputes the hashes without compiling (solc not needed) and exits
 // non-zero when the sources, the build script or the artifacts changed since the last build.
 import { createHash } from "node:crypto";
@@ -13,6 +15,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const SOLC_VERSION = "0.8.28";
+const OZ_VERSION = "5.1.0";
 // The contracts that get an artifact (abstract contracts and interfaces do not).
 const CONTRACTS = [
   "Permit2",
@@ -25,6 +28,7 @@ const CONTRACTS = [
   "TestWallet",
   "PriceFeed",
   "RelayDelegate",
+  "YieldVault",
 ];
 const SETTINGS = {
   optimizer: { enabled: true, runs: 200 },
@@ -42,7 +46,7 @@ const sha256 = (data) => createHash("sha256").update(data).digest("hex");
 const sourceFiles = () => readdirSync(here).filter((f) => f.endsWith(".sol")).sort();
 
 function manifest() {
-  const lines = [`# solc ${SOLC_VERSION}`, `# settings ${JSON.stringify(SETTINGS)}`];
+  const lines = [`# solc ${SOLC_VERSION}`, `# @openzeppelin/contracts ${OZ_VERSION}`, `# settings ${JSON.stringify(SETTINGS)}`];
   for (const f of [...sourceFiles(), "build.mjs"]) {
     lines.push(`${sha256(readFileSync(join(here, f)))}  contracts/${f}`);
   }
@@ -77,11 +81,30 @@ function loadSolc() {
   return solc;
 }
 
+// Resolves `@openzeppelin/contracts/...` imports from .tools/node_modules (never the network).
+function findImports(path) {
+  const file = join(repo, ".tools/node_modules", path);
+  if (!path.startsWith("@openzeppelin/contracts/") || !existsSync(file)) {
+    return { error: `import ${path} not found in .tools/node_modules` };
+  }
+  return { contents: readFileSync(file, "utf8") };
+}
+
+function checkOz() {
+  const manifestFile = join(repo, ".tools/node_modules/@openzeppelin/contracts/package.json");
+  const have = existsSync(manifestFile) ? JSON.parse(readFileSync(manifestFile, "utf8")).version : "none";
+  if (have !== OZ_VERSION) {
+    console.error(`@openzeppelin/contracts ${have} found, ${OZ_VERSION} wanted: run conformance/devnet/tools/install.sh`);
+    process.exit(1);
+  }
+}
+
 function build() {
   const solc = loadSolc();
+  checkOz();
   const sources = Object.fromEntries(sourceFiles().map((f) => [f, { content: readFileSync(join(here, f), "utf8") }]));
   const input = { language: "Solidity", sources, settings: SETTINGS };
-  const output = JSON.parse(solc.compile(JSON.stringify(input)));
+  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImports }));
   const errors = (output.errors ?? []).filter((e) => e.severity === "error");
   for (const e of output.errors ?? []) console.error(e.formattedMessage);
   if (errors.length > 0) process.exit(1);

@@ -22,7 +22,7 @@ pub const PERMIT2_ADDRESS: Address = address!("0x000000000022D473030F116dDEE9F6B
 pub const DELEGATE_ADDRESS: Address = address!("0x0000000000000000000000000000000000007702");
 
 /// The raw artifact JSON of every devnet contract, as (contract name, JSON).
-pub const ARTIFACTS: [(&str, &str); 10] = [
+pub const ARTIFACTS: [(&str, &str); 11] = [
     ("Permit2", include_str!("../artifacts/Permit2.json")),
     ("TestToken", include_str!("../artifacts/TestToken.json")),
     (
@@ -45,6 +45,7 @@ pub const ARTIFACTS: [(&str, &str); 10] = [
         "RelayDelegate",
         include_str!("../artifacts/RelayDelegate.json"),
     ),
+    ("YieldVault", include_str!("../artifacts/YieldVault.json")),
 ];
 
 sol!(
@@ -119,6 +120,15 @@ sol!(
     #[derive(Debug, PartialEq, Eq)]
     RelayDelegate,
     "artifacts/RelayDelegate.json"
+);
+
+sol!(
+    /// DEVNET ONLY: OpenZeppelin's ERC-4626 over the devnet USDC whose share price rises
+    /// (`contracts/YieldVault.sol`): the yield account's token (spec §4.6).
+    #[sol(rpc)]
+    #[derive(Debug, PartialEq, Eq)]
+    YieldVault,
+    "artifacts/YieldVault.json"
 );
 
 /// The structs that owners sign (EIP-712), with the canonical type names.

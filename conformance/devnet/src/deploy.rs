@@ -21,7 +21,8 @@ use crate::{
     chains,
     contracts::{
         address_to_bytes32, BridgeDeposit, Membership, MessageTransmitter, Permit2, PriceFeed,
-        RelayDelegate, RelayRouter, TestToken, TokenMessenger, DELEGATE_ADDRESS, PERMIT2_ADDRESS,
+        RelayDelegate, RelayRouter, TestToken, TokenMessenger, YieldVault, DELEGATE_ADDRESS,
+        PERMIT2_ADDRESS,
     },
     keys, DevnetError, Result,
 };
@@ -203,6 +204,9 @@ pub struct ChainDeployment {
     /// The EIP-7702 batch executor (always [`DELEGATE_ADDRESS`]).
     #[serde(default)]
     pub delegate: Address,
+    /// The ERC-4626 yield vault over USDC (always [`vault_address`]; see [`deploy_vault`]).
+    #[serde(default)]
+    pub vault: Address,
 }
 
 impl ChainDeployment {
@@ -339,6 +343,7 @@ pub async fn deploy_chain(
         cctp,
         price_feeds,
         delegate: DELEGATE_ADDRESS,
+        vault: vault_address(),
     })
 }
 
@@ -475,6 +480,52 @@ pub async fn fund_chain(
     Ok(())
 }
 
+/// The vault's seed deposit, kept by its deployer for good (inflation-attack mitigation).
+pub const VAULT_SEED_USDC: u64 = 10_000;
+/// The reward pool the vault releases linearly.
+pub const VAULT_REWARDS_USDC: u64 = 1_000_000;
+/// Rewards released per second, in USDC base units: about 5 % a year on the seed alone
+/// (16 × 31,536,000 / 10,000 USDC), less as deposits grow.
+pub const VAULT_REWARD_RATE: u64 = 16;
+
+/// Where [`deploy_vault`] puts the yield vault on every chain: the first contract of
+/// [`keys::vault_deployer`], a key used for nothing else.
+pub fn vault_address() -> Address {
+    keys::vault_deployer().address().create(0)
+}
+
+/// Deploys the ERC-4626 yield vault over `usdc` at [`vault_address`] (DEVNET ONLY), seeds it
+/// with [`VAULT_SEED_USDC`] and funds [`VAULT_REWARDS_USDC`] of rewards released at
+/// [`VAULT_REWARD_RATE`] per second, so its share price rises with block time.
+pub async fn deploy_vault(url: Url, usdc: Address) -> Result<Address> {
+    let owner = keys::vault_deployer();
+    let who = owner.address();
+    let provider = wallet_provider(url, owner);
+    set_balance(&provider, who, U256::from(ROLE_ETH)).await?;
+    let vault = YieldVault::deploy(&provider, usdc, "Relay Yield USDC".into(), "ryUSDC".into())
+        .await
+        .map_err(DevnetError::contract("deploying YieldVault"))?;
+    let seed = Token::Usdc.units(VAULT_SEED_USDC);
+    let rewards = Token::Usdc.units(VAULT_REWARDS_USDC);
+    mint(&provider, usdc, who, seed + rewards).await?;
+    let token = TestToken::new(usdc, &provider);
+    confirm(
+        "USDC.approve(vault)",
+        token.approve(*vault.address(), seed + rewards).send().await,
+    )
+    .await?;
+    confirm("YieldVault.deposit", vault.deposit(seed, who).send().await).await?;
+    confirm(
+        "YieldVault.fundRewards",
+        vault
+            .fundRewards(rewards, U256::from(VAULT_REWARD_RATE))
+            .send()
+            .await,
+    )
+    .await?;
+    Ok(*vault.address())
+}
+
 /// Mints `amount` base units of the test token at `token` to `to` (devnet tokens mint openly).
 pub async fn mint(provider: &DynProvider, token: Address, to: Address, amount: U256) -> Result<()> {
     let token = TestToken::new(token, provider);
@@ -507,6 +558,14 @@ mod tests {
     }
 
     #[test]
+    fn the_vault_has_its_documented_address() {
+        let want: Address = "0xC4426a4B3FB8D98bbEF97Fd4140Ed09045C16175"
+            .parse()
+            .unwrap();
+        assert_eq!(vault_address(), want);
+    }
+
+    #[test]
     fn token_parses_case_insensitively() {
         assert_eq!("usdc".parse::<Token>(), Ok(Token::Usdc));
         assert_eq!("WBTC".parse::<Token>(), Ok(Token::Wbtc));
@@ -531,6 +590,7 @@ mod tests {
                 decimals: FEED_DECIMALS,
             }],
             delegate: DELEGATE_ADDRESS,
+            vault: vault_address(),
         };
         let v = serde_json::to_value(&d).unwrap();
         assert_eq!(v["chainId"], 1);

@@ -36,6 +36,9 @@ pub const BRIDGE_OPERATOR_SEED: &str = "relay devnet bridge operator";
 pub const ATTESTER_SEED: &str = "relay devnet cctp attester";
 /// The seed string of the default relayer key (DEVNET ONLY).
 pub const RELAYER_SEED: &str = "relay devnet relayer";
+/// The seed string of the yield vault's deployer (DEVNET ONLY): a key used for nothing else,
+/// so the vault is its first contract and has the same address on every chain.
+pub const VAULT_DEPLOYER_SEED: &str = "relay devnet yield vault deployer";
 
 /// anvil's default account `index` (0..=9) as a signer (DEVNET ONLY).
 ///
@@ -78,6 +81,11 @@ pub fn relayer() -> PrivateKeySigner {
     seeded_signer(RELAYER_SEED)
 }
 
+/// The yield vault's deployer and owner (DEVNET ONLY).
+pub fn vault_deployer() -> PrivateKeySigner {
+    seeded_signer(VAULT_DEPLOYER_SEED)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,7 +100,14 @@ mod tests {
 
     #[test]
     fn role_keys_are_distinct() {
-        let roles = [deployer(), bridge_operator(), attester(), relayer()].map(|s| s.address());
+        let roles = [
+            deployer(),
+            bridge_operator(),
+            attester(),
+            relayer(),
+            vault_deployer(),
+        ]
+        .map(|s| s.address());
         for (i, a) in roles.iter().enumerate() {
             assert!(roles[i + 1..].iter().all(|b| a != b));
             assert!((0..10).all(|k| anvil_address(k) != *a));

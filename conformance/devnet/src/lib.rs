@@ -7,7 +7,8 @@
 //! its only caller), the EIP-7702 batch executor `RelayDelegate` at [`DELEGATE_ADDRESS`], for
 //! tests `TestWallet` (ERC-1271), and Chainlink-style price feeds
 //! (ETH/USD, BTC/USD, USDC/USD, USDT/USD and the native pair; [`Devnet::set_price`] moves
-//! one); plus funded accounts (the relayer and anvil's ten
+//! one), the ERC-4626 yield vault over USDC at [`deploy::vault_address`] (seeded, its share
+//! price rising with block time: [`deploy::deploy_vault`]); plus funded accounts (the relayer and anvil's ten
 //! well-known test accounts). Start it with [`Devnet::start`].
 //!
 //! What it must never do: listen anywhere but 127.0.0.1, reach outside the machine, or hold

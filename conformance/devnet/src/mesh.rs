@@ -169,6 +169,14 @@ impl Devnet {
                 }),
         )
         .await?;
+        let vaults = try_join_all(
+            nodes
+                .iter()
+                .zip(all)
+                .map(|(n, d)| deploy::deploy_vault(n.rpc_url(), d.usdc)),
+        )
+        .await?;
+        debug_assert!(vaults.iter().zip(all).all(|(v, d)| *v == d.vault));
         if let Some(secs) = config.block_time_secs {
             try_join_all(deployers.iter().map(|p| set_interval_mining(p, secs))).await?;
         }

@@ -2,6 +2,8 @@
 # Installs the devnet's tools into the project-local directory <repo>/.tools/ (gitignored):
 #   - anvil, from the npm package @foundry-rs/anvil-linux-amd64 (symlinked to .tools/bin/anvil)
 #   - solc (solcjs), from the npm package solc, used by conformance/devnet/contracts/build.mjs
+#   - @openzeppelin/contracts (Solidity sources the devnet's YieldVault imports; build.mjs
+#     resolves them offline from .tools/node_modules)
 # Idempotent: skips whatever is already installed at the pinned version. Never reads stdin.
 # Prints the anvil path on its last line of stdout.
 set -euo pipefail
@@ -9,6 +11,7 @@ set -euo pipefail
 ANVIL_PKG="@foundry-rs/anvil-linux-amd64"
 ANVIL_VERSION="1.7.1"
 SOLC_VERSION="0.8.28"
+OZ_VERSION="5.1.0"
 
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo_root="$(cd "$script_dir/../../.." && pwd)"
@@ -35,6 +38,7 @@ installed_version() {
 wanted=()
 [ "$(installed_version "$ANVIL_PKG")" = "$ANVIL_VERSION" ] || wanted+=("$ANVIL_PKG@$ANVIL_VERSION")
 [ "$(installed_version solc)" = "$SOLC_VERSION" ] || wanted+=("solc@$SOLC_VERSION")
+[ "$(installed_version @openzeppelin/contracts)" = "$OZ_VERSION" ] || wanted+=("@openzeppelin/contracts@$OZ_VERSION")
 
 if [ "${#wanted[@]}" -gt 0 ]; then
     echo "install.sh: installing ${wanted[*]} into $tools" >&2

@@ -102,7 +102,8 @@ pub fn quote(
     let rate = Rate::between((from.symbol, from.decimals), (to.symbol, to.decimals))
         .filter(|_| !ask.is_same_chain() || from != to)
         .ok_or(NoQuote::NoRoute)?;
-    let priced = rate.price_at(ask.amount, crate::pricing::fee_bps(ask.upstream));
+    let bps = crate::pricing::fee_bps(ask.upstream) + settle.extra_fee_bps(ask.upstream);
+    let priced = rate.price_at(ask.amount, bps);
     let spec = QuoteSpec {
         upstream: ask.upstream,
         from_chain: ask.from_chain,

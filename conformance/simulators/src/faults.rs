@@ -1,5 +1,5 @@
 //! Fault injection, per simulator: set at start ([`crate::SimConfig`]) or at
-//! runtime with `POST /simulator/faults {"mode": "none|error|garbage|hang|accept-then-fail", "latencyMs": 0, "status": 429}`
+//! runtime with `POST /simulator/faults {"mode": "none|error|garbage|hang|accept-then-fail", "latencyMs": 0, "status": 429, "extraFeeBps": 0}`
 //! (`GET /simulator/faults` reads it back).
 //!
 //! - `error`: the upstream's own documented error body with its status
@@ -9,7 +9,10 @@
 //! - `accept-then-fail`: quotes normally, takes the deposit, then reports
 //!   the upstream's failed status and refunds the depositor instead of
 //!   paying out;
-//! - `latencyMs`: extra delay before every upstream answer, in any mode.
+//! - `latencyMs`: extra delay before every upstream answer, in any mode;
+//! - `extraFeeBps`: a fee on top of the upstream's simulated fee, basis
+//!   points of the source amount — moves the upstream's price (the
+//!   aggregators: LI.FI, Squid, Bungee) between a quote and an execute.
 //!
 //! Faults apply to the upstream API only, never to the `/simulator/*`
 //! control endpoints.
@@ -59,6 +62,9 @@ pub struct FaultConfig {
     /// server error, 500).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
+    /// Extra simulated fee, bps of the source amount (default 0).
+    #[serde(default)]
+    pub extra_fee_bps: u64,
 }
 
 impl FaultConfig {

@@ -103,6 +103,18 @@ impl Upstream {
     }
 }
 
+/// The public median quote latencies of the real upstreams (issue 12),
+/// ms: what [`SimConfig::with_latencies`] injects for a realistic bench.
+/// Tests keep the default (none) so they stay fast.
+pub const FIELD_LATENCY_MS: [(Upstream, u64); 6] = [
+    (Upstream::Lifi, 1_450),
+    (Upstream::Squid, 1_070),
+    (Upstream::Bungee, 900),
+    (Upstream::Allbridge, 800),
+    (Upstream::Chainflip, 800),
+    (Upstream::Circle, 600),
+];
+
 /// What the Circle simulator waits for before an attestation is complete.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CircleConfig {
@@ -143,6 +155,17 @@ impl Default for SimConfig {
             settle_delay: Duration::ZERO,
             circle: CircleConfig::default(),
         }
+    }
+}
+
+impl SimConfig {
+    /// Every upstream in `latencies` answers after its latency (ms), on top
+    /// of whatever fault it already has.
+    pub fn with_latencies(mut self, latencies: &[(Upstream, u64)]) -> Self {
+        for (u, ms) in latencies {
+            self.faults.entry(*u).or_default().latency_ms = *ms;
+        }
+        self
     }
 }
 

@@ -356,6 +356,11 @@ impl Settlement {
         })
     }
 
+    /// The extra fee `u`'s faults add to its price, bps.
+    pub fn extra_fee_bps(&self, u: Upstream) -> u64 {
+        self.faults.get(&u).map_or(0, |f| f.get().extra_fee_bps)
+    }
+
     /// The simulated non-EVM ledgers.
     pub fn ledger(&self) -> &Ledger {
         &self.ledger

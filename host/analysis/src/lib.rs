@@ -6,12 +6,17 @@
 //!   anyone can check the refusal is genuine.
 //! - [`outcome`]: chain-checked delivery — the receipts of every
 //!   transaction a route names and the verdict they support.
+//! - [`proofs`]: which nodes' settlement was verified on chain
+//!   (`settlementProven`).
 //! - [`forensics`]: every unit withheld, by whom, summing exactly to
 //!   amount in minus amount out.
+//! - [`receipts`]: an address's settlements, each signed on its own.
 //! - [`statement`]: an address's routes and fees over a period, signed.
 //! - [`why`]: what the winner beat and by how much, per rail.
 //! - [`improve`]: what would make a route cheaper, each with its figure.
 //! - [`retention`]: counterparty addresses of old routes as keyed tags.
+//! - [`erasure`]: an owner's request to erase an address, and the signed
+//!   statement 7 days after.
 //! - [`evidence`]: the evidence-bundle format, its sealing by the relayer
 //!   key and its offline verification (what `relay verify` runs);
 //!   [`bundle`] builds one from a route.
@@ -22,10 +27,13 @@
 //! snapshot use ([`relay_engine::attest`]).
 
 pub mod bundle;
+pub mod erasure;
 pub mod evidence;
 pub mod forensics;
 pub mod improve;
 pub mod outcome;
+pub mod proofs;
+pub mod receipts;
 pub mod refusal;
 pub mod retention;
 pub mod statement;

@@ -104,9 +104,15 @@ pub async fn sweep(
 
 /// What `r` keeps once its retention period has passed.
 pub fn scrub(r: &RouteRecord, t: &Tagger) -> RouteRecord {
+    scrub_with(r, |who| t.tag(who))
+}
+
+/// `r` without what names or recovers to an address, its counterparties
+/// rewritten by `counterparty`.
+pub fn scrub_with(r: &RouteRecord, counterparty: impl Fn(&str) -> String) -> RouteRecord {
     RouteRecord {
-        sender: t.tag(&r.sender),
-        recipient: t.tag(&r.recipient),
+        sender: counterparty(&r.sender),
+        recipient: counterparty(&r.recipient),
         permit: None,
         router: None,
         plan: ExecutionPlan::default(),

@@ -174,18 +174,40 @@ pub fn build(
     }
 }
 
+/// What sealing a record gives: its canonical JSON (what is signed), the
+/// signer and the EIP-191 signature (both absent without a key).
+pub(crate) struct Parts {
+    pub(crate) message: String,
+    pub(crate) signer: Option<String>,
+    pub(crate) signature: Option<String>,
+}
+
+/// Seals any serialisable record with the relayer key
+/// ([`snapshot::seal`]: canonical JSON, EIP-191).
+pub(crate) fn seal_parts(
+    record: &impl Serialize,
+    signer: Option<&RelayerSigner>,
+) -> Result<Parts, AttestError> {
+    let value = serde_json::to_value(record).unwrap_or_default();
+    let sealed = snapshot::seal(&value, signer)?;
+    Ok(Parts {
+        message: sealed.canonical,
+        signer: sealed.signed.signer.map(|a| a.to_string()),
+        signature: sealed.signed.signature,
+    })
+}
+
 /// Signs `statement` (unsigned when the host has no key).
 pub fn seal(
     statement: SpendStatement,
     signer: Option<&RelayerSigner>,
 ) -> Result<SignedStatement, AttestError> {
-    let value = serde_json::to_value(&statement).unwrap_or_default();
-    let sealed = snapshot::seal(&value, signer)?;
+    let p = seal_parts(&statement, signer)?;
     Ok(SignedStatement {
         statement,
-        message: sealed.canonical,
-        signer: sealed.signed.signer.map(|a| a.to_string()),
-        signature: sealed.signed.signature,
+        message: p.message,
+        signer: p.signer,
+        signature: p.signature,
     })
 }
 

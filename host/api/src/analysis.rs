@@ -18,6 +18,7 @@ use relay_analysis::{
     evidence::{self, EvidenceBundle, OutcomeEvidence, TxEvidence, Verdict},
     forensics::{self, FeeForensics},
     outcome::{self, Sides},
+    proofs,
     retention::{self, Tagger},
     statement::{self, SignedStatement},
 };
@@ -89,6 +90,9 @@ async fn verify_outcome(
 ) -> Result<Json<OutcomeReport>, ApiError> {
     let (route, transactions) = stored_route(&s, q).await?;
     let outcome = outcome::judge(&route, Sides::of(&s.config, &route), &transactions);
+    if let Err(e) = proofs::record(&s.store, &route, &outcome, now_ms()).await {
+        tracing::warn!(error = %e, "settlement proof not recorded");
+    }
     Ok(Json(OutcomeReport {
         id: route.id.clone(),
         status: bundle::facts(&route).status,

@@ -189,6 +189,19 @@ impl JsonObject {
         Self::from_value(parse_json(bytes)?)
     }
 
+    /// Decodes the object as `T`: a missing field is `MISSING_FIELD`, any
+    /// other mismatch `INVALID_FIELD`, the message naming it.
+    pub fn decode<T: serde::de::DeserializeOwned>(self) -> Result<T, ApiError> {
+        serde_json::from_value(Value::Object(self.0)).map_err(|e| {
+            let m = e.to_string();
+            let code = match m.starts_with("missing field") {
+                true => ErrorCode::MissingField,
+                false => ErrorCode::InvalidField,
+            };
+            ApiError::new(code, format!("body: {m}"))
+        })
+    }
+
     fn from_value(v: Value) -> Result<Self, ApiError> {
         match v {
             Value::Object(m) => Ok(JsonObject(m)),

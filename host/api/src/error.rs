@@ -200,8 +200,64 @@ error_codes! {
     AdminAuthRequired => ("ADMIN_AUTH_REQUIRED", UNAUTHORIZED, false, "the operator dashboard and /admin/api/* need the owner token: sign in at /admin (a login cookie) or send Authorization: Bearer <owner token>"),
     /// A dashboard change signed in by cookie came without its CSRF token.
     CsrfInvalid => ("CSRF_INVALID", FORBIDDEN, false, "a change made with the dashboard's login cookie must carry the page's CSRF token in x-relay-csrf; reload /admin"),
+    /// Erasure needs the retention tag key, which this host does not have.
+    ErasureUnavailable => ("ERASURE_UNAVAILABLE", SERVICE_UNAVAILABLE, false, "this host has no retention key (retention.secret_env), so it cannot keep an erasure request without keeping the address; ask the operator"),
+    /// The erasure request's signature is not the address's.
+    ErasureSignature => ("ERASURE_SIGNATURE", UNAUTHORIZED, false, "sign exactly `relay-erasure:v1:address=<lower-case address>:issuedAt=<epoch ms>` (EIP-191 personal message, low-s) with the address's key"),
+    /// The erasure request's `issuedAt` is too far from the host's clock.
+    ErasureStale => ("ERASURE_STALE", BAD_REQUEST, false, "issuedAt must be within 10 minutes of the host's clock (epoch ms); sign a fresh request"),
+    /// No erasure request has that id for that address.
+    UnknownErasure => ("UNKNOWN_ERASURE", NOT_FOUND, false, "no erasure request has that id for that address (both are needed: the host keeps only the address's keyed tag)"),
+    /// Netting accounts are off, or a chain read or price they need failed.
+    NettingUnavailable => ("NETTING_UNAVAILABLE", SERVICE_UNAVAILABLE, true, "netting accounts cannot answer right now (a chain read or price failed, or [netting] is off); retry"),
+    /// The netting signature does not recover to the address over the exact text.
+    NettingSignatureInvalid => ("NETTING_SIGNATURE_INVALID", UNAUTHORIZED, false, "sign exactly the documented text (terms from GET /api/netting/terms; relay-netting-transfer:v1:… or relay-netting-withdraw:v1:… with lowercase addresses) with the address's key (EIP-191 personal_sign, low-s)"),
+    /// An address of a netting request is not enrolled.
+    NettingNotEnrolled => ("NETTING_NOT_ENROLLED", CONFLICT, false, "the address (the `field` names which) is not enrolled: GET /api/netting/terms, sign it, POST /api/netting/enroll"),
+    /// The nonce is at or below the account's: spent.
+    NettingNonceSpent => ("NETTING_NONCE_SPENT", CONFLICT, false, "nonces are monotonic per account: any signature at or below the account nonce is spent (GET /api/netting/terms shows the nonce); sign again with a larger one"),
+    /// The account's balance does not cover the amount.
+    NettingInsufficientBalance => ("NETTING_INSUFFICIENT_BALANCE", CONFLICT, false, "the account's balance does not cover the amount; deposit first or ask less"),
+    /// A netting cap (deposit, withdraw or balance) would be exceeded.
+    NettingCapExceeded => ("NETTING_CAP_EXCEEDED", UNPROCESSABLE_ENTITY, false, "netting caps are deliberately small (GET /api/netting/reserves lists them); the message names the cap"),
+    /// The deposit would push liabilities above the safe share of float.
+    NettingSafeShareExceeded => ("NETTING_SAFE_SHARE_EXCEEDED", CONFLICT, true, "crediting the deposit would push total liabilities above the safe share of the relayer's float (GET /api/netting/reserves: headroom); it is not credited — post it again when headroom allows"),
+    /// The chain is not a covered netting chain.
+    NettingChainUnsupported => ("NETTING_CHAIN_UNSUPPORTED", BAD_REQUEST, false, "the chain is not covered by netting accounts (GET /api/netting/reserves lists the covered chains)"),
+    /// The deposit transaction is not mined or not confirmed enough yet.
+    NettingDepositPending => ("NETTING_DEPOSIT_PENDING", CONFLICT, true, "the deposit transaction is not mined or lacks the configured confirmations; post it again shortly"),
+    /// The deposit transaction does not pay the relayer from the address.
+    NettingDepositInvalid => ("NETTING_DEPOSIT_INVALID", UNPROCESSABLE_ENTITY, false, "the transaction reverted or has no USDC Transfer from `address` to the relayer on that chain"),
+    /// The withdrawal does not cover the destination payout cost.
+    NettingBelowPayoutCost => ("NETTING_BELOW_PAYOUT_COST", UNPROCESSABLE_ENTITY, false, "the destination payout cost is at or above the amount: nothing would arrive; nothing was debited or sent (GET /api/netting/preview ranks cheaper exits)"),
+    /// The relayer cannot pay on the destination chain now.
+    NettingFloatShort => ("NETTING_FLOAT_SHORT", SERVICE_UNAVAILABLE, true, "the relayer cannot pay the payout on that chain now (its float is short or the payout fails simulation); nothing was debited — try another chain (GET /api/netting/preview)"),
+    /// The payout failed on chain and was credited back.
+    NettingPayoutFailed => ("NETTING_PAYOUT_FAILED", BAD_GATEWAY, false, "the payout transaction failed; the amount was credited back to the account by a reversing entry (the nonce stays spent)"),
     /// No installed rail has that id, or the rail declares no such lane.
     UnknownRail => ("UNKNOWN_RAIL", NOT_FOUND, false, "no installed rail has that id, or the rail declares no such lane; the message lists its lanes (GET /admin/api/snapshot lists rails and lanes)"),
+    /// The yield account has no vault on that chain.
+    NcChainUnsupported => ("NCACCOUNT_CHAIN_UNSUPPORTED", BAD_REQUEST, false, "srcChain or toChain has no yield vault on this host (GET /api/account/venues lists them)"),
+    /// The spend intent's signature does not recover to its agent.
+    NcSignatureInvalid => ("NCACCOUNT_SIGNATURE_INVALID", BAD_REQUEST, false, "the spend intent's signature does not recover to intent.agent under the domain {name RelayNCAccount, version 1, chainId srcChain, verifyingContract the vault on srcChain}, or is malformed or high-s; nothing was sent"),
+    /// The spend intent was signed under another chain id.
+    NcDomainChain => ("NCACCOUNT_DOMAIN_CHAIN", BAD_REQUEST, false, "the intent was signed with a domain chainId other than intent.srcChain; sign with chainId = srcChain; nothing was sent"),
+    /// The spend intent's deadline passed.
+    NcIntentExpired => ("NCACCOUNT_INTENT_EXPIRED", BAD_REQUEST, false, "intent.deadline (seconds) is not in the future; sign again; nothing was sent"),
+    /// The spend intent's nonce was already spent.
+    NcNonceUsed => ("NCACCOUNT_NONCE_USED", CONFLICT, false, "intent.nonce was already spent by this agent on srcChain; sign a new nonce; nothing was sent"),
+    /// The redeem needs more shares than the allowance.
+    NcAllowanceExceeded => ("NCACCOUNT_ALLOWANCE_EXCEEDED", UNPROCESSABLE_ENTITY, false, "the spend burns more vault shares than the agent lets the relayer pull (approve the relayer on the vault; POST /api/ncaccount/quote shows both); nothing was sent"),
+    /// The agent holds too few shares.
+    NcInsufficientShares => ("NCACCOUNT_INSUFFICIENT_SHARES", UNPROCESSABLE_ENTITY, false, "the agent holds fewer vault shares than redeeming the amount burns; nothing was sent"),
+    /// The amount does not cover the spend fee.
+    NcBelowFee => ("NCACCOUNT_BELOW_FEE", UNPROCESSABLE_ENTITY, false, "the amount does not cover the spend fee (0.15 %, at least 0.01 USD); nothing was sent"),
+    /// The relayer's float on toChain cannot pay the delivery.
+    NcFloatInsufficient => ("NCACCOUNT_FLOAT_INSUFFICIENT", UNPROCESSABLE_ENTITY, true, "the relayer's float on toChain is below what the spend delivers; try less or later; nothing was sent"),
+    /// The redeem reverts in simulation.
+    NcWouldRevert => ("NCACCOUNT_WOULD_REVERT", UNPROCESSABLE_ENTITY, false, "the vault's withdraw reverts when simulated (the message has the reason); nothing was sent"),
+    /// A chain read of the yield account failed.
+    NcChainUnavailable => ("NCACCOUNT_CHAIN_UNAVAILABLE", SERVICE_UNAVAILABLE, true, "a chain the yield account needs could not be read; retry"),
 }
 
 /// One `errorCode` of the catalogue.
@@ -282,6 +338,11 @@ pub struct ErrorBody {
     /// edge, [`crate::refusal`]): check it with `POST /api/refusal/verify`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refusal: Option<relay_analysis::refusal::Refusal>,
+    /// `PRICE_MOVED`: the fresh live quote that no longer meets the lock
+    /// (`{rail, amountIn, amountOut, minOut, quotedAt}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub fresh_quote: Option<serde_json::Value>,
 }
 
 /// An error answer.
@@ -297,6 +358,8 @@ pub struct ApiError {
     pub suggested_action: Option<String>,
     /// When a retry can succeed, ms from now.
     pub retry_after_ms: Option<u64>,
+    /// The fresh quote a `PRICE_MOVED` carries (boxed: errors stay small).
+    pub fresh_quote: Option<Box<serde_json::Value>>,
 }
 
 impl ApiError {
@@ -308,6 +371,7 @@ impl ApiError {
             field: None,
             suggested_action: None,
             retry_after_ms: None,
+            fresh_quote: None,
         }
     }
 
@@ -329,6 +393,12 @@ impl ApiError {
         self
     }
 
+    /// Carries the fresh quote of a `PRICE_MOVED`.
+    pub fn fresh_quote(mut self, quote: serde_json::Value) -> Self {
+        self.fresh_quote = Some(Box::new(quote));
+        self
+    }
+
     /// The JSON body.
     pub fn body(&self) -> ErrorBody {
         ErrorBody {
@@ -339,6 +409,7 @@ impl ApiError {
             suggested_action: self.suggested_action.clone(),
             retry_after_ms: self.retry_after_ms,
             refusal: None,
+            fresh_quote: self.fresh_quote.as_deref().cloned(),
         }
     }
 }

@@ -166,7 +166,21 @@ fn declined(d: Declined) -> ApiError {
         Declined::PriceMoved { .. } => ErrorCode::PriceMoved,
         Declined::FundsRequired { .. } | Declined::Failed(_) => ErrorCode::RailsUnavailable,
     };
-    ApiError::new(code, d.to_string())
+    let err = ApiError::new(code, d.to_string());
+    match d {
+        Declined::PriceMoved {
+            fresh: Some(q),
+            min,
+            ..
+        } => err
+            .fresh_quote(serde_json::json!({
+                "rail": q.rail, "lane": q.lane, "amountIn": q.amount_in,
+                "amountOut": q.amount_out, "minOut": q.min_out,
+                "lockedMinOut": min, "quotedAt": relay_types::now_ms(),
+            }))
+            .suggest("quote again: the fresh quote no longer meets the locked minOut"),
+        _ => err,
+    }
 }
 
 fn json_response(status: StatusCode, body: &impl serde::Serialize) -> Response {

@@ -12,6 +12,7 @@ mod admin;
 mod agent;
 mod analysis;
 pub mod auth;
+mod balances;
 mod batch;
 mod changelog;
 mod compare;
@@ -19,6 +20,7 @@ pub mod concierge;
 mod conditional;
 mod delivery;
 mod edge;
+mod erasure;
 mod error;
 mod execute;
 mod floatlane;
@@ -31,12 +33,15 @@ pub mod layers;
 pub mod limits;
 mod membership;
 pub mod metrics;
+mod ncaccount;
+mod netting;
 pub mod openapi;
 mod plan;
 mod preflight;
 mod pricefeeds;
 pub mod primitive;
 mod quote;
+mod receipts;
 mod recent;
 mod refusal;
 mod routes;
@@ -99,6 +104,14 @@ pub struct AppState {
     /// Sponsored EIP-7702 transactions paid with x402 (spec §4.8; `None`:
     /// no chain is sponsored).
     pub sponsor: Option<Arc<relay_sponsor::SponsorService>>,
+    /// Custodial netting accounts (spec §4.7; `None`: `[netting]` is off).
+    pub netting: Option<Arc<relay_accounts::netting::NettingService>>,
+    /// The non-custodial yield account and unified balances (spec §4.6,
+    /// [`relay_accounts::yield_account`]).
+    pub ncaccount: Arc<relay_accounts::yield_account::YieldService>,
+    /// The warm quote book every quote reads ([`relay_engine::quotebook`];
+    /// its refresher runs as a host job).
+    pub quote_book: Arc<relay_engine::quotebook::QuoteBook>,
 }
 
 /// The whole API router.
@@ -140,9 +153,14 @@ pub fn router(state: AppState) -> Router {
         .merge(conditional::routes(quoting.clone()))
         .merge(execute::routes(quoting))
         .merge(sponsor::routes())
+        .merge(ncaccount::routes())
+        .merge(balances::routes())
+        .merge(netting::routes())
         .merge(concierge::routes())
         .merge(analysis::routes())
         .merge(refusal::routes())
+        .merge(erasure::routes())
+        .merge(receipts::routes())
         .merge(admin::routes(admin.clone()))
         .merge(openapi::routes())
         .merge(metrics::routes())

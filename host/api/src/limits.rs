@@ -122,7 +122,49 @@ const TABLE: &[(&str, &[Method], &str, u32)] = &[
     // spec §4.8 (its limits are not shown): the free check like a quote,
     // a paid sponsorship like a fund-moving execute (a 402 counts too)
     ("7702-check", &[Method::POST], "/api/7702/check", 40),
+    // erasure: a signed request is cheap to check, but each one scans routes
+    (
+        "erasure-request",
+        &[Method::POST],
+        "/api/erasure/request",
+        5,
+    ),
     ("7702-sponsor", &[Method::POST], "/api/7702/sponsor", 20),
+    // spec §4.7 (limits not shown): fund-moving netting calls like an
+    // execute, enrolment and deposit claims like a quote
+    ("netting-enroll", &[Method::POST], "/api/netting/enroll", 20),
+    (
+        "netting-deposit",
+        &[Method::POST],
+        "/api/netting/deposit",
+        20,
+    ),
+    (
+        "netting-transfer",
+        &[Method::POST],
+        "/api/netting/transfer",
+        30,
+    ),
+    (
+        "netting-withdraw",
+        &[Method::POST],
+        "/api/netting/withdraw",
+        8,
+    ),
+    // spec §4.6 (limits not shown): a yield-account spend like an execute,
+    // its quote (several chain reads) like a quote
+    (
+        "ncaccount-quote",
+        &[Method::POST],
+        "/api/ncaccount/quote",
+        40,
+    ),
+    (
+        "ncaccount-spend",
+        &[Method::POST],
+        "/api/ncaccount/spend",
+        20,
+    ),
 ];
 
 /// Buckets always counted by the client's IP, even for a request with an

@@ -35,6 +35,7 @@ pub use super::error::ErrorBody;
         (name = "sponsor", description = "Spec §2.15, §4.8: sponsored EIP-7702 (type-4) transactions paid with x402: the batch executor, the free authorization check, the priced plan and the paid sponsorship"),
         (name = "keys", description = "Spec §2.13, §4.5, §5.2: developer keys (optional; they tag requests for usage and scope rate limits, and authorise nothing)"),
         (name = "admin", description = "The operator's dashboard (/admin): its data, live events (SSE), rail and lane switches (audited) and audit log; owner credential (login cookie or Authorization: Bearer <owner token>) required"),
+        (name = "accounts", description = "Spec §2.15, §4.6: the non-custodial yield account (ERC-4626 shares, the relayer's share allowance, live APY, spends with one EIP-712 signature) and unified balances across chains"),
     )
 )]
 struct ApiDoc;

@@ -53,7 +53,11 @@ impl Quoting {
     pub(super) fn new(app: AppState) -> Self {
         let ttl = std::time::Duration::from_millis(app.config.quote.compare_cache_ms);
         Quoting {
-            quoter: Arc::new(Quoter::new(app.config.clone(), app.prices.clone())),
+            quoter: Arc::new(Quoter::with_book(
+                app.config.clone(),
+                app.prices.clone(),
+                app.quote_book.clone(),
+            )),
             compare_cache: Arc::new(TtlCache::new(ttl)),
             service: super::execute::service(&app),
             app,

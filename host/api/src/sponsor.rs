@@ -21,7 +21,6 @@ use relay_sponsor::{
     SponsorError, SponsorService,
 };
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
-use serde_json::Value;
 use std::sync::Arc;
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -118,14 +117,7 @@ fn service(s: &AppState) -> Result<&Arc<SponsorService>, ApiError> {
 }
 
 fn decode<T: DeserializeOwned>(body: JsonObject) -> Result<T, ApiError> {
-    serde_json::from_value(Value::Object(body.0)).map_err(|e| {
-        let m = e.to_string();
-        let code = match m.starts_with("missing field") {
-            true => ErrorCode::MissingField,
-            false => ErrorCode::InvalidField,
-        };
-        ApiError::new(code, format!("body: {m}"))
-    })
+    body.decode()
 }
 
 /// The API error of a refusal.

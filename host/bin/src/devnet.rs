@@ -67,6 +67,10 @@ pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
         base.sponsor
             .delegates
             .insert(id.clone(), c.deployment.delegate.to_string());
+        // the ERC-4626 yield vault over USDC `relay up` deploys on every chain
+        base.ncaccount
+            .vaults
+            .insert(id.clone(), c.deployment.vault.to_string());
         base.capabilities
             .rpc
             .insert(id.clone(), vec![c.rpc_url.clone()]);
@@ -90,6 +94,9 @@ pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
     base.execution.route_lease_ms = 5_000;
     base.execution.idempotency_stale_ms = 20_000;
     base.sponsor.lease_ms = 5_000;
+    // anvil mines a block per transaction: one confirmation is final here
+    base.netting.confirmations = 1;
+    base.netting.lease_ms = 5_000;
     // Webhook receivers on the devnet listen on loopback, over plain http.
     base.notify.allow_http = ["127.0.0.1", "localhost", "[::1]"]
         .map(String::from)

@@ -214,6 +214,71 @@ fn sponsor_jobs(
     Some(service)
 }
 
+/// The netting service (spec §4.7) unless `[netting]` is off, and the job
+/// finishing payouts whose holder died when the host can send.
+fn netting_jobs(
+    jobs: &mut Jobs,
+    store: &Store,
+    config: &Arc<HostConfig>,
+    (reader, prices): (&Arc<ChainReader>, &Arc<PriceBook>),
+    relayer: Option<&Arc<Relayer>>,
+) -> Option<Arc<relay_accounts::netting::NettingService>> {
+    use relay_accounts::netting::{NettingDeps, NettingService, Payer};
+    let n = &config.netting;
+    if !n.enabled {
+        return None;
+    }
+    let payer = relayer.map(|r| Payer {
+        relayer: r.address(),
+        by_chain: r.senders().map(|s| (s.chain_id(), s.clone())).collect(),
+    });
+    let service = Arc::new(NettingService::new(NettingDeps {
+        config: config.clone(),
+        reader: reader.clone(),
+        prices: prices.clone(),
+        store: store.clone(),
+        payer,
+        clock: relay_types::clock::system(),
+    }));
+    if relayer.is_some() && n.resume_interval_ms > 0 {
+        let every = Duration::from_millis(n.resume_interval_ms);
+        let s = service.clone();
+        let job = relay_jobs::every(jobs.token(), every, true, move || {
+            let s = s.clone();
+            async move {
+                let n = s.resume().await;
+                if n > 0 {
+                    tracing::info!(n, "netting withdrawals resumed");
+                }
+            }
+        });
+        jobs.add("netting-payouts", tokio::spawn(job));
+    }
+    Some(service)
+}
+
+/// The yield account and unified balances (spec §4.6): always served
+/// (balances need no vault); spends need the relayer.
+fn ncaccount_service(
+    store: &Store,
+    config: &Arc<HostConfig>,
+    (reader, prices): (&Arc<ChainReader>, &Arc<PriceBook>),
+    relayer: Option<&Arc<Relayer>>,
+) -> Arc<relay_accounts::yield_account::YieldService> {
+    use relay_accounts::yield_account::{Senders, YieldDeps, YieldService};
+    Arc::new(YieldService::new(YieldDeps {
+        config: config.clone(),
+        reader: reader.clone(),
+        prices: prices.clone(),
+        store: store.clone(),
+        relayer: relayer.map(|r| r.address()),
+        senders: relayer.map(|r| Senders {
+            by_chain: r.senders().map(|s| (s.chain_id(), s.clone())).collect(),
+        }),
+        clock: relay_types::clock::system(),
+    }))
+}
+
 /// The primitives watcher (spec §4.4). Its gate is on when the config
 /// says `primitives.live` or the environment has `PRIMITIVES_LIVE=1`.
 fn primitives_job(jobs: &Jobs, state: &AppState) -> tokio::task::JoinHandle<()> {
@@ -244,6 +309,15 @@ fn retention_job(jobs: &mut Jobs, config: &HostConfig, store: &Store) {
         (every, after),
     );
     jobs.add("retention", job);
+}
+
+/// The warm quote book and its refresher (issue 12; stops with the jobs).
+fn quote_book_job(jobs: &mut Jobs, config: &HostConfig) -> Arc<relay_engine::quotebook::QuoteBook> {
+    let book = Arc::new(relay_engine::quotebook::QuoteBook::for_config(config));
+    if config.quote_book.enabled {
+        jobs.add("quote-book", tokio::spawn(book.clone().run(jobs.token())));
+    }
+    book
 }
 
 /// The price book, read once now (quotes right after start are priced)
@@ -357,6 +431,15 @@ impl Host {
             (&reader, &prices),
             relayer.as_ref(),
         );
+        let netting = netting_jobs(
+            &mut jobs,
+            &store,
+            &config,
+            (&reader, &prices),
+            relayer.as_ref(),
+        );
+        let quote_book = quote_book_job(&mut jobs, &config);
+        let ncaccount = ncaccount_service(&store, &config, (&reader, &prices), relayer.as_ref());
         Ok(Host {
             state: AppState {
                 health: Arc::new(HealthCache::new(Duration::from_secs(30), reader.clone())),
@@ -373,6 +456,9 @@ impl Host {
                 sessions,
                 prices,
                 sponsor,
+                netting,
+                quote_book,
+                ncaccount,
             },
             jobs,
         })
@@ -415,6 +501,17 @@ impl Host {
             state.store.clone(),
         );
         jobs.add("health-probe", probe);
+        let proofs = relay_jobs::settlement_proofs::spawn(
+            jobs.token(),
+            (
+                state.store.clone(),
+                state.reader.clone(),
+                state.config.clone(),
+            ),
+            relay_types::clock::system(),
+            relay_jobs::settlement_proofs::PROOFS_EVERY,
+        );
+        jobs.add("settlement-proofs", proofs);
         jobs.add("primitives", primitives_job(&jobs, &state));
         let addr = listener.local_addr().ok();
         tracing::info!(?addr, "relay host listening");

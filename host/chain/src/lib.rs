@@ -18,3 +18,4 @@ pub mod session_sweep;
 pub mod signer;
 pub mod transfers;
 pub mod typed;
+pub mod vault;

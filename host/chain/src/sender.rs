@@ -85,6 +85,13 @@ impl Default for SendPolicy {
 
 /// Fee increase of a replacement, per mille (nodes require at least 10 %).
 const BUMP_PER_MILLE: u128 = 1_125;
+/// How long a read gas price is reused for the next transactions (their
+/// fee cap is twice it plus a tip, so a second-old reading is ample).
+const GAS_PRICE_TTL: Duration = Duration::from_secs(1);
+/// First and longest wait between receipt polls: a fast chain (or a
+/// devnet that mines on arrival) is asked again soon, a slow one no more
+/// than every 100 ms.
+const RECEIPT_POLL: (Duration, Duration) = (Duration::from_millis(5), Duration::from_millis(100));
 
 /// Signs, journals, broadcasts and tracks the relayer's transactions on one
 /// chain.
@@ -96,6 +103,8 @@ pub struct Sender {
     nonces: NonceManager,
     store: Store,
     policy: SendPolicy,
+    /// The last gas price read, and when.
+    gas_price: std::sync::Mutex<Option<(u128, Instant)>>,
 }
 
 impl std::fmt::Debug for Sender {
@@ -139,7 +148,23 @@ impl Sender {
             rpc,
             store,
             policy,
+            gas_price: std::sync::Mutex::new(None),
         }
+    }
+
+    /// The chain's gas price, read at most once per [`GAS_PRICE_TTL`].
+    async fn gas_price(&self) -> Result<u128, SendError> {
+        let cached = *self.gas_price.lock().expect("gas price lock");
+        if let Some((price, _)) = cached.filter(|(_, at)| at.elapsed() < GAS_PRICE_TTL) {
+            return Ok(price);
+        }
+        let price = self
+            .rpc
+            .run("eth_gasPrice", |p| async move { p.get_gas_price().await })
+            .await
+            .map_err(not_sent)?;
+        *self.gas_price.lock().expect("gas price lock") = Some((price, Instant::now()));
+        Ok(price)
     }
 
     /// The chain this sender sends on.
@@ -168,11 +193,7 @@ impl Sender {
         auths: &[SignedAuthorization],
     ) -> Result<JournalEntry, SendError> {
         // Read the fee first: a nonce is taken only when it will be used.
-        let gas_price = self
-            .rpc
-            .run("eth_gasPrice", |p| async move { p.get_gas_price().await })
-            .await
-            .map_err(not_sent)?;
+        let gas_price = self.gas_price().await?;
         let nonce = self.nonces.allocate().await.map_err(not_sent)?;
         let planned = self
             .sign_and_journal(call, (gas_price, auths), nonce, route_id, step)
@@ -278,11 +299,22 @@ impl Sender {
         if let Some(done) = self.mined(&attempts).await? {
             return self.finish(&mut attempts, done).await;
         }
-        self.broadcast(latest).await?;
+        self.broadcast(latest, true).await?;
+        self.track(attempts).await
+    }
+
+    /// Waits for whichever of the broadcast `attempts` mines, replacing the
+    /// latest while none does.
+    async fn track(
+        &self,
+        mut attempts: Vec<JournalEntry>,
+    ) -> Result<TransactionReceipt, SendError> {
         let deadline = Instant::now() + self.policy.receipt_timeout;
         let mut sent_at = Instant::now();
+        let mut poll = RECEIPT_POLL.0;
         loop {
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            tokio::time::sleep(poll).await;
+            poll = (poll * 2).min(RECEIPT_POLL.1);
             if let Some(done) = self.mined(&attempts).await? {
                 return self.finish(&mut attempts, done).await;
             }
@@ -295,26 +327,33 @@ impl Sender {
             if sent_at.elapsed() >= self.policy.bump_after {
                 let next = self.bumped(attempts.last().expect("an attempt")).await?;
                 attempts.push(next.clone());
-                self.broadcast(next).await?;
+                self.broadcast(next, true).await?;
                 sent_at = Instant::now();
+                poll = RECEIPT_POLL.0;
             }
         }
     }
 
-    /// Sends `e`'s signed bytes unless the chain has them; journals `sent`.
-    async fn broadcast(&self, mut e: JournalEntry) -> Result<(), SendError> {
+    /// Sends `e`'s signed bytes unless the chain has them (asked only when
+    /// `may_be_known`: an entry journaled before, not one this process has
+    /// just signed); journals `sent`.
+    async fn broadcast(&self, mut e: JournalEntry, may_be_known: bool) -> Result<(), SendError> {
         let hash = hash_of(&e)?;
-        let known = self
-            .rpc
-            .run("eth_getTransactionByHash", |p| async move {
-                p.get_transaction_by_hash(hash).await
-            })
-            .await
-            .map_err(|err| SendError::Unknown {
-                hash,
-                message: err.to_string(),
-            })?;
-        if known.is_none() {
+        let known = if may_be_known {
+            self.rpc
+                .run("eth_getTransactionByHash", |p| async move {
+                    p.get_transaction_by_hash(hash).await
+                })
+                .await
+                .map_err(|err| SendError::Unknown {
+                    hash,
+                    message: err.to_string(),
+                })?
+                .is_some()
+        } else {
+            false
+        };
+        if !known {
             let raw: Bytes = e.payload.parse().map_err(journal_err)?;
             let sent = self
                 .rpc
@@ -383,7 +422,35 @@ impl Sender {
         call: &Call,
     ) -> Result<TransactionReceipt, SendError> {
         let entry = self.plan(route_id, step, call).await?;
-        self.complete(vec![entry]).await
+        // Signed and journaled just now by this call: the chain cannot have
+        // it yet, so it is broadcast without asking first (a crash from
+        // here on resumes through `complete`, which does ask).
+        self.broadcast(entry.clone(), false).await?;
+        self.track(vec![entry]).await
+    }
+
+    /// Finishes journal step `step` of `route_id`: completes its journaled
+    /// attempts when it has any (after a crash: never a second
+    /// transaction), else plans `call` and completes it.
+    pub async fn run_step(
+        &self,
+        route_id: &str,
+        step: i64,
+        call: &Call,
+    ) -> Result<TransactionReceipt, SendError> {
+        let journaled: Vec<JournalEntry> = self
+            .store
+            .journal_of(route_id)
+            .await
+            .map_err(journal_err)?
+            .into_iter()
+            .filter(|e| e.step == step)
+            .collect();
+        let attempts = match journaled.is_empty() {
+            true => vec![self.plan(route_id, step, call).await?],
+            false => journaled,
+        };
+        self.complete(attempts).await
     }
 
     /// The relayer's ERC-20 allowance of `token` to `spender`.

@@ -17,9 +17,12 @@ use serde::{Deserialize, Serialize};
 
 mod admin;
 mod capabilities;
+mod ncaccount;
+mod netting;
 mod notify;
 mod pricefeeds;
 mod primitives;
+mod quotebook;
 mod retention;
 mod sessions;
 mod sponsor;
@@ -27,9 +30,12 @@ mod validate;
 
 pub use admin::AdminConfig;
 pub use capabilities::{CapabilityConfig, CredentialConfig, Secret};
+pub use ncaccount::NcAccountConfig;
+pub use netting::{NettingConfig, PPM};
 pub use notify::{parse_allow_entry, AllowPort, NotifyConfig};
 pub use pricefeeds::PriceFeedConfig;
 pub use primitives::PrimitivesConfig;
+pub use quotebook::QuoteBookConfig;
 pub use relay_registry::PluginKind as Packaging;
 pub use retention::RetentionConfig;
 pub use sessions::SessionsConfig;
@@ -459,6 +465,12 @@ pub struct HostConfig {
     /// The operator's dashboard (`[admin]`).
     #[serde(default)]
     pub admin: AdminConfig,
+    /// Custodial netting accounts (`[netting]`, spec §4.7).
+    #[serde(default)]
+    pub netting: NettingConfig,
+    /// The non-custodial yield account (`[ncaccount]`, spec §4.6).
+    #[serde(default)]
+    pub ncaccount: NcAccountConfig,
     /// The relayer's key as an encrypted JSON keystore file (the standard
     /// Ethereum keystore), decrypted at start with the passphrase in the
     /// environment variable `relayer_keystore_passphrase_env` (default
@@ -472,6 +484,9 @@ pub struct HostConfig {
     /// Trace export (`[telemetry]`; default off).
     #[serde(default)]
     pub telemetry: TelemetryConfig,
+    /// The warm quote book and the hedged cold fan-out (`[quote_book]`).
+    #[serde(default)]
+    pub quote_book: QuoteBookConfig,
 }
 
 /// Trace export (`[telemetry]`).
@@ -514,9 +529,12 @@ impl Default for HostConfig {
             pricefeeds: Vec::new(),
             sponsor: SponsorConfig::default(),
             admin: AdminConfig::default(),
+            netting: NettingConfig::default(),
+            ncaccount: NcAccountConfig::default(),
             relayer_keystore: None,
             relayer_keystore_passphrase_env: None,
             telemetry: TelemetryConfig::default(),
+            quote_book: QuoteBookConfig::default(),
         }
     }
 }

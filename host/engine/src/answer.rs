@@ -208,6 +208,14 @@ pub struct RailEntry {
     /// Compare: 0–100.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quality_score: Option<u8>,
+    /// When the rail's answer was quoted, epoch ms (absent when it did not
+    /// answer): at most the quote book's staleness bound (12 s) ago.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quoted_at: Option<u64>,
+    /// Whether the answer (or the silence) came from the quote book rather
+    /// than a live call made for this request.
+    #[serde(default)]
+    pub cached: bool,
 }
 
 impl RailEntry {
@@ -237,6 +245,8 @@ impl RailEntry {
             quote_only_reason: r.quote_only.clone(),
             effective_fee_pct: None,
             quality_score: None,
+            quoted_at: r.quoted_at_ms.filter(|_| ok),
+            cached: r.cached,
         }
     }
 }

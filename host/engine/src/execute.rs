@@ -8,6 +8,14 @@
 //! asks the rail to move the rest ([`carried`]). A leg the relayer never
 //! holds (a deposit channel on a non-EVM source) carries the whole amount.
 //!
+//! Firm execution from fast quotes: an answer the quote book served
+//! ([`super::quotebook`], `cached`) is never executed as is — the rail is
+//! re-quoted live for the carried amount, and the route proceeds only if
+//! that fresh output meets the locked minimum (`minOut`, the attestation's);
+//! otherwise execution fails over down the ranking, and when no rail meets
+//! it answers [`Declined::PriceMoved`] with the best fresh quote. So no
+//! route executes a price older than the book's staleness bound.
+//!
 //! The engine never names a rail: order, prices and plans come from the
 //! loaded rails' own answers.
 
@@ -66,6 +74,8 @@ pub enum Declined {
         best: Amount,
         /// The lock.
         min: Amount,
+        /// The fresh live quote behind `best`.
+        fresh: Option<Box<RailQuote>>,
     },
     /// Every rail failed.
     #[error("every rail failed: {0}")]
@@ -126,7 +136,7 @@ pub async fn choose(
         .collect();
     let mut funds: Option<Declined> = None;
     let mut quote_only = Vec::new();
-    let mut best_below: Option<Amount> = None;
+    let mut best_below: Option<RailQuote> = None;
     let mut attempted = 0;
     for r in &outcome.results {
         let Ok(priced) = &r.outcome else { continue };
@@ -143,10 +153,16 @@ pub async fn choose(
         };
         let member = outcome.membership.member;
         attempted += 1;
-        match attempt(&rail, ask, (priced, member), route_id, relayer).await {
+        let live = (priced, member, r.cached);
+        match attempt(&rail, ask, live, route_id, relayer).await {
             Ok(mut a) => {
                 if let Some(min) = ask.min_out.filter(|m| a.quote.amount_out < *m) {
-                    best_below = best_below.max(Some(a.quote.amount_out));
+                    if best_below
+                        .as_ref()
+                        .is_none_or(|b| b.amount_out < a.quote.amount_out)
+                    {
+                        best_below = Some(a.quote.clone());
+                    }
                     passed.push((r.rail.clone(), format!("delivers below minOut {min}")));
                     continue;
                 }
@@ -169,7 +185,11 @@ pub async fn choose(
         }
     }
     if let (Some(best), Some(min)) = (best_below, ask.min_out) {
-        return Err(Declined::PriceMoved { best, min });
+        return Err(Declined::PriceMoved {
+            best: best.amount_out,
+            min,
+            fresh: Some(Box::new(best)),
+        });
     }
     if let Some(f) = funds {
         return Err(f);
@@ -195,11 +215,12 @@ fn attempt_error(e: CallError) -> Attempt {
     }
 }
 
-/// Re-prices the carried amount on one rail and asks it for a plan.
+/// Re-prices the carried amount on one rail (always live when the ranked
+/// answer came from the quote book) and asks it for a plan.
 async fn attempt(
     rail: &Arc<LoadedRail>,
     ask: &ExecuteAsk,
-    (priced, member): (&Priced, bool),
+    (priced, member, cached): (&Priced, bool, bool),
     route_id: &str,
     relayer: &str,
 ) -> Result<Accepted, Attempt> {
@@ -208,7 +229,7 @@ async fn attempt(
     if amount.is_zero() {
         return Err(Attempt::Failed("fees take the whole amount".into()));
     }
-    let quote = if amount == priced.quote.amount_in {
+    let quote = if amount == priced.quote.amount_in && !cached {
         priced.quote.clone()
     } else {
         rail.quote(QuoteRequest {
@@ -395,6 +416,8 @@ mod tests {
             lane: "evm->evm".into(),
             upstream: None,
             quote_only: None,
+            quoted_at_ms: Some(1),
+            cached: false,
             outcome: Ok(Priced {
                 quote,
                 route_fee: Amount::ZERO,

@@ -9,6 +9,10 @@
 //! [`prices`] (through the [`oracle`] price book: on-chain feeds), chain reads (`relay_chain::reader`) and [`membership`] net each answer; [`rank`]
 //! orders them; [`attest`] signs the winner; [`compare`] assesses them;
 //! [`execute`] walks the ranking for an execute and fails over.
+//! [`quotebook`] keeps warm lanes' answers fresh in the background (within
+//! [`budget`]'s per-rail request budgets) so a warm quote answers from
+//! memory; [`latency`] tracks each rail's p50/p90 and sets the cold
+//! fan-out's soft deadline.
 //!
 //! Discovery (spec §4.1): [`gasless`], [`pricefeeds`], [`floatinfo`],
 //! [`snapshot`], [`delivery`] and [`uptime`] derive the read-only answers.
@@ -22,6 +26,7 @@
 pub mod address;
 pub mod answer;
 pub mod attest;
+pub mod budget;
 pub mod compare;
 pub mod delivery;
 pub mod error;
@@ -31,6 +36,7 @@ pub mod floatinfo;
 pub mod gasless;
 pub mod health;
 pub mod intent;
+pub mod latency;
 pub mod membership;
 pub mod mesh;
 pub mod oracle;
@@ -39,6 +45,7 @@ pub mod preflight;
 pub mod pricefeeds;
 pub mod prices;
 pub mod quote;
+pub mod quotebook;
 pub mod rank;
 pub mod recent;
 pub mod request;

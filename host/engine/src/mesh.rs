@@ -213,6 +213,17 @@ pub struct RailLane {
     pub quote_only: bool,
 }
 
+impl Mesh {
+    /// Sets `settlementProven` from the nodes whose delivery was verified
+    /// on chain (`same-chain` for same-chain swaps, a non-EVM node's name).
+    pub fn mark_proven(&mut self, proven: &BTreeSet<String>) {
+        self.same_chain_swaps.settlement_proven = proven.contains("same-chain");
+        for (name, node) in &mut self.non_evm_nodes {
+            node.settlement_proven = proven.contains(name);
+        }
+    }
+}
+
 /// `sameChainSwaps`.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]

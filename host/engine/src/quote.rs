@@ -28,12 +28,17 @@ use std::{
 use alloy::primitives::U256;
 use relay_plugin_api::{Amount, ChainRef, QuoteRequest, RailErrorKind, RailQuote, RailRole, Token};
 
+use futures::stream::{FuturesUnordered, StreamExt};
+
 use super::{
+    compare::TtlCache,
     fees::{self, Conversion, Deductions, FeeSchedule, GasSpend, Net, Tier},
     membership::{self, Membership},
     mesh::MeshInputs,
     oracle::PriceBook,
-    prices, rank,
+    prices,
+    quotebook::{self, QuoteBook},
+    rank,
     route::RouteAsk,
 };
 use relay_chain::reader::ChainReader;
@@ -112,6 +117,14 @@ pub enum Silence {
     /// The rail missed the fan-out deadline.
     #[error("did not answer within the {0} ms deadline")]
     Deadline(u64),
+    /// A cold fan-out answered without the rail at its soft deadline
+    /// ([`super::latency`]); its answer goes to the quote book.
+    #[error("late: not answered by the {0} ms soft deadline (its answer goes to the quote book)")]
+    Late(u64),
+    /// The quote book holds no answer of the rail within the staleness
+    /// bound ([`super::quotebook`]).
+    #[error("no answer within the last {0} ms (the quote book's staleness bound)")]
+    Stale(u64),
     /// The answer could not be priced (gas price or token price missing).
     #[error("could not be priced: {0}")]
     Unpriced(String),
@@ -131,6 +144,8 @@ impl Silence {
         match self {
             Silence::Failed { kind, .. } => format!("{kind:?}"),
             Silence::Deadline(_) => "DEADLINE".into(),
+            Silence::Late(_) => "LATE".into(),
+            Silence::Stale(_) => "STALE".into(),
             Silence::Unpriced(_) => "UNPRICED".into(),
             Silence::Unviable { .. } => "FEES_EXCEED_OUTPUT".into(),
         }
@@ -201,6 +216,11 @@ pub struct RailResult {
     pub quote_only: Option<String>,
     /// Its netted answer, or why there is none.
     pub outcome: Result<Priced, Silence>,
+    /// When the rail's answer was quoted, epoch ms (none when it did not
+    /// answer).
+    pub quoted_at_ms: Option<u64>,
+    /// Whether the answer came from the quote book.
+    pub cached: bool,
 }
 
 impl RailResult {
@@ -285,26 +305,96 @@ impl QuoteOutcome {
     }
 }
 
-/// The quoting service: chain reads, the fee schedule, the deadline.
+/// The quoting service: chain reads, the fee schedule, the deadline, the
+/// quote book.
 #[derive(Debug)]
 pub struct Quoter {
     config: Arc<HostConfig>,
     reader: ChainReader,
     schedule: FeeSchedule,
     prices: Arc<PriceBook>,
+    book: Arc<QuoteBook>,
+    /// `eth_gasPrice` by chain, read at most every [`GAS_PRICE_TTL`].
+    gas_cache: TtlCache<U256>,
+    /// Membership by sender, read at most every [`MEMBERSHIP_TTL`].
+    members: TtlCache<Membership>,
 }
+
+/// How long a read gas price is reused.
+pub const GAS_PRICE_TTL: Duration = Duration::from_secs(2);
+
+/// How long a sender's membership check is reused.
+pub const MEMBERSHIP_TTL: Duration = Duration::from_secs(10);
 
 /// Gas prices by chain id, or why one could not be read.
 type GasPrices = BTreeMap<u64, Result<U256, String>>;
 
+/// One answer of the fan-out: the rail's quote (or why not), when it was
+/// quoted, whether the book served it.
+type Answer = (Result<RailQuote, Silence>, Option<u64>, bool);
+
+/// The rail request for `ask`.
+fn request(ask: &RouteAsk, member: bool) -> QuoteRequest {
+    QuoteRequest {
+        from_chain: ask.from_chain,
+        to_chain: ask.to_chain,
+        from_token: ask.from_token.clone(),
+        to_token: ask.to_token.clone(),
+        amount: ask.amount,
+        from_address: ask.from_address.clone(),
+        to_address: ask.recipient.clone(),
+        slippage_bps: ask.slippage_bps,
+        member,
+    }
+}
+
+/// Asks one rail, bounded by `hard`.
+pub async fn ask_rail(
+    rail: &LoadedRail,
+    req: QuoteRequest,
+    hard: Duration,
+) -> Result<RailQuote, Silence> {
+    let answer = match tokio::time::timeout(hard, rail.quote(req)).await {
+        Ok(Ok(q)) => Ok(q),
+        Ok(Err(e)) => {
+            let e = e.to_rail_error();
+            Err(Silence::Failed {
+                kind: e.kind,
+                message: e.message,
+                retryable: e.retryable,
+            })
+        }
+        Err(_) => Err(Silence::Deadline(hard.as_millis() as u64)),
+    };
+    if let Err(e) = &answer {
+        tracing::info!(rail = rail.id(), reason = %e, "rail not answering");
+    }
+    answer
+}
+
 impl Quoter {
-    /// A quoter over `config`'s chains, converting gas with `prices`.
+    /// A quoter over `config`'s chains, converting gas with `prices`, with
+    /// its own quote book (never refreshed in the background: use
+    /// [`Quoter::with_book`] to share the host's).
     pub fn new(config: Arc<HostConfig>, prices: Arc<PriceBook>) -> Self {
+        let book = Arc::new(QuoteBook::for_config(&config));
+        Self::with_book(config, prices, book)
+    }
+
+    /// A quoter answering warm lanes from `book`.
+    pub fn with_book(
+        config: Arc<HostConfig>,
+        prices: Arc<PriceBook>,
+        book: Arc<QuoteBook>,
+    ) -> Self {
         Quoter {
             reader: ChainReader::new(&config),
             schedule: FeeSchedule::from_config(&config.quote),
             config,
             prices,
+            book,
+            gas_cache: TtlCache::new(GAS_PRICE_TTL),
+            members: TtlCache::new(MEMBERSHIP_TTL),
         }
     }
 
@@ -313,31 +403,50 @@ impl Quoter {
         self.schedule
     }
 
-    /// Quotes `ask` on every candidate and ranks the answers.
-    #[tracing::instrument(skip_all, fields(rails = candidates.len(), member))]
+    /// The quote book.
+    pub fn book(&self) -> &Arc<QuoteBook> {
+        &self.book
+    }
+
+    async fn membership(&self, who: Option<&str>) -> Membership {
+        let key = who.unwrap_or("").to_ascii_lowercase();
+        if let Some(m) = self.members.get(&key) {
+            return (*m).clone();
+        }
+        let m = membership::check(&self.reader, &self.config.vip.registry, who).await;
+        if m.unread.is_empty() {
+            self.members.put(key, m.clone());
+        }
+        m
+    }
+
+    /// Quotes `ask` on every candidate and ranks the answers: from the
+    /// quote book on a warm lane, else a hedged live fan-out.
+    #[tracing::instrument(skip_all, fields(rails = candidates.len(), member, cached))]
     pub async fn quote(&self, candidates: Vec<Candidate>, ask: &RouteAsk) -> QuoteOutcome {
         let source_gas: Vec<u64> = ask.from_chain.evm_id().into_iter().collect();
         let (membership, mut gas) = tokio::join!(
-            membership::check(
-                &self.reader,
-                &self.config.vip.registry,
-                ask.from_address.as_deref()
-            ),
+            self.membership(ask.from_address.as_deref()),
             self.gas_prices(source_gas),
         );
         tracing::Span::current().record("member", membership.member);
         let tier = self.schedule.tier(membership.member);
-        let answers = self.fan_out(&candidates, ask, membership.member).await;
+        let req = request(ask, membership.member);
+        let answers = match self.answers_from_book(&candidates, &req) {
+            Some(a) => a,
+            None => self.fan_out(&candidates, &req).await,
+        };
+        tracing::Span::current().record("cached", answers.iter().any(|a| a.2));
         let more: BTreeSet<u64> = answers
             .iter()
-            .filter_map(|a| a.as_ref().ok()?.gas.as_ref()?.chain.evm_id())
+            .filter_map(|a| a.0.as_ref().ok()?.gas.as_ref()?.chain.evm_id())
             .filter(|c| !gas.contains_key(c))
             .collect();
         gas.extend(self.gas_prices(more).await);
         let mut results: Vec<RailResult> = candidates
             .into_iter()
             .zip(answers)
-            .map(|(c, answer)| {
+            .map(|(c, (answer, quoted_at_ms, cached))| {
                 let m = c.rail.manifest();
                 let outcome = answer.and_then(|q| self.price(ask, tier, q, &gas));
                 let quote_only = c.quote_only.or_else(|| {
@@ -352,6 +461,8 @@ impl Quoter {
                     lane: c.lane,
                     upstream: m.upstream.clone(),
                     quote_only,
+                    quoted_at_ms: quoted_at_ms.filter(|_| outcome.is_ok()),
+                    cached,
                     outcome,
                 }
             })
@@ -367,54 +478,106 @@ impl Quoter {
     }
 
     async fn gas_prices(&self, chains: impl IntoIterator<Item = u64>) -> GasPrices {
-        let reads = chains
-            .into_iter()
-            .map(|c| async move { (c, self.reader.gas_price(c).await.map_err(|e| e.to_string())) });
+        let reads = chains.into_iter().map(|c| async move {
+            let key = c.to_string();
+            if let Some(p) = self.gas_cache.get(&key) {
+                return (c, Ok(*p));
+            }
+            let read = self.reader.gas_price(c).await.map_err(|e| e.to_string());
+            if let Ok(p) = &read {
+                self.gas_cache.put(key, *p);
+            }
+            (c, read)
+        });
         futures::future::join_all(reads).await.into_iter().collect()
     }
 
-    /// Asks every candidate concurrently; one deadline for all.
-    async fn fan_out(
+    /// The book's answers for a warm lane (module docs of
+    /// [`super::quotebook`]); `None` when the lane is cold or no rail has
+    /// a fresh answer. Every candidate is marked as seeing traffic.
+    fn answers_from_book(
         &self,
         candidates: &[Candidate],
-        ask: &RouteAsk,
-        member: bool,
-    ) -> Vec<Result<RailQuote, Silence>> {
-        let ms = self.config.quote.deadline_ms;
-        let deadline = tokio::time::Instant::now() + Duration::from_millis(ms);
-        let req = QuoteRequest {
-            from_chain: ask.from_chain,
-            to_chain: ask.to_chain,
-            from_token: ask.from_token.clone(),
-            to_token: ask.to_token.clone(),
-            amount: ask.amount,
-            from_address: ask.from_address.clone(),
-            to_address: ask.recipient.clone(),
-            slippage_bps: ask.slippage_bps,
-            member,
-        };
-        let calls = candidates.iter().map(|c| {
-            let (rail, req) = (c.rail.clone(), req.clone());
-            async move {
-                let answer = match tokio::time::timeout_at(deadline, rail.quote(req)).await {
-                    Ok(Ok(q)) => Ok(q),
-                    Ok(Err(e)) => {
-                        let e = e.to_rail_error();
-                        Err(Silence::Failed {
-                            kind: e.kind,
-                            message: e.message,
-                            retryable: e.retryable,
-                        })
-                    }
-                    Err(_) => Err(Silence::Deadline(ms)),
-                };
-                if let Err(e) = &answer {
-                    tracing::info!(rail = rail.id(), reason = %e, "rail not answering");
+        req: &QuoteRequest,
+    ) -> Option<Vec<Answer>> {
+        let cfg = self.book.config();
+        if !cfg.enabled {
+            return None;
+        }
+        let rails: Vec<Arc<LoadedRail>> = candidates.iter().map(|c| c.rail.clone()).collect();
+        let kept = self.book.visit(req, &rails)?;
+        let stale = Duration::from_millis(cfg.stale_ms);
+        let answers: Vec<Answer> = rails
+            .iter()
+            .zip(kept)
+            .map(|(rail, k)| match k.filter(|k| k.age() < stale) {
+                None => (Err(Silence::Stale(cfg.stale_ms)), None, true),
+                Some(k) => {
+                    let answer = k.answer.map(|q| {
+                        if q.amount_in != req.amount {
+                            self.book.ask_later(req.clone(), rail.clone());
+                        }
+                        quotebook::scale(&q, req.amount, req)
+                    });
+                    (answer, Some(k.quoted_at_ms), true)
                 }
-                answer
-            }
-        });
-        futures::future::join_all(calls).await
+            })
+            .collect();
+        answers.iter().any(|a| a.0.is_ok()).then_some(answers)
+    }
+
+    /// Asks every candidate concurrently (hedged: [`super::latency`]); a
+    /// rail still out at the soft deadline — once some rail has answered
+    /// with a price — is `LATE` and its answer lands in the book; the hard
+    /// deadline ends hung rails.
+    async fn fan_out(&self, candidates: &[Candidate], req: &QuoteRequest) -> Vec<Answer> {
+        let hard = Duration::from_millis(self.config.quote.deadline_ms);
+        let soft = self.book.latencies.soft_deadline(
+            self.book.config(),
+            hard,
+            candidates.iter().map(|c| c.rail.id()),
+        );
+        let mut calls: FuturesUnordered<_> = candidates
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let (book, rail, req) = (self.book.clone(), c.rail.clone(), req.clone());
+                book.budgets.spend(rail.id());
+                let task = tokio::spawn(async move {
+                    let answer = book.call(&rail, req.clone()).await;
+                    book.keep(&req, rail.id(), answer.clone());
+                    (answer, relay_types::now_ms())
+                });
+                async move { (i, task.await) }
+            })
+            .collect();
+        let mut answers: Vec<Option<Answer>> = vec![None; candidates.len()];
+        let until = soft.map(|s| tokio::time::Instant::now() + s);
+        loop {
+            // The soft deadline only cuts a fan-out that already has a price.
+            let priced = answers.iter().flatten().any(|a| a.0.is_ok());
+            let next = match until.filter(|_| priced) {
+                Some(t) => match tokio::time::timeout_at(t, calls.next()).await {
+                    Ok(n) => n,
+                    Err(_) => break,
+                },
+                None => calls.next().await,
+            };
+            let Some((i, joined)) = next else { break };
+            answers[i] = Some(match joined {
+                Ok((answer, at)) => (answer, Some(at), false),
+                Err(e) => (
+                    Err(Silence::Unpriced(format!("quote task: {e}"))),
+                    None,
+                    false,
+                ),
+            });
+        }
+        let soft_ms = soft.map_or(0, |s| s.as_millis() as u64);
+        answers
+            .into_iter()
+            .map(|a| a.unwrap_or((Err(Silence::Late(soft_ms)), None, false)))
+            .collect()
     }
 
     /// Nets one answer (spec §8.2).

@@ -24,6 +24,7 @@ pub mod reload;
 pub mod resume;
 pub mod retention;
 pub mod session_sweep;
+pub mod settlement_proofs;
 pub mod sponsorships;
 pub mod webhooks;
 

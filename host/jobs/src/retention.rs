@@ -2,8 +2,10 @@
 //! start, the counterparty addresses of routes settled more than
 //! `retention.after_days` ago become keyed tags
 //! ([`relay_analysis::retention::sweep`]). Each route is rewritten under
-//! its version, so replicas may run it side by side. Without a tag key in
-//! the environment the job does not start.
+//! its version, so replicas may run it side by side. The same tick passes
+//! over pending erasure requests ([`relay_analysis::erasure::tick`]):
+//! erasing routes that settled since, completing requests that are due.
+//! Without a tag key in the environment the job does not start.
 
 use relay_analysis::retention::{sweep, Tagger};
 use relay_store::Store;
@@ -23,10 +25,16 @@ pub fn spawn(
     tokio::spawn(crate::every(cancel, every, true, move || {
         let (store, tagger, clock) = (store.clone(), tagger.clone(), clock.clone());
         async move {
-            match sweep(&store, &tagger, clock.now_ms(), after_ms).await {
+            let now = clock.now_ms();
+            match sweep(&store, &tagger, now, after_ms).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(routes = n, "counterparty addresses turned into tags"),
                 Err(e) => tracing::warn!(error = %e, "retention tick failed"),
+            }
+            match relay_analysis::erasure::tick(&store, &tagger, now).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(routes = n, "routes erased on request"),
+                Err(e) => tracing::warn!(error = %e, "erasure tick failed"),
             }
         }
     }))

@@ -147,21 +147,41 @@ impl RailSet {
     /// not change, and swaps the snapshot in one step.
     pub async fn apply(&self, discovery: Discovery) -> Arc<RailSnapshot> {
         let old = self.snapshot();
-        let mut installed = Vec::new();
         let mut rejected = discovery.rejected;
-        for plugin in discovery.plugins {
-            let reuse = old.installed.iter().find(|i| {
-                i.plugin.key() == plugin.key()
-                    && i.plugin.fingerprint.sha256 == plugin.fingerprint.sha256
-            });
+        let reused: Vec<Option<InstalledRail>> = discovery
+            .plugins
+            .iter()
+            .map(|plugin| {
+                old.installed
+                    .iter()
+                    .find(|i| {
+                        i.plugin.key() == plugin.key()
+                            && i.plugin.fingerprint.sha256 == plugin.fingerprint.sha256
+                    })
+                    .map(|prev| InstalledRail {
+                        active: false,
+                        ..prev.clone()
+                    })
+            })
+            .collect();
+        // The new ones load side by side (each opens, checks and maps its
+        // artifact on a blocking thread, then reports its manifest); the
+        // set keeps discovery's order.
+        let fresh = discovery
+            .plugins
+            .iter()
+            .zip(&reused)
+            .filter(|(_, r)| r.is_none());
+        let mut loads = futures::future::join_all(fresh.map(|(p, _)| self.load(p)))
+            .await
+            .into_iter();
+        let mut installed = Vec::new();
+        for (plugin, reuse) in discovery.plugins.into_iter().zip(reused) {
             if let Some(prev) = reuse {
-                installed.push(InstalledRail {
-                    active: false,
-                    ..prev.clone()
-                });
+                installed.push(prev);
                 continue;
             }
-            match self.load(&plugin).await {
+            match loads.next().expect("one load per new plugin") {
                 Ok(rail) => {
                     tracing::info!(plugin = %plugin.key(), sha256 = %plugin.fingerprint.sha256, "rail loaded");
                     installed.push(InstalledRail {
@@ -213,16 +233,19 @@ impl RailSet {
         path: &Path,
         sha256: &str,
     ) -> Result<LoadedRail, LoadError> {
-        let backend: Arc<dyn PluginBackend> = match kind {
-            PluginKind::Native => {
-                Arc::new(NativeBackend::load(path).map_err(|e| LoadError::Backend(e.to_string()))?)
-            }
-            PluginKind::Wasm => Arc::new(
-                self.wasm
-                    .load(path, sha256)
-                    .map_err(|e| LoadError::Backend(e.to_string()))?,
-            ),
+        let (wasm, path, sha256) = (self.wasm.clone(), path.to_owned(), sha256.to_owned());
+        let open = move || -> Result<Arc<dyn PluginBackend>, String> {
+            Ok(match kind {
+                PluginKind::Native => {
+                    Arc::new(NativeBackend::load(&path).map_err(|e| e.to_string())?)
+                }
+                PluginKind::Wasm => Arc::new(wasm.load(&path, &sha256).map_err(|e| e.to_string())?),
+            })
         };
+        let backend = tokio::task::spawn_blocking(open)
+            .await
+            .map_err(|e| LoadError::Backend(format!("loader thread failed: {e}")))?
+            .map_err(LoadError::Backend)?;
         let manifest = LoadedRail::fetch_manifest(&backend, &self.broker, self.limits).await?;
         let policy = self.policy_for(&manifest);
         Ok(LoadedRail::new(

@@ -12,12 +12,15 @@ mod admin;
 mod decisions;
 mod delivery;
 mod dest_watch;
+mod erasure;
 pub mod events;
 mod hooks;
 mod idempotency;
 mod intents;
 mod keys;
+pub mod ledger;
 mod migrate;
+mod ncaccount;
 mod nonces;
 mod operator;
 mod outbox;
@@ -32,13 +35,16 @@ mod uptime;
 
 pub use admin::{AuditRow, DeliveryBacklog};
 pub use dest_watch::{DestClaim, DestWatch};
+pub use erasure::ErasureRow;
 pub use hooks::{AttemptOutcome, AttemptRow, Delivery, HookRow, HookStore, NewDelivery};
 pub use idempotency::IdempotencyBegin;
 pub use keys::{
     KeyRow, KeyStore, KeyUsageRecord, PathCount, UsageWindow, MINUTE_MS as KEY_USAGE_MINUTE_MS,
 };
+pub use ncaccount::{NcSpendMove, NcSpendRow};
 pub use outbox::{route_event, OutboxEvent};
 pub use primitives::{PrimitiveRow, PrimitiveStore, RunEnd, RunRow};
+pub use routes::route_reads;
 pub use routes::{JournalEntry, TxState};
 pub use sessions::{Reservation, RouteProgress, SessionRow, SessionStore, SpendAsk, SpendRow};
 pub use sponsorships::{SponsorshipMove, SponsorshipRow};
@@ -145,6 +151,45 @@ impl Store {
         .execute(self.pool())
         .await?;
         Ok(done.rows_affected() == 1)
+    }
+
+    /// Claims a row of `table` (with `id`, `state`, `lease_until_ms` and
+    /// `created_ms` columns) in one of the `open` states whose lease lapsed
+    /// before `now_ms`, holding it until `until_ms`: its id, or `None` when
+    /// there is none (another replica won every candidate).
+    pub(crate) async fn claim_lapsed(
+        &self,
+        table: &'static str,
+        open: &[&str],
+        now_ms: u64,
+        until_ms: u64,
+    ) -> Result<Option<String>, StoreError> {
+        let states = open
+            .iter()
+            .map(|s| format!("'{}'", s.replace('\'', "")))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let candidates = sqlx::query(&format!(
+            "SELECT id FROM {table} WHERE state IN ({states}) AND lease_until_ms < $1 ORDER BY created_ms LIMIT 8"
+        ))
+        .bind(now_ms as i64)
+        .fetch_all(self.pool())
+        .await?;
+        for c in candidates {
+            let id: String = sqlx::Row::try_get(&c, "id")?;
+            let won = sqlx::query(&format!(
+                "UPDATE {table} SET lease_until_ms = $1 WHERE id = $2 AND lease_until_ms < $3 AND state IN ({states})"
+            ))
+            .bind(until_ms as i64)
+            .bind(&id)
+            .bind(now_ms as i64)
+            .execute(self.pool())
+            .await?;
+            if won.rows_affected() == 1 {
+                return Ok(Some(id));
+            }
+        }
+        Ok(None)
     }
 
     /// Route change notifications ([`events`]).

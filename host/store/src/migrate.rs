@@ -20,6 +20,12 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (12, include_str!("../migrations/0012_sponsorships.sql")),
     (13, include_str!("../migrations/0013_route_decisions.sql")),
     (14, include_str!("../migrations/0014_uptime_samples.sql")),
+    (15, include_str!("../migrations/0015_ledger.sql")),
+    (16, include_str!("../migrations/0016_ncaccount_spends.sql")),
+    (
+        17,
+        include_str!("../migrations/0017_erasure_and_proofs.sql"),
+    ),
 ];
 
 /// Applies every migration not yet recorded.

@@ -69,6 +69,16 @@ pub(crate) fn corrupt(e: serde_json::Error) -> StoreError {
     StoreError::Corrupt(e.to_string())
 }
 
+/// Routes read by id in this process, by any store (see [`route_reads`]).
+static ROUTE_READS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many routes this process has read by id ([`Store::get_route`]) so
+/// far: what a route stream costs the store (the `stream_fanout` bench
+/// checks that idle streams read nothing).
+pub fn route_reads() -> u64 {
+    ROUTE_READS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 impl Store {
     /// Inserts a new route with its `created` event.
     pub async fn insert_route(&self, r: &RouteRecord) -> Result<(), StoreError> {
@@ -157,8 +167,9 @@ impl Store {
         Ok(Some(version + 1))
     }
 
-    /// A route and its version.
+    /// A route and its version (counted in [`route_reads`]).
     pub async fn get_route(&self, id: &str) -> Result<Option<(RouteRecord, i64)>, StoreError> {
+        ROUTE_READS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let row = sqlx::query("SELECT body, version FROM routes WHERE id = $1")
             .bind(id)
             .fetch_optional(self.pool())

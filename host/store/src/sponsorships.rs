@@ -172,32 +172,13 @@ impl Store {
         now_ms: u64,
         until_ms: u64,
     ) -> Result<Option<SponsorshipRow>, StoreError> {
-        let states = open
-            .iter()
-            .map(|s| format!("'{}'", s.replace('\'', "")))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let candidates = sqlx::query(&format!(
-            "SELECT id FROM sponsorships WHERE state IN ({states}) AND lease_until_ms < $1 ORDER BY created_ms LIMIT 8"
-        ))
-        .bind(now_ms as i64)
-        .fetch_all(self.pool())
-        .await?;
-        for c in candidates {
-            let id: String = c.try_get("id")?;
-            let won = sqlx::query(
-                "UPDATE sponsorships SET lease_until_ms = $1 WHERE id = $2 AND lease_until_ms < $3",
-            )
-            .bind(until_ms as i64)
-            .bind(&id)
-            .bind(now_ms as i64)
-            .execute(self.pool())
-            .await?;
-            if won.rows_affected() == 1 {
-                return self.sponsorship(&id).await;
-            }
+        match self
+            .claim_lapsed("sponsorships", open, now_ms, until_ms)
+            .await?
+        {
+            Some(id) => self.sponsorship(&id).await,
+            None => Ok(None),
         }
-        Ok(None)
     }
 
     /// Extends (or drops, with `until_ms` 0) the holder's lease of `id`.

@@ -19,6 +19,14 @@ pub struct Served {
     _host: ServedHost,
 }
 
+impl Served {
+    /// The host's store (a bench writes routes the host then serves).
+    #[allow(dead_code)] // each bench is its own crate; not every one writes routes
+    pub fn store(&self) -> &relay_store::Store {
+        &self._host.state.store
+    }
+}
+
 /// The host's data directory, kept in the target directory across runs so
 /// its compiled-module cache is too (as an operator's `data_dir` is); the
 /// database is the run's own, in its temporary directory.

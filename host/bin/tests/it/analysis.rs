@@ -31,6 +31,27 @@ fn viem_verifies(file: &Path, relayer: &str) -> bool {
     out.status.success()
 }
 
+/// `node conformance/tools/verify-receipts.mjs` on `file`: passed or not.
+pub(crate) fn viem_checks_receipts(file: &Path, relayer: &str, address: &str) -> bool {
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/tools/verify-receipts.mjs");
+    let out = std::process::Command::new("node")
+        .arg(script)
+        .arg(crate::router::viem_dir())
+        .arg(file)
+        .arg(relayer)
+        .arg(address)
+        .output()
+        .expect("node runs");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.starts_with("OK") || said.starts_with("FAILED"),
+        "viem script: {said} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.status.success()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_delivered_route_is_verified_on_chain_and_its_evidence_verifies_offline() {
     let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
@@ -235,6 +256,32 @@ async fn a_delivered_route_is_verified_on_chain_and_its_evidence_verifies_offlin
     assert!(err.contains("FAILED"), "{err}");
     assert!(!viem_verifies(&file, &relayer));
 
+    // The user's settlement receipts: this route, signed by the relayer,
+    // verified by viem; not after one figure changes; none for a stranger.
+    let (code, receipts) = get(&format!("{}/api/receipts/{user}", h.base)).await;
+    assert_eq!(code, 200, "{receipts}");
+    let list = receipts["receipts"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "{receipts}");
+    assert_eq!(list[0]["receipt"]["id"], json!(id));
+    assert_eq!(list[0]["receipt"]["amountIn"], "3000000");
+    assert_eq!(list[0]["receipt"]["role"], "sender+recipient");
+    assert_eq!(receipts["signer"], json!(relayer));
+    let rfile = dir.path().join("receipts.json");
+    std::fs::write(&rfile, receipts.to_string()).unwrap();
+    let me = user.to_string();
+    assert!(viem_checks_receipts(&rfile, &relayer, &me));
+    let forged =
+        receipts
+            .to_string()
+            .replacen(r#""amountIn":"3000000""#, r#""amountIn":"3000001""#, 1);
+    assert_ne!(forged, receipts.to_string());
+    std::fs::write(&rfile, forged).unwrap();
+    assert!(!viem_checks_receipts(&rfile, &relayer, &me));
+    let (_, none) = get(&format!("{}/api/receipts/{stranger}", h.base)).await;
+    assert_eq!(none["receipts"], json!([]), "{none}");
+    let (code, bad) = get(&format!("{}/api/receipts/0x12", h.base)).await;
+    assert_eq!((code, &bad["field"]), (400, &json!("addr")), "{bad}");
+
     // Tamper with the stored record's destination amount: the chain no
     // longer backs it.
     let store = &h.host_state.store;
@@ -324,5 +371,35 @@ async fn a_signed_refusal_verifies_and_a_forged_one_does_not() {
     assert_eq!(v["genuine"], true, "{v}");
     let (code, text) = post(&h.base, "/api/refusal/verify", &json!({}), &[]).await;
     assert_eq!(code, 400, "{text}");
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_verified_same_chain_swap_proves_same_chain_settlement() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |_| {}).await;
+    let proven = async || {
+        let (_, mesh) = get(&format!("{}/api/route/chains", h.base)).await;
+        mesh["sameChainSwaps"]["settlementProven"].clone()
+    };
+    assert_eq!(proven().await, json!(false), "nothing verified yet");
+    approve_permit2(&devnet, SRC, 1).await;
+    let mut body = permit_body(&devnet, (SRC, SRC), 4_000_000, 511);
+    body["toToken"] = json!("WBTC");
+    body["rail"] = json!("lifi");
+    let (_, done) = execute_to_end(&h.base, &body).await;
+    assert_eq!(done["status"], "DONE", "{done}");
+    let id = done["id"].as_str().unwrap();
+    let (code, outcome) = get(&format!("{}/api/outcome/verify?id={id}", h.base)).await;
+    assert_eq!(code, 200, "{outcome}");
+    assert_eq!(outcome["verdict"], "verified", "{outcome}");
+    assert_eq!(proven().await, json!(true));
+    // Kept in the store (shared by replicas, kept across restarts).
+    let nodes = h.host_state.store.proven_nodes().await.unwrap();
+    assert!(nodes.contains("same-chain"), "{nodes:?}");
+    assert_eq!(nodes.len(), 1, "{nodes:?}");
     devnet.stop();
 }

@@ -19,7 +19,7 @@ use tokio::runtime::Handle;
 /// The lent capabilities as the blocking [`Host`] a native rail sees.
 ///
 /// Async capabilities run on the host's runtime through `handle`; the
-/// calling thread is a `spawn_blocking` worker, never a runtime thread.
+/// calling thread is one of the rail's worker threads, never a runtime thread.
 pub(super) struct BlockingHost {
     pub(super) caps: Arc<CallCapabilities>,
     pub(super) handle: Handle,

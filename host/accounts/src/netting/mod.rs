@@ -1,0 +1,128 @@
+//! Custodial netting accounts (spec §2.15, §4.7) over the store's
+//! double-entry ledger ([`relay_store::ledger`]).
+//!
+//! An address enrols by signing the terms text ([`texts::terms`]); it then
+//! deposits USDC by sending it to the relayer on a covered chain and
+//! posting the transaction ([`NettingService::deposit`]: the receipt is
+//! read through the host's chain reader, credited once per transaction,
+//! refused above the safe share of float), moves it for free to other
+//! enrolled addresses ([`NettingService::transfer`]) and withdraws it to
+//! any chain ([`NettingService::withdraw`]: the destination's payout cost
+//! is withheld; the payout is a journaled transaction of the relayer, and
+//! one that fails is credited back by a reversing entry).
+//!
+//! Every balance movement is an entry built in [`entries`]; every bound
+//! (no negative balance, nonces spent once, caps, the safe share) is
+//! checked inside the entry's database transaction. Amounts are USDC
+//! smallest units (6 decimals), integers throughout.
+
+pub mod entries;
+mod error;
+mod funds;
+mod moves;
+pub mod texts;
+mod withdraw;
+
+pub use error::NettingError;
+pub use funds::{Caps, ChainReserve, Exit, Preview, Reserves};
+pub use moves::{DepositAsk, Deposited, EnrolAsk, Enrolled, TransferAsk, Transferred};
+pub use withdraw::{WithdrawAsk, Withdrawal, FAILED, PAID, PENDING};
+
+use alloy::primitives::Address;
+use relay_chain::{reader::ChainReader, sender::Sender};
+use relay_config::{HostConfig, NettingConfig};
+use relay_engine::oracle::PriceBook;
+use relay_store::Store;
+use relay_types::clock::SharedClock;
+use std::{collections::HashMap, sync::Arc};
+
+/// The relayer's side: its address and one crash-safe sender per chain.
+#[derive(Clone, Debug)]
+pub struct Payer {
+    /// The relayer address (deposits go to it; payouts come from it).
+    pub relayer: Address,
+    /// By chain id.
+    pub by_chain: HashMap<u64, Arc<Sender>>,
+}
+
+/// What the service needs.
+#[derive(Clone)]
+pub struct NettingDeps {
+    /// Host configuration (`[netting]`, chains, tokens, gas markup).
+    pub config: Arc<HostConfig>,
+    /// Chain reads (receipts, balances, gas prices, simulation).
+    pub reader: Arc<ChainReader>,
+    /// USD prices (gas and USDC).
+    pub prices: Arc<PriceBook>,
+    /// The ledger and the transaction journal.
+    pub store: Store,
+    /// The relayer; `None`: reads and previews only.
+    pub payer: Option<Payer>,
+    /// Time.
+    pub clock: SharedClock,
+}
+
+/// The netting service.
+#[derive(Clone)]
+pub struct NettingService {
+    deps: NettingDeps,
+}
+
+impl std::fmt::Debug for NettingService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NettingService").finish_non_exhaustive()
+    }
+}
+
+impl NettingService {
+    /// A service over `deps`.
+    pub fn new(deps: NettingDeps) -> Self {
+        NettingService { deps }
+    }
+
+    fn cfg(&self) -> &NettingConfig {
+        &self.deps.config.netting
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.deps.clock.now_ms()
+    }
+
+    /// The covered chains: `[netting] chains`, or every configured chain
+    /// listing the asset; each with its token address and decimals.
+    pub fn covered(&self) -> Vec<(u64, Address, u8)> {
+        let cfg = self.cfg();
+        self.deps
+            .config
+            .chain_ids()
+            .into_iter()
+            .filter(|c| cfg.chains.is_empty() || cfg.chains.contains(c))
+            .filter_map(|c| {
+                let t = self
+                    .deps
+                    .config
+                    .chains
+                    .get(&c.to_string())?
+                    .tokens
+                    .get(&cfg.asset)?;
+                Some((c, t.address.parse().ok()?, t.decimals))
+            })
+            .collect()
+    }
+
+    /// The asset's token on covered chain `chain`.
+    fn token_on(&self, chain: u64) -> Result<(Address, u8), NettingError> {
+        self.covered()
+            .into_iter()
+            .find(|(c, _, _)| *c == chain)
+            .map(|(_, t, d)| (t, d))
+            .ok_or(NettingError::ChainUnsupported(chain))
+    }
+
+    fn payer(&self) -> Result<&Payer, NettingError> {
+        self.deps.payer.as_ref().ok_or(NettingError::NoRelayer)
+    }
+}
+
+#[cfg(test)]
+mod tests;

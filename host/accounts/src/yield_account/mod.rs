@@ -1,0 +1,152 @@
+//! The non-custodial yield account (spec §2.15, §4.6).
+//!
+//! An agent holds the shares of an ERC-4626 vault over USDC (its yield
+//! token, `[ncaccount] vaults`), grants the relayer an allowance of shares,
+//! and spends across chains with one EIP-712 signature
+//! ([`relay_chain::vault`]: domain `{name "RelayNCAccount", version "1",
+//! chainId srcChain, verifyingContract the vault on srcChain}`).
+//!
+//! - [`YieldService::account`] and [`YieldService::venues`] ([`view`]):
+//!   shares, their value, the allowance, the live APY measured on chain.
+//! - [`YieldService::quote`] and [`YieldService::spend`] ([`spend`]): every
+//!   check (signer, low-s, chain id of the domain, deadline, unused nonce,
+//!   shares, allowance, the relayer's float on the destination, the
+//!   redeem's simulation) runs before anything is broadcast; then the
+//!   relayer redeems with `vault.withdraw(amount, relayer, agent)` — it
+//!   pulls only what the on-chain allowance lets it — and pays `amount −
+//!   fee` from its float on the destination chain, each a journaled step.
+//!
+//! What it must never do: broadcast for a refused intent, spend a nonce
+//! twice, or pull more shares than the redeem of `amount` needs.
+
+mod error;
+pub mod spend;
+pub mod view;
+
+pub use error::YieldError;
+
+use alloy::primitives::Address;
+use relay_chain::{reader::ChainReader, sender::Sender};
+use relay_config::HostConfig;
+use relay_engine::oracle::PriceBook;
+use relay_store::Store;
+use relay_types::clock::SharedClock;
+use std::{collections::HashMap, sync::Arc};
+
+/// The relayer's side: one crash-safe sender per chain.
+#[derive(Clone, Debug)]
+pub struct Senders {
+    /// By chain id.
+    pub by_chain: HashMap<u64, Arc<Sender>>,
+}
+
+/// What the service needs.
+#[derive(Clone)]
+pub struct YieldDeps {
+    /// Host configuration (`[ncaccount]`, chains, tokens).
+    pub config: Arc<HostConfig>,
+    /// Chain reads.
+    pub reader: Arc<ChainReader>,
+    /// USD prices (balances).
+    pub prices: Arc<PriceBook>,
+    /// Spend records and the transaction journal.
+    pub store: Store,
+    /// The relayer's address (the spender agents approve), if any.
+    pub relayer: Option<Address>,
+    /// The relayer's senders; `None`: views and quotes only.
+    pub senders: Option<Senders>,
+    /// Time.
+    pub clock: SharedClock,
+}
+
+/// The yield-account service.
+#[derive(Clone)]
+pub struct YieldService {
+    deps: YieldDeps,
+}
+
+impl std::fmt::Debug for YieldService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("YieldService").finish_non_exhaustive()
+    }
+}
+
+/// One vault the host knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VaultRef {
+    /// The chain.
+    pub chain_id: u64,
+    /// The vault (share token).
+    pub vault: Address,
+    /// Its asset (the chain's `[ncaccount] asset` token).
+    pub asset: Address,
+    /// The asset's decimals.
+    pub decimals: u8,
+}
+
+impl YieldService {
+    /// A service over `deps`.
+    pub fn new(deps: YieldDeps) -> Self {
+        YieldService { deps }
+    }
+
+    /// The dependencies.
+    pub fn deps(&self) -> &YieldDeps {
+        &self.deps
+    }
+
+    fn now_secs(&self) -> u64 {
+        self.deps.clock.now_ms() / 1_000
+    }
+
+    /// The vault on `chain`, with its asset as the chain's config names it.
+    pub fn vault(&self, chain: u64) -> Result<VaultRef, YieldError> {
+        let cfg = &self.deps.config;
+        let vault = cfg
+            .ncaccount
+            .vault(chain)
+            .and_then(|v| v.parse().ok())
+            .ok_or(YieldError::ChainUnsupported(chain))?;
+        let token = cfg
+            .chains
+            .get(&chain.to_string())
+            .and_then(|c| c.tokens.get(&cfg.ncaccount.asset))
+            .ok_or(YieldError::ChainUnsupported(chain))?;
+        Ok(VaultRef {
+            chain_id: chain,
+            vault,
+            asset: token
+                .address
+                .parse()
+                .map_err(|_| YieldError::ChainUnsupported(chain))?,
+            decimals: token.decimals,
+        })
+    }
+
+    /// Every vault the host knows, by chain id.
+    pub fn vaults(&self) -> Vec<VaultRef> {
+        let mut ids: Vec<u64> = self
+            .deps
+            .config
+            .ncaccount
+            .vaults
+            .keys()
+            .filter_map(|k| k.parse().ok())
+            .collect();
+        ids.sort_unstable();
+        ids.into_iter().filter_map(|c| self.vault(c).ok()).collect()
+    }
+
+    fn relayer(&self) -> Result<Address, YieldError> {
+        self.deps.relayer.ok_or(YieldError::RelayerUnavailable(0))
+    }
+
+    fn sender(&self, chain: u64) -> Result<&Sender, YieldError> {
+        self.deps
+            .senders
+            .as_ref()
+            .and_then(|s| s.by_chain.get(&chain))
+            .map(|s| s.as_ref())
+            .ok_or(YieldError::RelayerUnavailable(chain))
+    }
+}

@@ -1,0 +1,327 @@
+//! The non-custodial yield account (spec §4.6) end to end on the devnet:
+//! an agent deposits USDC into the ERC-4626 vault, approves the relayer for
+//! some shares and spends across chains with one EIP-712 signature. The
+//! destination's USDC rises by `amount − fee`, the agent's shares fall;
+//! every refusal (allowance exceeded, expired, reused nonce, wrong chain id
+//! in the domain, wrong signer) is typed and broadcasts nothing; the same
+//! idempotency key spends once; the views show the chain's own figures and
+//! a positive APY once yield accrues.
+
+use crate::common::{self, serve, usdc_balance};
+
+use alloy::{
+    primitives::{Address, U256},
+    providers::{DynProvider, Provider},
+    signers::{local::PrivateKeySigner, SignerSync},
+};
+use relay_chain::vault::{digest, domain, Spend};
+use relay_devnet::{
+    contracts::{TestToken, YieldVault},
+    deploy::{set_balance, wallet_provider},
+    Devnet, DevnetConfig, Token,
+};
+use serde_json::{json, Value};
+
+const SRC: u64 = 8453;
+const DST: u64 = 10;
+/// What the agent deposits: 100 USDC.
+const DEPOSIT: u64 = 100_000_000;
+/// What it lets the relayer pull: the shares of 25 USDC.
+const ALLOWED_USDC: u64 = 25_000_000;
+/// What it spends: 20 USDC (fee 0.15 % = 0.03 USDC).
+const AMOUNT: u64 = 20_000_000;
+const FEE: u64 = 30_000;
+
+/// A fresh agent with 100 USDC in the vault on [`SRC`] and a share
+/// allowance to the relayer worth 25 USDC.
+async fn agent(devnet: &Devnet) -> PrivateKeySigner {
+    let agent = PrivateKeySigner::random();
+    let c = devnet.chain(SRC).unwrap();
+    set_balance(&c.provider(), agent.address(), U256::from(10u128.pow(18)))
+        .await
+        .unwrap();
+    devnet
+        .mint(SRC, Token::Usdc, agent.address(), U256::from(DEPOSIT))
+        .await
+        .unwrap();
+    let p = wallet_provider(devnet.rpc_url(SRC).unwrap(), agent.clone());
+    let vault = YieldVault::new(c.deployment.vault, &p);
+    let usdc = TestToken::new(c.deployment.usdc, &p);
+    let sent = usdc.approve(c.deployment.vault, U256::from(DEPOSIT));
+    sent.send().await.unwrap().get_receipt().await.unwrap();
+    let sent = vault.deposit(U256::from(DEPOSIT), agent.address());
+    sent.send().await.unwrap().get_receipt().await.unwrap();
+    let allowed = vault
+        .previewWithdraw(U256::from(ALLOWED_USDC))
+        .call()
+        .await
+        .unwrap();
+    let sent = vault.approve(devnet.relayer, allowed);
+    sent.send().await.unwrap().get_receipt().await.unwrap();
+    agent
+}
+
+async fn shares(devnet: &Devnet, who: Address) -> U256 {
+    let c = devnet.chain(SRC).unwrap();
+    YieldVault::new(c.deployment.vault, c.provider())
+        .balanceOf(who)
+        .call()
+        .await
+        .unwrap()
+}
+
+async fn nonce(p: &DynProvider, who: Address) -> u64 {
+    p.get_transaction_count(who).await.unwrap()
+}
+
+/// The intent and its signature (by `signer`, under `chain`'s domain).
+fn signed(
+    devnet: &Devnet,
+    (agent, signer): (Address, &PrivateKeySigner),
+    (amount, nonce, deadline): (u64, u64, u64),
+    chain: u64,
+    to: Address,
+) -> Value {
+    let vault = devnet.deployment(SRC).unwrap().vault;
+    let spend = Spend {
+        agent,
+        srcChain: U256::from(SRC),
+        amount: U256::from(amount),
+        toChain: U256::from(DST),
+        toAddress: to,
+        nonce: U256::from(nonce),
+        deadline: U256::from(deadline),
+    };
+    let sig = signer
+        .sign_hash_sync(&digest(&spend, &domain(chain, vault)))
+        .unwrap();
+    json!({
+        "intent": {"agent": agent, "srcChain": SRC, "amount": amount.to_string(),
+            "toChain": DST, "toAddress": to, "nonce": nonce.to_string(), "deadline": deadline.to_string()},
+        "signature": format!("0x{}", hex::encode(sig.as_bytes())),
+        "live": true,
+    })
+}
+
+/// The entry of `list` (a JSON array) for `chain`.
+fn on_chain(list: &Value, chain: u64) -> &Value {
+    let found = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["chainId"] == chain);
+    found.unwrap_or_else(|| panic!("no chain {chain} in {list}"))
+}
+
+/// A devnet of [`SRC`] and [`DST`], a host over it, and a funded agent.
+async fn setup() -> (Devnet, tempfile::TempDir, common::Running, PrivateKeySigner) {
+    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let host = serve(&devnet, dir.path(), |_| {}).await;
+    let a = agent(&devnet).await;
+    (devnet, dir, host, a)
+}
+
+fn soon() -> u64 {
+    relay_types::now_ms() / 1_000 + 600
+}
+
+async fn spend(base: &str, body: &Value, key: Option<&str>) -> (u16, Value) {
+    let headers: Vec<(&str, &str)> = key.map(|k| ("x-idempotency-key", k)).into_iter().collect();
+    let (status, text) = common::post(base, "/api/ncaccount/spend", body, &headers).await;
+    (status, serde_json::from_str(&text).unwrap())
+}
+
+#[tokio::test]
+async fn a_signed_spend_delivers_once_and_every_refusal_broadcasts_nothing() {
+    let (devnet, _dir, host, a) = setup().await;
+    let (base, me) = (&host.base, a.address());
+    let to = PrivateKeySigner::random().address();
+    let (src_p, dst_p) = (
+        devnet.chain(SRC).unwrap().provider(),
+        devnet.chain(DST).unwrap().provider(),
+    );
+    let before = (
+        nonce(&src_p, devnet.relayer).await,
+        nonce(&dst_p, devnet.relayer).await,
+        shares(&devnet, me).await,
+    );
+
+    // the quote: fee, delivered, shares, allowance
+    let ask = json!({"agent": me, "srcChain": SRC, "amount": AMOUNT.to_string(), "toChain": DST, "toAddress": to});
+    let (status, text) = common::post(base, "/api/ncaccount/quote", &ask, &[]).await;
+    let q: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(status, 200, "{q}");
+    assert_eq!(q["fee"], FEE.to_string());
+    assert_eq!(q["delivered"], (AMOUNT - FEE).to_string());
+    assert_eq!(q["allowanceSuffices"], true);
+    assert_eq!(q["wouldSucceed"], true);
+
+    // refusals, each typed, none broadcast
+    let far = soon();
+    let other = PrivateKeySigner::random();
+    let cases = [
+        (
+            signed(&devnet, (me, &a), (30_000_000, 1, far), SRC, to),
+            "NCACCOUNT_ALLOWANCE_EXCEEDED",
+        ),
+        (
+            signed(&devnet, (me, &a), (AMOUNT, 2, far - 1_200), SRC, to),
+            "NCACCOUNT_INTENT_EXPIRED",
+        ),
+        (
+            signed(&devnet, (me, &a), (AMOUNT, 3, far), DST, to),
+            "NCACCOUNT_DOMAIN_CHAIN",
+        ),
+        (
+            signed(&devnet, (me, &other), (AMOUNT, 4, far), SRC, to),
+            "NCACCOUNT_SIGNATURE_INVALID",
+        ),
+    ];
+    for (body, code) in &cases {
+        let (status, r) = spend(base, body, None).await;
+        assert!((400..500).contains(&status), "{code}: {status} {r}");
+        assert_eq!(r["errorCode"], *code, "{r}");
+    }
+    // live false: the dry answer, nothing sent
+    let mut dry = signed(&devnet, (me, &a), (AMOUNT, 7, far), SRC, to);
+    dry["live"] = json!(false);
+    let (status, r) = spend(base, &dry, None).await;
+    assert_eq!((status, r["state"].as_str()), (200, Some("DRY")), "{r}");
+    assert_eq!(r["broadcast"], false);
+    let after_refusals = (
+        nonce(&src_p, devnet.relayer).await,
+        nonce(&dst_p, devnet.relayer).await,
+        shares(&devnet, me).await,
+    );
+    assert_eq!(after_refusals, before, "a refusal broadcast something");
+
+    // the spend, twice under one key: delivered once
+    let dst_before = usdc_balance(&devnet, DST, to).await;
+    let body = signed(&devnet, (me, &a), (AMOUNT, 7, far), SRC, to);
+    let (status, first) = spend(base, &body, Some("nc-key-1")).await;
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(first["state"], "DELIVERED", "{first}");
+    let (status, again) = spend(base, &body, Some("nc-key-1")).await;
+    assert_eq!((status, &again), (200, &first));
+    let delivered = usdc_balance(&devnet, DST, to).await - dst_before;
+    assert_eq!(delivered, U256::from(AMOUNT - FEE));
+    let burnt = before.2 - shares(&devnet, me).await;
+    assert_eq!(
+        burnt.to_string(),
+        first["quote"]["sharesToRedeem"].as_str().unwrap()
+    );
+    assert!(first["redeemTx"].is_string() && first["deliverTx"].is_string());
+
+    // the same nonce again (another amount, another key): refused, nothing sent
+    let nonces = (
+        nonce(&src_p, devnet.relayer).await,
+        nonce(&dst_p, devnet.relayer).await,
+    );
+    let held = shares(&devnet, me).await;
+    let reuse = signed(&devnet, (me, &a), (1_000_000, 7, far), SRC, to);
+    let (status, r) = spend(base, &reuse, Some("nc-key-2")).await;
+    assert_eq!(
+        (status, r["errorCode"].as_str()),
+        (409, Some("NCACCOUNT_NONCE_USED")),
+        "{r}"
+    );
+    let (status, r) = spend(base, &body, None).await;
+    assert_eq!(
+        (status, r["errorCode"].as_str()),
+        (409, Some("NCACCOUNT_NONCE_USED")),
+        "{r}"
+    );
+    assert_eq!(
+        (
+            nonce(&src_p, devnet.relayer).await,
+            nonce(&dst_p, devnet.relayer).await
+        ),
+        nonces
+    );
+    assert_eq!(shares(&devnet, me).await, held);
+    assert_eq!(usdc_balance(&devnet, DST, to).await - dst_before, delivered);
+}
+
+/// `answer` (a decimal string) is `value` plus at most a few seconds of
+/// yield: the vault accrues by the second, so a later read is worth a
+/// little more.
+fn accrued_since(answer: &Value, value: U256) {
+    let got: U256 = answer.as_str().unwrap().parse().unwrap();
+    assert!(
+        got >= value && got <= value + U256::from(100u64),
+        "{got} vs {value}"
+    );
+}
+
+#[tokio::test]
+async fn views_show_the_chain_figures_and_a_positive_apy_after_accrual() {
+    let (devnet, _dir, host, a) = setup().await;
+    let (base, me) = (&host.base, a.address());
+    let c = devnet.chain(SRC).unwrap();
+    let vault = YieldVault::new(c.deployment.vault, c.provider());
+    let held = vault.balanceOf(me).call().await.unwrap();
+    let value = vault.convertToAssets(held).call().await.unwrap();
+    let allowance = vault.allowance(me, devnet.relayer).call().await.unwrap();
+
+    let (status, nc) = common::get(&format!("{base}/api/ncaccount/{me}")).await;
+    assert_eq!(status, 200, "{nc}");
+    let src = on_chain(&nc["chains"], SRC);
+    assert_eq!(src["shares"], held.to_string());
+    accrued_since(&src["assets"], value);
+    assert_eq!(src["allowance"], allowance.to_string());
+    assert_eq!(nc["signing"]["name"], "RelayNCAccount");
+
+    let (status, bal) = common::get(&format!("{base}/api/balance/{me}")).await;
+    assert_eq!(status, 200, "{bal}");
+    let chain = on_chain(&bal["chains"], SRC);
+    let usdc = chain["tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["symbol"] == "USDC")
+        .unwrap();
+    assert_eq!(
+        usdc["units"],
+        usdc_balance(&devnet, SRC, me).await.to_string()
+    );
+    accrued_since(&chain["vault"]["assets"], value);
+    // 100 USDC in the vault at 1 USD, in integer micro-USD
+    accrued_since(&chain["vault"]["usdE6"], value);
+    let wallet = usdc_balance(&devnet, DST, me).await + usdc_balance(&devnet, SRC, me).await;
+    let total: U256 = bal["totals"]["USDC"].as_str().unwrap().parse().unwrap();
+    accrued_since(&json!((total - wallet).to_string()), value);
+
+    let (status, bad) = common::get(&format!("{base}/api/balance/0x1234")).await;
+    assert_eq!(
+        (status, bad["errorCode"].as_str()),
+        (400, Some("INVALID_ADDRESS"))
+    );
+
+    // an hour of yield: the share price rises, the APY is positive
+    c.provider()
+        .raw_request::<_, Value>("evm_increaseTime".into(), (3_600,))
+        .await
+        .unwrap();
+    c.provider()
+        .raw_request::<_, Value>("evm_mine".into(), ())
+        .await
+        .unwrap();
+    let (status, v) = common::get(&format!("{base}/api/account/venues")).await;
+    assert_eq!(status, 200, "{v}");
+    let venue = on_chain(&v["venues"], SRC);
+    let bps = venue["apy"]["bps"].as_i64().unwrap_or_default();
+    // 16 units a second on ~10,100 USDC: about 5 %
+    assert!((300..700).contains(&bps), "{venue}");
+    let (status, acct) = common::get(&format!("{base}/api/account/{me}")).await;
+    assert_eq!(status, 200, "{acct}");
+    let chain = on_chain(&acct["chains"], SRC);
+    assert!(
+        chain["vault"]["apy"]["bps"].as_i64().unwrap() > 0,
+        "{chain}"
+    );
+    let grown: U256 = chain["vault"]["assets"].as_str().unwrap().parse().unwrap();
+    assert!(grown > value, "the shares' value rose: {grown} > {value}");
+}

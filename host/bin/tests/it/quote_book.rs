@@ -1,0 +1,190 @@
+//! The warm quote book, firm execution and the hedged fan-out (issue 12)
+//! on the devnet mesh: the packaged plugins over the upstream simulators,
+//! with a tiny staleness bound so ageing takes a second, not twelve.
+//!
+//! - a warm lane serves another amount of its bucket from the book
+//!   (`cached: true`, a `quotedAt` within the bound, an honest minimum);
+//! - a book answer older than the bound is never served as fresh;
+//! - a hung upstream never delays a warm quote and is reported as not
+//!   answering;
+//! - a price that moved past the attested `minOut` between quote and
+//!   execute is never executed: `409 PRICE_MOVED` with the fresh quote,
+//!   and nothing moves on chain.
+
+use std::time::{Duration, Instant};
+
+use crate::common;
+use alloy::primitives::U256;
+use common::{approve_permit2, permit_body, post, serve, usdc_balance, wait_for, Running};
+use relay_devnet::{keys, Devnet, DevnetConfig};
+use relay_registry::OperatorStateStore;
+use relay_simulators::{
+    faults::{FaultConfig, FaultMode},
+    Upstream,
+};
+use serde_json::{json, Value};
+
+const BASE: u64 = 8453;
+const ARB: u64 = 42161;
+/// The book's staleness bound in these tests, ms.
+const STALE_MS: u64 = 1_500;
+
+/// The mesh with the aggregators competing alone (no float lane, no
+/// burn-and-mint) and a quote book that ages in [`STALE_MS`].
+async fn mesh() -> (Devnet, tempfile::TempDir, Running) {
+    let devnet = Devnet::start(DevnetConfig::with_chains([BASE, ARB]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |c| {
+        c.quote_book.stale_ms = STALE_MS;
+        c.quote_book.refresh_ms = 300;
+        c.quote_book.tick_ms = 50;
+        c.quote_book.default_rpm = 600;
+        c.quote.deadline_ms = 4_000;
+    })
+    .await;
+    for rail in ["floatlane", "cctp"] {
+        h.host_state
+            .store
+            .set_rail_enabled(rail, false)
+            .await
+            .unwrap();
+    }
+    (devnet, dir, h)
+}
+
+/// A quote of `amount` USDC base units; the answer and how long it took.
+async fn quote(h: &Running, amount: u64, from: bool) -> (Value, Duration) {
+    let mut body = json!({"fromChain": BASE, "toChain": ARB, "fromToken": "USDC",
+        "amount": amount.to_string(), "toAddress": keys::anvil_address(1)});
+    if from {
+        body["fromAddress"] = json!(keys::anvil_address(1));
+    }
+    let started = Instant::now();
+    let (code, text) = post(&h.base, "/api/route/quote", &body, &[]).await;
+    let took = started.elapsed();
+    assert_eq!(code, 200, "{text}");
+    (serde_json::from_str(&text).unwrap(), took)
+}
+
+fn entry<'a>(q: &'a Value, rail: &str) -> &'a Value {
+    q["compared"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["rail"] == rail)
+        .unwrap_or_else(|| panic!("{rail} compared: {q}"))
+}
+
+fn amount(v: &Value) -> U256 {
+    v.as_str().unwrap().parse().unwrap()
+}
+
+/// Every rail reported as answering answered within the bound.
+fn answers_are_fresh(q: &Value) {
+    let now = relay_types::now_ms();
+    for c in q["compared"].as_array().unwrap() {
+        if c["ok"] == true {
+            let at = c["quotedAt"].as_u64().unwrap_or_else(|| panic!("{c}"));
+            assert!(
+                at <= now && now - at <= STALE_MS,
+                "stale answer served: {c}"
+            );
+        } else {
+            assert!(c.get("quotedAt").is_none(), "{c}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_warm_lane_serves_another_amount_of_its_bucket_from_the_book() {
+    let (devnet, _dir, h) = mesh().await;
+    let (cold, _) = quote(&h, 6_000_000, false).await;
+    assert_eq!(entry(&cold, "lifi")["cached"], false, "{cold}");
+    answers_are_fresh(&cold);
+    let (warm, took) = quote(&h, 7_000_000, false).await;
+    let lifi = entry(&warm, "lifi");
+    assert_eq!(lifi["ok"], true, "{warm}");
+    assert_eq!(lifi["cached"], true, "served from the book: {warm}");
+    answers_are_fresh(&warm);
+    // LI.FI charges 10 bps: 7 USDC scaled from 6 delivers 6.993 before
+    // the host's fees, never more.
+    assert_eq!(
+        amount(&lifi["amountOut"]),
+        U256::from(6_993_000u64),
+        "{lifi}"
+    );
+    assert!(amount(&warm["to"]["min"]) <= amount(&warm["to"]["estimated"]));
+    assert_eq!(warm["attestation"]["terms"]["amount"], "7000000", "{warm}");
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hung_upstream_never_delays_a_warm_quote_nor_is_served_stale() {
+    let (devnet, _dir, h) = mesh().await;
+    let (cold, _) = quote(&h, 6_000_000, false).await;
+    assert_eq!(entry(&cold, "lifi")["ok"], true, "{cold}");
+    h.sims
+        .set_faults(Upstream::Lifi, FaultConfig::mode(FaultMode::Hang));
+    let mut last = Value::Null;
+    wait_for("LI.FI's book answer to age out", async || {
+        let (q, took) = quote(&h, 6_000_000, false).await;
+        assert!(
+            took < Duration::from_millis(1_000),
+            "a warm quote waited {took:?}: {q}"
+        );
+        answers_are_fresh(&q);
+        assert_eq!(entry(&q, "squid")["ok"], true, "{q}");
+        let gone = entry(&q, "lifi")["ok"] == false;
+        last = q;
+        gone
+    })
+    .await;
+    let lifi = entry(&last, "lifi");
+    assert_eq!(lifi["errorKind"], "STALE", "{lifi}");
+    assert_eq!(lifi["answered"], false, "{lifi}");
+    assert_ne!(last["bridge"], "lifi", "a silent rail never wins: {last}");
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_price_that_moved_past_min_out_is_never_executed() {
+    let (devnet, _dir, h) = mesh().await;
+    approve_permit2(&devnet, BASE, 1).await;
+    let (q, _) = quote(&h, 6_000_000, true).await;
+    assert_eq!(q["bridge"], "lifi", "{q}");
+    // LI.FI's upstream now takes another 1 % (above the 0.5 % slippage).
+    h.sims.set_faults(
+        Upstream::Lifi,
+        FaultConfig {
+            extra_fee_bps: 100,
+            ..FaultConfig::default()
+        },
+    );
+    let user = keys::anvil_address(1);
+    let before = (
+        usdc_balance(&devnet, BASE, user).await,
+        usdc_balance(&devnet, ARB, user).await,
+    );
+    let mut body = permit_body(&devnet, (BASE, ARB), 6_000_000, 900);
+    body["rail"] = json!("lifi");
+    body["attestation"] = q["attestation"].clone();
+    let (code, text) = post(&h.base, "/api/route/execute", &body, &[]).await;
+    assert_eq!(code, 409, "{text}");
+    let e: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(e["errorCode"], "PRICE_MOVED", "{e}");
+    let fresh = &e["freshQuote"];
+    assert_eq!(fresh["rail"], "lifi", "{e}");
+    assert!(
+        amount(&fresh["amountOut"]) < amount(&fresh["lockedMinOut"]),
+        "{e}"
+    );
+    let after = (
+        usdc_balance(&devnet, BASE, user).await,
+        usdc_balance(&devnet, ARB, user).await,
+    );
+    assert_eq!(before, after, "nothing moved on chain");
+    devnet.stop();
+}

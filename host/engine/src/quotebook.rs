@@ -1,0 +1,456 @@
+//! The warm quote book (issue 12): lanes that see traffic keep every
+//! applicable rail's answer fresh in the background, so a quote on a warm
+//! lane answers from memory instead of waiting for the slowest upstream.
+//!
+//! **Lanes.** A lane is (source chain and token, destination chain and
+//! token, amount bucket, member tier, slippage). Amount buckets are
+//! log-scale, one per power of two: `bucket = bit length of the amount`,
+//! so 5 USDC and 7 USDC share a bucket and 9 USDC does not. At most
+//! `[quote_book] lanes` lanes are kept, the least recently quoted dropped
+//! first; a lane nobody quoted for `idle_ms` is dropped too.
+//!
+//! **Freshness.** Every rail's last answer (a price, or a refusal such as
+//! "amount out of range") is kept with when it was quoted. The refresher
+//! ([`QuoteBook::run`], stopped by the host's cancellation token) asks a
+//! rail again once its answer is `refresh_ms` old, within the rail's
+//! request budget ([`super::budget`]: never exceeded; upstream errors back
+//! off exponentially). An answer older than `stale_ms` (default 12 s) is
+//! never served: the rail is reported as not answering (`STALE`).
+//!
+//! **Serving another amount.** A book answer for amount `A` (output `O`,
+//! minimum `M`, included fees `F` in output units) serves amount `A'` of
+//! the same bucket with
+//!
+//! ```text
+//! proportional  O·A'/A              (fees that scale with the amount)
+//! fixed fees    (O + F)·A'/A − F    (fees that do not)
+//! served out    min(proportional, fixed fees)     — the lower, honest side
+//! served min    served out · M / O                — the rail's own slippage ratio
+//! ```
+//!
+//! Fees not included in the rail's output, its gas units and the host's
+//! own fees are fixed per transfer and are netted afresh for `A'` (route
+//! fee, gas at the current gas price). The served minimum is what the
+//! quote's attestation locks; execute re-quotes the rail live and only
+//! proceeds when the fresh output meets it. Whenever the served amount
+//! differs from the book's, a live quote for exactly that amount is
+//! scheduled in the background (within the budget), so the next quote of
+//! that amount is exact.
+
+use std::{
+    collections::{HashMap, HashSet},
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use alloy::primitives::U256;
+use relay_config::QuoteBookConfig;
+use relay_plugin_api::{Amount, QuoteRequest, RailQuote};
+use relay_runtime::LoadedRail;
+use tokio_util::sync::CancellationToken;
+
+use super::{
+    budget::Budgets,
+    fees::Conversion,
+    latency::Latencies,
+    quote::{ask_rail, Silence},
+};
+
+/// A lane of the book.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LaneKey {
+    from: String,
+    to: String,
+    bucket: usize,
+    member: bool,
+    slippage_bps: u32,
+}
+
+fn token_key(t: &relay_plugin_api::Token) -> String {
+    t.address
+        .as_deref()
+        .unwrap_or(&t.symbol)
+        .to_ascii_lowercase()
+}
+
+/// The amount bucket of `amount` (module docs).
+pub fn bucket(amount: Amount) -> usize {
+    amount.0.bit_len()
+}
+
+impl LaneKey {
+    /// The lane of `req`.
+    pub fn of(req: &QuoteRequest) -> Self {
+        LaneKey {
+            from: format!("{}:{}", req.from_chain, token_key(&req.from_token)),
+            to: format!("{}:{}", req.to_chain, token_key(&req.to_token)),
+            bucket: bucket(req.amount),
+            member: req.member,
+            slippage_bps: req.slippage_bps,
+        }
+    }
+}
+
+/// One rail's last answer on a lane.
+#[derive(Clone, Debug)]
+pub struct Kept {
+    /// The answer (for the amount it names), or why there was none.
+    pub answer: Result<RailQuote, Silence>,
+    /// When it was quoted, epoch ms.
+    pub quoted_at_ms: u64,
+    at: Instant,
+}
+
+impl Kept {
+    /// How old it is.
+    pub fn age(&self) -> Duration {
+        self.at.elapsed()
+    }
+}
+
+#[derive(Debug)]
+struct Lane {
+    /// The last request on the lane (refreshes ask it again).
+    req: QuoteRequest,
+    rails: Vec<Arc<LoadedRail>>,
+    kept: HashMap<String, Kept>,
+    used: Instant,
+    asking: HashSet<String>,
+}
+
+/// The book (module docs).
+#[derive(Debug)]
+pub struct QuoteBook {
+    cfg: QuoteBookConfig,
+    /// The hard deadline of one upstream call.
+    hard: Duration,
+    lanes: Mutex<HashMap<LaneKey, Lane>>,
+    /// Per-rail latency (the hedged fan-out reads it).
+    pub latencies: Latencies,
+    /// Per-rail request budgets.
+    pub budgets: Budgets,
+}
+
+/// A refresh the refresher decided to make.
+struct Due {
+    key: LaneKey,
+    rail: Arc<LoadedRail>,
+    req: QuoteRequest,
+}
+
+impl QuoteBook {
+    /// A book under `cfg`, upstream calls bounded by `hard`.
+    pub fn new(cfg: QuoteBookConfig, hard: Duration) -> Self {
+        QuoteBook {
+            budgets: Budgets::new(cfg.clone()),
+            latencies: Latencies::default(),
+            lanes: Mutex::new(HashMap::new()),
+            cfg,
+            hard,
+        }
+    }
+
+    /// The book of `config` (`[quote_book]`, upstream calls bounded by
+    /// `quote.deadline_ms`).
+    pub fn for_config(config: &relay_config::HostConfig) -> Self {
+        Self::new(
+            config.quote_book.clone(),
+            Duration::from_millis(config.quote.deadline_ms),
+        )
+    }
+
+    /// Its settings.
+    pub fn config(&self) -> &QuoteBookConfig {
+        &self.cfg
+    }
+
+    fn lanes(&self) -> std::sync::MutexGuard<'_, HashMap<LaneKey, Lane>> {
+        self.lanes.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Marks the lane of `req` as seeing traffic (warming it if new), asked
+    /// on `rails`; the rails' kept answers, in `rails` order, when the lane
+    /// was already warm.
+    pub fn visit(
+        &self,
+        req: &QuoteRequest,
+        rails: &[Arc<LoadedRail>],
+    ) -> Option<Vec<Option<Kept>>> {
+        let key = LaneKey::of(req);
+        let mut lanes = self.lanes();
+        if let Some(lane) = lanes.get_mut(&key) {
+            lane.used = Instant::now();
+            lane.req = req.clone();
+            lane.rails = rails.to_vec();
+            return Some(
+                rails
+                    .iter()
+                    .map(|r| lane.kept.get(r.id()).cloned())
+                    .collect(),
+            );
+        }
+        if lanes.len() >= self.cfg.lanes {
+            let oldest = lanes
+                .iter()
+                .min_by_key(|(_, l)| l.used)
+                .map(|(k, _)| k.clone());
+            if let Some(k) = oldest {
+                lanes.remove(&k);
+            }
+        }
+        let lane = Lane {
+            req: req.clone(),
+            rails: rails.to_vec(),
+            kept: HashMap::new(),
+            used: Instant::now(),
+            asking: HashSet::new(),
+        };
+        lanes.insert(key, lane);
+        None
+    }
+
+    /// Keeps `rail`'s answer to `req` (a live quote or a refresh).
+    pub fn keep(&self, req: &QuoteRequest, rail: &str, answer: Result<RailQuote, Silence>) {
+        let key = LaneKey::of(req);
+        let mut lanes = self.lanes();
+        let Some(lane) = lanes.get_mut(&key) else {
+            return;
+        };
+        lane.asking.remove(rail);
+        // A refusal never overwrites a price still fresh enough to serve:
+        // the rail is backing off, and the price ages out on its own.
+        let fresh_price = lane.kept.get(rail).is_some_and(|k| {
+            k.answer.is_ok() && k.age() < Duration::from_millis(self.cfg.stale_ms)
+        });
+        if answer.is_err() && fresh_price && is_upstream_failure(answer.as_ref().err()) {
+            return;
+        }
+        lane.kept.insert(
+            rail.to_string(),
+            Kept {
+                answer,
+                quoted_at_ms: relay_types::now_ms(),
+                at: Instant::now(),
+            },
+        );
+    }
+
+    /// Asks `rail` for `req` in the background, within its budget (a
+    /// served amount the book did not have exactly).
+    pub fn ask_later(self: &Arc<Self>, req: QuoteRequest, rail: Arc<LoadedRail>) {
+        let key = LaneKey::of(&req);
+        {
+            let mut lanes = self.lanes();
+            let Some(lane) = lanes.get_mut(&key) else {
+                return;
+            };
+            if lane.asking.contains(rail.id()) || !self.budgets.try_take(rail.id()) {
+                return;
+            }
+            lane.asking.insert(rail.id().to_string());
+        }
+        let book = self.clone();
+        tokio::spawn(async move { book.refresh(Due { key, rail, req }).await });
+    }
+
+    /// Renews one answer.
+    async fn refresh(&self, due: Due) {
+        let answer = self.call(&due.rail, due.req.clone()).await;
+        tracing::debug!(rail = due.rail.id(), lane = ?due.key, ok = answer.is_ok(), "book refreshed");
+        self.keep(&due.req, due.rail.id(), answer);
+    }
+
+    /// One upstream call: timed, counted, backed off on failure.
+    pub async fn call(&self, rail: &LoadedRail, req: QuoteRequest) -> Result<RailQuote, Silence> {
+        let started = Instant::now();
+        let answer = ask_rail(rail, req, self.hard).await;
+        self.latencies.record(rail.id(), started.elapsed());
+        self.budgets
+            .outcome(rail.id(), !is_upstream_failure(answer.as_ref().err()));
+        answer
+    }
+
+    /// The refreshes due now, each already within its rail's budget.
+    fn due(&self) -> Vec<Due> {
+        let refresh = Duration::from_millis(self.cfg.refresh_ms);
+        let idle = Duration::from_millis(self.cfg.idle_ms);
+        let mut lanes = self.lanes();
+        lanes.retain(|_, l| l.used.elapsed() < idle);
+        let mut due = Vec::new();
+        for (key, lane) in lanes.iter_mut() {
+            for rail in &lane.rails {
+                let id = rail.id();
+                let old = lane.kept.get(id).is_none_or(|k| k.age() >= refresh);
+                if !old || lane.asking.contains(id) || !self.budgets.try_take(id) {
+                    continue;
+                }
+                lane.asking.insert(id.to_string());
+                due.push(Due {
+                    key: key.clone(),
+                    rail: rail.clone(),
+                    req: lane.req.clone(),
+                });
+            }
+        }
+        due
+    }
+
+    /// Keeps warm lanes fresh until `cancel` fires.
+    pub async fn run(self: Arc<Self>, cancel: CancellationToken) {
+        let mut tick = tokio::time::interval(Duration::from_millis(self.cfg.tick_ms));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = cancel.cancelled() => return,
+                _ = tick.tick() => {}
+            }
+            for due in self.due() {
+                let book = self.clone();
+                tokio::spawn(async move { book.refresh(due).await });
+            }
+        }
+    }
+
+    /// Lanes kept now.
+    pub fn len(&self) -> usize {
+        self.lanes().len()
+    }
+
+    /// Whether no lane is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Whether `s` is the upstream failing (back off) rather than answering.
+fn is_upstream_failure(s: Option<&Silence>) -> bool {
+    use relay_plugin_api::RailErrorKind as K;
+    match s {
+        Some(Silence::Failed { kind, .. }) => matches!(
+            kind,
+            K::Upstream | K::UpstreamTimeout | K::UpstreamMalformed | K::Capability | K::Internal
+        ),
+        Some(Silence::Deadline(_) | Silence::Late(_)) => true,
+        _ => false,
+    }
+}
+
+/// `q` (an answer for its own `amount_in`) serving `amount` (module docs).
+pub fn scale(q: &RailQuote, amount: Amount, req: &QuoteRequest) -> RailQuote {
+    if q.amount_in == amount || q.amount_in.is_zero() {
+        return q.clone();
+    }
+    let (a, a2) = (q.amount_in.0, amount.0);
+    let conv = Conversion::between(&req.from_token, &req.to_token, q.amount_in, q.amount_out);
+    let fixed: U256 = q
+        .fees
+        .iter()
+        .filter(|f| f.included)
+        .map(|f| {
+            if f.token.eq_ignore_ascii_case(&req.to_token.symbol) {
+                f.amount.0
+            } else if f.token.eq_ignore_ascii_case(&req.from_token.symbol) {
+                conv.apply(f.amount).0
+            } else {
+                U256::ZERO
+            }
+        })
+        .fold(U256::ZERO, |x, y| x.saturating_add(y));
+    let prop = q.amount_out.mul_div(a2, a).unwrap_or_default();
+    let gross = Amount(q.amount_out.0.saturating_add(fixed));
+    let with_fixed = gross
+        .mul_div(a2, a)
+        .unwrap_or_default()
+        .saturating_sub(Amount(fixed));
+    let out = prop.min(with_fixed);
+    let min = out
+        .mul_div(q.min_out.0, q.amount_out.0)
+        .unwrap_or_default()
+        .min(out);
+    RailQuote {
+        amount_in: amount,
+        amount_out: out,
+        min_out: min,
+        upstream_ref: None,
+        ..q.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use relay_plugin_api::{ChainRef, Fee, FeeKind, Token};
+
+    fn usdc() -> Token {
+        Token {
+            symbol: "USDC".into(),
+            address: Some("0x1".into()),
+            decimals: 6,
+        }
+    }
+
+    fn req(amount: u128) -> QuoteRequest {
+        QuoteRequest {
+            from_chain: ChainRef::Evm(8453),
+            to_chain: ChainRef::Evm(42161),
+            from_token: usdc(),
+            to_token: usdc(),
+            amount: Amount::from_u128(amount),
+            from_address: None,
+            to_address: None,
+            slippage_bps: 50,
+            member: false,
+        }
+    }
+
+    fn quote(amount_in: u128, out: u128, min: u128, fixed_fee: u128) -> RailQuote {
+        RailQuote {
+            rail: "r".into(),
+            lane: "evm->evm".into(),
+            amount_in: Amount::from_u128(amount_in),
+            amount_out: Amount::from_u128(out),
+            min_out: Amount::from_u128(min),
+            fees: vec![Fee {
+                kind: FeeKind::Bridge,
+                amount: Amount::from_u128(fixed_fee),
+                token: "USDC".into(),
+                included: true,
+            }],
+            gas: None,
+            duration_sec: 60,
+            quote_only_reason: None,
+            upstream_ref: Some("abc".into()),
+            expires_at_ms: u64::MAX,
+            detail: serde_json::json!({}),
+        }
+    }
+
+    #[test]
+    fn buckets_are_powers_of_two() {
+        assert_eq!(
+            bucket(Amount::from_u128(5_000_000)),
+            bucket(Amount::from_u128(7_000_000))
+        );
+        assert_ne!(
+            bucket(Amount::from_u128(5_000_000)),
+            bucket(Amount::from_u128(9_000_000))
+        );
+        assert_eq!(LaneKey::of(&req(5_000_000)), LaneKey::of(&req(6_000_000)));
+    }
+
+    #[test]
+    fn scaling_takes_the_lower_of_fixed_and_proportional_fees() {
+        // 5 USDC in, 4.99 out (0.01 fee), min 4.965.
+        let q = quote(5_000_000, 4_990_000, 4_965_050, 10_000);
+        let up = scale(&q, Amount::from_u128(7_000_000), &req(7_000_000));
+        // Proportional: 6.986; fixed fee: 6.99 → the lower.
+        assert_eq!(up.amount_out, Amount::from_u128(6_986_000));
+        assert_eq!(up.min_out, Amount::from_u128(6_951_070));
+        assert_eq!(up.upstream_ref, None);
+        let down = scale(&q, Amount::from_u128(4_000_000), &req(4_000_000));
+        // Fixed fee: 3.99 (lower than proportional 3.992).
+        assert_eq!(down.amount_out, Amount::from_u128(3_990_000));
+        assert!(down.min_out <= down.amount_out);
+        assert_eq!(scale(&q, q.amount_in, &req(5_000_000)), q);
+    }
+}
