@@ -104,6 +104,9 @@ impl Latencies {
         hard: Duration,
         rails: impl IntoIterator<Item = &'a str>,
     ) -> Option<Duration> {
+        if cfg.hedge_factor_pct == 0 {
+            return None;
+        }
         let mut p90: Vec<u32> = rails
             .into_iter()
             .filter_map(|r| self.figures(r))
@@ -146,7 +149,10 @@ mod tests {
 
     #[test]
     fn the_soft_deadline_follows_the_faster_half() {
-        let cfg = QuoteBookConfig::default();
+        let cfg = QuoteBookConfig {
+            hedge_factor_pct: 150,
+            ..QuoteBookConfig::default()
+        };
         let l = Latencies::default();
         let rails = [
             ("circle", 600),

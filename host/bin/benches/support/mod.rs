@@ -46,6 +46,9 @@ async fn serve(devnet: &Devnet, dir: &Path) -> Served {
         ..HostConfig::default()
     };
     base.limits.enabled = false;
+    // The benches measure the quote book and the hedged fan-out (opt-in).
+    base.quote_book.enabled = true;
+    base.quote_book.hedge_factor_pct = 150;
     let sims = Simulators::start(devnet).await.expect("simulators");
     let config = point_rails_at(devnet, &sims, host_config(devnet, base));
     let host = serve_on_loopback(config).await.expect("host serves");

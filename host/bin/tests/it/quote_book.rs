@@ -37,6 +37,8 @@ async fn mesh() -> (Devnet, tempfile::TempDir, Running) {
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let h = serve(&devnet, dir.path(), |c| {
+        c.quote_book.enabled = true;
+        c.quote_book.hedge_factor_pct = 150;
         c.quote_book.stale_ms = STALE_MS;
         c.quote_book.refresh_ms = 300;
         c.quote_book.tick_ms = 50;
