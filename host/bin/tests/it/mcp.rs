@@ -57,10 +57,18 @@ fn route() -> Value {
 }
 
 /// What two answers to the same request may differ in: when and under
-/// which signature they were made, and whether the second compare of a
-/// lane within 12 s was answered from the compare cache (`cached`).
+/// which signature they were made, when each rail answered (`quotedAt`),
+/// and whether the second compare of a lane within 12 s was answered from
+/// the compare cache (`cached`).
 fn timeless(mut v: Value) -> Value {
-    const VOLATILE: &[&str] = &["ts", "attestation", "expiresAt", "quoteId", "cached"];
+    const VOLATILE: &[&str] = &[
+        "ts",
+        "attestation",
+        "expiresAt",
+        "quoteId",
+        "cached",
+        "quotedAt",
+    ];
     fn strip(v: &mut Value) {
         match v {
             Value::Object(m) => {
