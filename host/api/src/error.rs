@@ -208,6 +208,8 @@ error_codes! {
     ErasureStale => ("ERASURE_STALE", BAD_REQUEST, false, "issuedAt must be within 10 minutes of the host's clock (epoch ms); sign a fresh request"),
     /// No erasure request has that id for that address.
     UnknownErasure => ("UNKNOWN_ERASURE", NOT_FOUND, false, "no erasure request has that id for that address (both are needed: the host keeps only the address's keyed tag)"),
+    /// No yield-account spend has that id.
+    UnknownSpend => ("UNKNOWN_SPEND", NOT_FOUND, false, "no yield-account spend has that id (the nc_… id POST /api/ncaccount/spend answered)"),
     /// Netting accounts are off, or a chain read or price they need failed.
     NettingUnavailable => ("NETTING_UNAVAILABLE", SERVICE_UNAVAILABLE, true, "netting accounts cannot answer right now (a chain read or price failed, or [netting] is off); retry"),
     /// The netting signature does not recover to the address over the exact text.
@@ -252,8 +254,8 @@ error_codes! {
     NcInsufficientShares => ("NCACCOUNT_INSUFFICIENT_SHARES", UNPROCESSABLE_ENTITY, false, "the agent holds fewer vault shares than redeeming the amount burns; nothing was sent"),
     /// The amount does not cover the spend fee.
     NcBelowFee => ("NCACCOUNT_BELOW_FEE", UNPROCESSABLE_ENTITY, false, "the amount does not cover the spend fee (0.15 %, at least 0.01 USD); nothing was sent"),
-    /// The relayer's float on toChain cannot pay the delivery.
-    NcFloatInsufficient => ("NCACCOUNT_FLOAT_INSUFFICIENT", UNPROCESSABLE_ENTITY, true, "the relayer's float on toChain is below what the spend delivers; try less or later; nothing was sent"),
+    /// No rail routes a spend's delivery now.
+    NcNoRoute => ("NCACCOUNT_NO_ROUTE", UNPROCESSABLE_ENTITY, true, "no rail routes the spend's delivery (srcChain asset to toChain) now; the message has the engine's reason; try less or later; nothing was sent"),
     /// The redeem reverts in simulation.
     NcWouldRevert => ("NCACCOUNT_WOULD_REVERT", UNPROCESSABLE_ENTITY, false, "the vault's withdraw reverts when simulated (the message has the reason); nothing was sent"),
     /// A chain read of the yield account failed.

@@ -49,6 +49,7 @@ mod schedule;
 mod session;
 mod snapshot;
 mod solve;
+pub mod spend_legs;
 mod sponsor;
 mod status;
 mod track;
@@ -151,9 +152,12 @@ pub fn router(state: AppState) -> Router {
         .merge(batch::routes(quoting.clone()))
         .merge(schedule::routes(quoting.clone()))
         .merge(conditional::routes(quoting.clone()))
+        .merge(ncaccount::routes(
+            state.clone(),
+            Arc::new(spend_legs::EngineLegs::new(quoting.clone())),
+        ))
         .merge(execute::routes(quoting))
         .merge(sponsor::routes())
-        .merge(ncaccount::routes())
         .merge(balances::routes())
         .merge(netting::routes())
         .merge(concierge::routes())

@@ -1,7 +1,9 @@
 //! The non-custodial yield account (spec §4.6): `GET
 //! /api/ncaccount/{agent}`, `POST /api/ncaccount/quote`, `POST
-//! /api/ncaccount/spend` and `GET /api/account/venues`. Thin over
-//! [`relay_accounts::yield_account`]: parse, call, shape the answer.
+//! /api/ncaccount/spend`, `GET /api/ncaccount/spend/{id}` and `GET
+//! /api/account/venues`. Thin over [`relay_accounts::yield_account`]:
+//! parse, call, shape the answer; the delivery leg goes through the engine
+//! ([`super::spend_legs`]).
 //! A spend honours `x-idempotency-key` (a repeat replays the first answer;
 //! nothing is spent twice) and, without `live: true`, answers what would
 //! happen (`state: DRY`) and sends nothing.
@@ -15,6 +17,7 @@ use axum::{
     Json,
 };
 use relay_accounts::yield_account::{
+    leg::LegRouter,
     spend::{IntentWire, QuoteAsk, SpendQuote, SpendReceipt},
     view::{NcAccount, Venue},
     YieldError, YieldService,
@@ -30,12 +33,21 @@ use super::{
     ApiError, AppState, ErrorCode,
 };
 
-pub(super) fn routes() -> OpenApiRouter<AppState> {
+/// The handlers' state: the host's, and the engine for delivery legs.
+#[derive(Clone)]
+struct Nc {
+    app: AppState,
+    legs: Arc<dyn LegRouter>,
+}
+
+pub(super) fn routes(app: AppState, legs: Arc<dyn LegRouter>) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(account))
         .routes(routes!(quote))
         .routes(routes!(spend))
+        .routes(routes!(spend_status))
         .routes(routes!(venues))
+        .with_state(Nc { app, legs })
 }
 
 /// `POST /api/ncaccount/spend`.
@@ -91,7 +103,7 @@ pub(super) fn refused(e: YieldError) -> ApiError {
         YieldError::AllowanceExceeded { .. } => ErrorCode::NcAllowanceExceeded,
         YieldError::InsufficientShares { .. } => ErrorCode::NcInsufficientShares,
         YieldError::BelowFee { .. } => ErrorCode::NcBelowFee,
-        YieldError::FloatInsufficient { .. } => ErrorCode::NcFloatInsufficient,
+        YieldError::NoRoute(_) => ErrorCode::NcNoRoute,
         YieldError::WouldRevert(_) => ErrorCode::NcWouldRevert,
         YieldError::RelayerUnavailable(_) => ErrorCode::RelayerUnavailable,
         YieldError::Read(_) => ErrorCode::NcChainUnavailable,
@@ -105,32 +117,37 @@ pub(super) fn refused(e: YieldError) -> ApiError {
     responses((status = 200, description = "OK", body = NcAccount), (status = "default", description = "A typed error", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all)]
 async fn account(
-    State(s): State<AppState>,
+    State(s): State<Nc>,
     Path(agent): Path<String>,
 ) -> Result<Json<NcAccount>, ApiError> {
     let agent = path_address(&agent)?;
-    Ok(Json(service(&s)?.account(agent).await))
+    Ok(Json(service(&s.app)?.account(agent).await))
 }
 
-#[utoipa::path(post, path = "/api/ncaccount/quote", tag = "accounts", summary = "Read-only just-in-time quote of a yield-account spend (fee 0.15 %, at least 0.01 USD)",
+#[utoipa::path(post, path = "/api/ncaccount/quote", tag = "accounts", summary = "Read-only just-in-time quote of a yield-account spend: the vault's figures, the fee (0.15 %, at least 0.01 USD) and the engine's ranking of the delivery",
     request_body = QuoteAsk,
     responses((status = 200, description = "OK", body = SpendQuote), (status = "default", description = "A typed error", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn quote(State(s): State<AppState>, body: JsonObject) -> Result<Json<SpendQuote>, ApiError> {
+async fn quote(State(s): State<Nc>, body: JsonObject) -> Result<Json<SpendQuote>, ApiError> {
     let ask: QuoteAsk = body.decode()?;
-    service(&s)?.quote(&ask).await.map(Json).map_err(refused)
+    let legs = s.legs.as_ref();
+    service(&s.app)?
+        .quote(&ask, legs)
+        .await
+        .map(Json)
+        .map_err(refused)
 }
 
-#[utoipa::path(post, path = "/api/ncaccount/spend", tag = "accounts", summary = "Spend from the yield account with one EIP-712 signature: redeem on srcChain, deliver amount − fee on toChain",
+#[utoipa::path(post, path = "/api/ncaccount/spend", tag = "accounts", summary = "Spend from the yield account with one EIP-712 signature: redeem on srcChain, route amount − fee through the engine to toAddress",
     request_body = SpendRequest,
     params(("x-idempotency-key" = Option<String>, Header, description = "a repeat replays the first answer; nothing is spent twice")),
-    responses((status = 200, description = "The delivery receipt (state DELIVERED or FAILED), or with live false the dry answer (state DRY)", body = SpendReceipt), (status = "default", description = "A typed error; nothing was broadcast", body = crate::openapi::ErrorBody)))]
+    responses((status = 200, description = "The spend once its delivery route started (state ROUTING, routeId; GET /api/ncaccount/spend/{id} follows it to DELIVERED), or ended early (FAILED redeem, REFUNDED), or with live false the dry answer (state DRY)", body = SpendReceipt), (status = "default", description = "A typed error; nothing was broadcast", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn spend(State(s): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+async fn spend(State(s): State<Nc>, headers: HeaderMap, body: Bytes) -> Response {
     match idempotency_key(&headers) {
         Some(key) => {
             let run = || run_spend(&s, &body, Some(&key));
-            idempotent(&s, &body, &key, run).await
+            idempotent(&s.app, &body, &key, run).await
         }
         None => run_spend(&s, &body, None)
             .await
@@ -138,20 +155,42 @@ async fn spend(State(s): State<AppState>, headers: HeaderMap, body: Bytes) -> Re
     }
 }
 
-async fn run_spend(s: &AppState, body: &Bytes, key: Option<&str>) -> Result<Response, ApiError> {
+async fn run_spend(s: &Nc, body: &Bytes, key: Option<&str>) -> Result<Response, ApiError> {
     let req: SpendRequest = JsonObject::parse(body)?.decode()?;
-    let receipt = service(s)?
-        .spend(&req.intent, &req.signature, req.live, key)
+    let receipt = service(&s.app)?
+        .spend(&req.intent, &req.signature, (req.live, key), s.legs.clone())
         .await
         .map_err(refused)?;
     Ok(Json(receipt).into_response())
 }
 
+#[utoipa::path(get, path = "/api/ncaccount/spend/{id}", tag = "accounts", summary = "A yield-account spend as it stands: ROUTING until its delivery route ends, then DELIVERED, REFUNDED or FAILED",
+    params(("id" = String, Path, description = "The spend's id (nc_…)")),
+    responses((status = 200, description = "OK", body = SpendReceipt), (status = "default", description = "A typed error (404 UNKNOWN_SPEND)", body = crate::openapi::ErrorBody)))]
+#[tracing::instrument(skip_all, fields(spend = %id))]
+async fn spend_status(
+    State(s): State<Nc>,
+    Path(id): Path<String>,
+) -> Result<Json<SpendReceipt>, ApiError> {
+    service(&s.app)?
+        .spend_record(id.trim())
+        .await
+        .map_err(refused)?
+        .map(Json)
+        .ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::UnknownSpend,
+                format!("no yield-account spend {id:?}"),
+            )
+            .suggest("the id is the one POST /api/ncaccount/spend answered (nc_…)")
+        })
+}
+
 #[utoipa::path(get, path = "/api/account/venues", tag = "accounts", summary = "Live APYs of the yield vaults this host knows",
     responses((status = 200, description = "OK", body = Venues), (status = "default", description = "A typed error", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn venues(State(s): State<AppState>) -> Result<Json<Venues>, ApiError> {
+async fn venues(State(s): State<Nc>) -> Result<Json<Venues>, ApiError> {
     Ok(Json(Venues {
-        venues: service(&s)?.venues().await,
+        venues: service(&s.app)?.venues().await,
     }))
 }

@@ -279,6 +279,31 @@ fn ncaccount_service(
     }))
 }
 
+/// The job finishing yield-account spends whose holder died (spec §4.6),
+/// when the host can send.
+fn yield_spends_job(jobs: &Jobs, state: &AppState) -> Option<tokio::task::JoinHandle<()>> {
+    let every = state.config.ncaccount.resume_interval_ms;
+    if state.relayer.is_none() || every == 0 {
+        return None;
+    }
+    let (service, legs) = (state.ncaccount.clone(), api::spend_legs::legs(state));
+    let job = relay_jobs::every(
+        jobs.token(),
+        Duration::from_millis(every),
+        true,
+        move || {
+            let (service, legs) = (service.clone(), legs.clone());
+            async move {
+                let n = service.resume(legs.as_ref()).await;
+                if n > 0 {
+                    tracing::debug!(n, "yield spends driven");
+                }
+            }
+        },
+    );
+    Some(tokio::spawn(job))
+}
+
 /// The primitives watcher (spec §4.4). Its gate is on when the config
 /// says `primitives.live` or the environment has `PRIMITIVES_LIVE=1`.
 fn primitives_job(jobs: &Jobs, state: &AppState) -> tokio::task::JoinHandle<()> {
@@ -513,6 +538,9 @@ impl Host {
         );
         jobs.add("settlement-proofs", proofs);
         jobs.add("primitives", primitives_job(&jobs, &state));
+        if let Some(job) = yield_spends_job(&jobs, &state) {
+            jobs.add("yield-spends", job);
+        }
         let addr = listener.local_addr().ok();
         tracing::info!(?addr, "relay host listening");
         let http = state.config.http.clone();

@@ -25,6 +25,13 @@ pub struct NcAccountConfig {
     /// How far back the APY looks: the share price now against this many
     /// blocks ago (default 50; fewer when the vault is younger).
     pub apy_window_blocks: u64,
+    /// How often a replica picks up spends whose holder died (redeemed but
+    /// not routed, or routed and not yet settled), ms; 0 turns the job off
+    /// (default 2000).
+    pub resume_interval_ms: u64,
+    /// How long a replica holds a spend it drives before another may take
+    /// it over, ms (default 60000).
+    pub lease_ms: u64,
 }
 
 impl Default for NcAccountConfig {
@@ -35,6 +42,8 @@ impl Default for NcAccountConfig {
             fee_bps: 15,
             min_fee_units: 10_000,
             apy_window_blocks: 50,
+            resume_interval_ms: 2_000,
+            lease_ms: 60_000,
         }
     }
 }

@@ -234,11 +234,24 @@ impl ExecuteService {
     }
 
     /// Runs one execute (module docs).
-    #[tracing::instrument(skip_all, fields(route, mode = ?req.ask.mode, sandbox = req.sandbox))]
     pub async fn execute(
         &self,
         quotes: &impl QuoteSource,
         req: ExecuteRequest,
+    ) -> Result<Executed, ExecuteError> {
+        self.execute_as(quotes, req, None).await
+    }
+
+    /// [`ExecuteService::execute`] under route id `id` when given: a
+    /// caller that derives the id from its own record (a yield-account
+    /// spend's delivery) finds the route it started after a crash instead
+    /// of starting a second one.
+    #[tracing::instrument(skip_all, fields(route, mode = ?req.ask.mode, sandbox = req.sandbox))]
+    pub async fn execute_as(
+        &self,
+        quotes: &impl QuoteSource,
+        req: ExecuteRequest,
+        id: Option<String>,
     ) -> Result<Executed, ExecuteError> {
         let ExecuteRequest {
             mut ask,
@@ -266,7 +279,7 @@ impl ExecuteService {
         if outcome.best().is_none() {
             return Err(ExecuteError::NoRoute(outcome.no_route()));
         }
-        let id = self.route_id(sandbox);
+        let id = id.unwrap_or_else(|| self.route_id(sandbox));
         tracing::Span::current().record("route", id.as_str());
         let relayer = self.relayer_address().map(|a| a.to_string());
         let relayer = relayer.unwrap_or_default();

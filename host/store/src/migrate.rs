@@ -26,6 +26,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         17,
         include_str!("../migrations/0017_erasure_and_proofs.sql"),
     ),
+    (
+        18,
+        include_str!("../migrations/0018_ncaccount_spend_routes.sql"),
+    ),
 ];
 
 /// Applies every migration not yet recorded.

@@ -19,7 +19,8 @@ pub struct NcSpendRow {
     pub src_chain: u64,
     /// The intent's nonce (decimal).
     pub nonce: String,
-    /// `ACCEPTED`, `REDEEMED`, `DELIVERED` or `FAILED`.
+    /// `ACCEPTED`, `REDEEMED`, `ROUTING`, `DELIVERED`, `REFUNDED` or
+    /// `FAILED`.
     pub state: String,
     /// The intent and its figures, as the accounts crate writes them (JSON).
     pub body: String,
@@ -27,10 +28,14 @@ pub struct NcSpendRow {
     pub redeem_tx: Option<String>,
     /// The payout transaction (destination chain).
     pub deliver_tx: Option<String>,
+    /// The refund of the redeemed assets to the agent (source chain).
+    pub refund_tx: Option<String>,
     /// Why it failed.
     pub error: Option<String>,
     /// Epoch ms.
     pub created_ms: u64,
+    /// Until when the replica driving it holds it, epoch ms (0: nobody).
+    pub lease_until_ms: u64,
 }
 
 /// A move of a record ([`Store::update_nc_spend`]); `None` fields are kept.
@@ -43,11 +48,15 @@ pub struct NcSpendMove {
     /// Set when given.
     pub deliver_tx: Option<String>,
     /// Set when given.
+    pub refund_tx: Option<String>,
+    /// Set when given.
     pub error: Option<String>,
 }
 
-const COLUMNS: &str =
-    "id, idem_key, agent, src_chain, nonce, state, body, redeem_tx, deliver_tx, error, created_ms";
+const COLUMNS: &str = "id, idem_key, agent, src_chain, nonce, state, body, redeem_tx, deliver_tx, refund_tx, error, created_ms, lease_until_ms";
+
+/// The states a resume pass drives.
+const OPEN: [&str; 3] = ["ACCEPTED", "REDEEMED", "ROUTING"];
 
 fn row_of(r: &AnyRow) -> Result<NcSpendRow, StoreError> {
     Ok(NcSpendRow {
@@ -60,19 +69,22 @@ fn row_of(r: &AnyRow) -> Result<NcSpendRow, StoreError> {
         body: r.try_get("body")?,
         redeem_tx: r.try_get("redeem_tx")?,
         deliver_tx: r.try_get("deliver_tx")?,
+        refund_tx: r.try_get("refund_tx")?,
         error: r.try_get("error")?,
         created_ms: r.try_get::<i64, _>("created_ms")? as u64,
+        lease_until_ms: r.try_get::<i64, _>("lease_until_ms")?.max(0) as u64,
     })
 }
 
 impl Store {
     /// Inserts `row` unless a record with its idempotency key or its
     /// `(agent, src_chain, nonce)` exists. Returns the record in effect and
-    /// whether it is new (only the inserter spends).
+    /// whether it is new (only the inserter spends). The new record is
+    /// held until `row.lease_until_ms`.
     pub async fn begin_nc_spend(&self, row: &NcSpendRow) -> Result<(NcSpendRow, bool), StoreError> {
         let done = sqlx::query(
-            "INSERT INTO ncaccount_spends (id, idem_key, agent, src_chain, nonce, state, body, created_ms, updated_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) ON CONFLICT DO NOTHING",
+            "INSERT INTO ncaccount_spends (id, idem_key, agent, src_chain, nonce, state, body, created_ms, updated_ms, lease_until_ms) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9) ON CONFLICT DO NOTHING",
         )
         .bind(&row.id)
         .bind(&row.idem_key)
@@ -82,6 +94,7 @@ impl Store {
         .bind(&row.state)
         .bind(&row.body)
         .bind(row.created_ms as i64)
+        .bind(row.lease_until_ms.min(i64::MAX as u64) as i64)
         .execute(self.pool())
         .await?;
         if done.rows_affected() == 1 {
@@ -149,17 +162,45 @@ impl Store {
     pub async fn update_nc_spend(&self, id: &str, m: &NcSpendMove) -> Result<(), StoreError> {
         sqlx::query(
             "UPDATE ncaccount_spends SET state = $1, redeem_tx = COALESCE($2, redeem_tx), \
-             deliver_tx = COALESCE($3, deliver_tx), error = COALESCE($4, error), updated_ms = $5 WHERE id = $6",
+             deliver_tx = COALESCE($3, deliver_tx), refund_tx = COALESCE($4, refund_tx), \
+             error = COALESCE($5, error), updated_ms = $6 WHERE id = $7",
         )
         .bind(&m.state)
         .bind(&m.redeem_tx)
         .bind(&m.deliver_tx)
+        .bind(&m.refund_tx)
         .bind(&m.error)
         .bind(relay_types::now_ms() as i64)
         .bind(id)
         .execute(self.pool())
         .await?;
         Ok(())
+    }
+
+    /// Holds record `id` until `until_ms` (0 lets any replica take it).
+    pub async fn lease_nc_spend(&self, id: &str, until_ms: u64) -> Result<(), StoreError> {
+        sqlx::query("UPDATE ncaccount_spends SET lease_until_ms = $1 WHERE id = $2")
+            .bind(until_ms.min(i64::MAX as u64) as i64)
+            .bind(id)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// Claims an open record (`ACCEPTED`, `REDEEMED`, `ROUTING`) whose
+    /// holder's lease lapsed before `now_ms`, holding it until `until_ms`.
+    pub async fn claim_nc_spend(
+        &self,
+        now_ms: u64,
+        until_ms: u64,
+    ) -> Result<Option<NcSpendRow>, StoreError> {
+        match self
+            .claim_lapsed("ncaccount_spends", &OPEN, now_ms, until_ms)
+            .await?
+        {
+            Some(id) => self.nc_spend(&id).await,
+            None => Ok(None),
+        }
     }
 
     /// Records in `states`, oldest first (what a resume pass drives).
@@ -195,8 +236,10 @@ mod tests {
             body: "{}".into(),
             redeem_tx: None,
             deliver_tx: None,
+            refund_tx: None,
             error: None,
             created_ms: 1,
+            lease_until_ms: 0,
         }
     }
 
@@ -233,6 +276,12 @@ mod tests {
             .unwrap();
         assert!(!new);
         assert_eq!(found.id, "nc_1");
+        // one replica at a time: a held record is not claimed until its
+        // lease lapses
+        let claimed = store.claim_nc_spend(10, 100).await.unwrap();
+        assert_eq!(claimed.map(|r| r.lease_until_ms), Some(100));
+        assert!(store.claim_nc_spend(50, 150).await.unwrap().is_none());
+        assert!(store.claim_nc_spend(101, 200).await.unwrap().is_some());
         store
             .update_nc_spend(
                 "nc_1",
@@ -250,5 +299,13 @@ mod tests {
             ("DELIVERED", Some("0x1"))
         );
         assert!(store.nc_spends_in(&["ACCEPTED"]).await.unwrap().is_empty());
+        assert!(
+            store
+                .claim_nc_spend(u64::MAX / 2, u64::MAX / 2)
+                .await
+                .unwrap()
+                .is_none(),
+            "a delivered spend is not driven again"
+        );
     }
 }

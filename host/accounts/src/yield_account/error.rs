@@ -66,16 +66,10 @@ pub enum YieldError {
         /// The fee.
         fee: U256,
     },
-    /// The relayer's float on the destination cannot pay the delivery.
-    #[error("the relayer holds {float} on chain {chain}, less than the {needed} to deliver")]
-    FloatInsufficient {
-        /// The destination.
-        chain: u64,
-        /// The relayer's balance.
-        float: U256,
-        /// What the delivery pays.
-        needed: U256,
-    },
+    /// No rail routes the delivery now (the engine's errorCode and
+    /// message).
+    #[error("no rail routes the delivery now: {0}")]
+    NoRoute(String),
     /// The redeem reverts when simulated.
     #[error("the redeem reverts in simulation: {0}")]
     WouldRevert(String),

@@ -10,16 +10,18 @@
 //!   shares, their value, the allowance, the live APY measured on chain.
 //! - [`YieldService::quote`] and [`YieldService::spend`] ([`spend`]): every
 //!   check (signer, low-s, chain id of the domain, deadline, unused nonce,
-//!   shares, allowance, the relayer's float on the destination, the
-//!   redeem's simulation) runs before anything is broadcast; then the
-//!   relayer redeems with `vault.withdraw(amount, relayer, agent)` — it
-//!   pulls only what the on-chain allowance lets it — and pays `amount −
-//!   fee` from its float on the destination chain, each a journaled step.
+//!   shares, allowance, a rail that routes the delivery, the redeem's
+//!   simulation) runs before anything is broadcast; then the relayer
+//!   redeems with `vault.withdraw(amount, relayer, agent)` — it pulls only
+//!   what the on-chain allowance lets it — and routes `amount − fee`
+//!   through the engine to the recipient ([`leg`], [`drive`]).
 //!
 //! What it must never do: broadcast for a refused intent, spend a nonce
 //! twice, or pull more shares than the redeem of `amount` needs.
 
+mod drive;
 mod error;
+pub mod leg;
 pub mod spend;
 pub mod view;
 
@@ -107,20 +109,28 @@ impl YieldService {
             .vault(chain)
             .and_then(|v| v.parse().ok())
             .ok_or(YieldError::ChainUnsupported(chain))?;
+        let (asset, decimals) = self.asset_on(chain)?;
+        Ok(VaultRef {
+            chain_id: chain,
+            vault,
+            asset,
+            decimals,
+        })
+    }
+
+    /// The `[ncaccount] asset` token on `chain` and its decimals.
+    pub fn asset_on(&self, chain: u64) -> Result<(Address, u8), YieldError> {
+        let cfg = &self.deps.config;
         let token = cfg
             .chains
             .get(&chain.to_string())
             .and_then(|c| c.tokens.get(&cfg.ncaccount.asset))
             .ok_or(YieldError::ChainUnsupported(chain))?;
-        Ok(VaultRef {
-            chain_id: chain,
-            vault,
-            asset: token
-                .address
-                .parse()
-                .map_err(|_| YieldError::ChainUnsupported(chain))?,
-            decimals: token.decimals,
-        })
+        let address = token
+            .address
+            .parse()
+            .map_err(|_| YieldError::ChainUnsupported(chain))?;
+        Ok((address, token.decimals))
     }
 
     /// Every vault the host knows, by chain id.

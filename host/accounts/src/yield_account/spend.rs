@@ -1,18 +1,23 @@
 //! Spending from the yield account (`POST /api/ncaccount/quote`, `POST
-//! /api/ncaccount/spend`).
+//! /api/ncaccount/spend`, `GET /api/ncaccount/spend/{id}`).
 //!
 //! Fee: `[ncaccount] fee_bps` of the amount (0.15 %), at least
-//! `min_fee_units` (0.01 USD); the destination receives `amount − fee`.
-//! The relayer redeems exactly `amount` of assets from the agent's shares
-//! (`vault.withdraw(amount, relayer, agent)`, burning `previewWithdraw
-//! (amount)` shares under the agent's share allowance) on srcChain, then
-//! pays `amount − fee` of the asset from its float on toChain. Both are
-//! steps of the relayer's journal under the spend's id (0 redeem, 1
-//! deliver): signed and journaled before broadcast, never sent twice. The
-//! record moves `ACCEPTED → REDEEMED → DELIVERED`, or to `FAILED` when the
-//! redeem fails (nothing moved) or the delivery cannot be sent (the error
-//! says so; the redeemed assets stay with the relayer for the operator to
-//! return).
+//! `min_fee_units` (0.01 USD). The relayer redeems exactly `amount` of
+//! assets from the agent's shares (`vault.withdraw(amount, relayer,
+//! agent)`, burning `previewWithdraw(amount)` shares under the agent's
+//! share allowance) on srcChain, keeps the fee, and routes `amount − fee`
+//! through the engine to `toAddress` on toChain ([`super::leg`]): every
+//! rail serving the lane is quoted and ranked by net output, and the route
+//! fails over like any other. The quote shows the rail ranked first and
+//! what the recipient is expected to receive (`delivered`, after the
+//! route's own costs) and at least (`minDelivered`).
+//!
+//! The record moves `ACCEPTED → REDEEMED → ROUTING → DELIVERED`
+//! ([`super::drive`]); a delivery the engine cannot start, or whose route
+//! fails before anything left the relayer, refunds the redeemed `amount`
+//! to the agent on srcChain (`REFUNDED`); one whose funds may have left
+//! the relayer is `FAILED` for the operator to settle. A redeem that fails
+//! moved nothing (`FAILED`).
 //!
 //! `live` false (or missing) answers what would happen — every check run,
 //! nothing recorded or sent (`state: DRY`).
@@ -20,26 +25,32 @@
 use alloy::primitives::{keccak256, Address, Bytes, U256};
 use relay_chain::{
     reader::SimCall,
-    sender::{Call, SendError},
     vault::{self, Spend},
 };
-use relay_store::{NcSpendMove, NcSpendRow};
+use relay_store::NcSpendRow;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 use utoipa::ToSchema;
 
-use super::{VaultRef, YieldError, YieldService};
+use super::{
+    leg::{Leg, LegRouter},
+    VaultRef, YieldError, YieldService,
+};
 
 /// Gas of the redeem (`withdraw`).
-const REDEEM_GAS: u64 = 250_000;
-/// Gas of the delivery (an ERC-20 transfer).
-const DELIVER_GAS: u64 = 100_000;
+pub(super) const REDEEM_GAS: u64 = 250_000;
 
 /// Accepted.
 pub const ACCEPTED: &str = "ACCEPTED";
-/// Shares redeemed to the relayer; the delivery is not yet mined.
+/// Shares redeemed to the relayer; the delivery route is not started yet.
 pub const REDEEMED: &str = "REDEEMED";
+/// The delivery route runs (`routeId`).
+pub const ROUTING: &str = "ROUTING";
 /// Delivered.
 pub const DELIVERED: &str = "DELIVERED";
+/// The delivery could not be made; the redeemed assets went back to the
+/// agent on srcChain (`refundTx`).
+pub const REFUNDED: &str = "REFUNDED";
 /// Failed (see `error`).
 pub const FAILED: &str = "FAILED";
 /// A dry answer: nothing recorded or sent.
@@ -109,7 +120,7 @@ pub struct IntentWire {
 }
 
 /// A spend quote or the figures of a spend.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SpendQuote {
     /// The agent.
@@ -126,8 +137,13 @@ pub struct SpendQuote {
     pub amount: String,
     /// The spend fee (asset base units).
     pub fee: String,
-    /// What the recipient receives: `amount − fee`.
-    pub delivered: String,
+    /// What the delivery route carries: `amount − fee`.
+    pub routed: String,
+    /// What the recipient is expected to receive: the engine's net output
+    /// for `routed` (absent when no rail routes it now).
+    pub delivered: Option<String>,
+    /// What the recipient receives at least.
+    pub min_delivered: Option<String>,
     /// Shares the redeem burns (`previewWithdraw(amount)`).
     pub shares_to_redeem: String,
     /// Shares the agent holds.
@@ -144,18 +160,18 @@ pub struct SpendQuote {
     pub would_succeed: bool,
 }
 
-/// The delivery leg.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+/// The delivery leg, as the engine ranks it now.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SpendRoute {
-    /// `relayer-float`: the relayer pays from its float on toChain.
-    pub via: &'static str,
+    /// The rail ranked first by net output (absent when none routes it).
+    pub via: Option<String>,
+    /// Its lane.
+    pub lane: Option<String>,
     /// The asset token on toChain.
     pub token: String,
-    /// The relayer's balance of it.
-    pub float: String,
-    /// `float ≥ delivered`.
-    pub float_suffices: bool,
+    /// Why no rail routes it now (the engine's errorCode and message).
+    pub error: Option<String>,
 }
 
 /// The answer of a spend.
@@ -164,32 +180,43 @@ pub struct SpendRoute {
 pub struct SpendReceipt {
     /// `nc_…` (absent on a dry answer).
     pub id: Option<String>,
-    /// `DRY`, `ACCEPTED`, `REDEEMED`, `DELIVERED` or `FAILED`.
+    /// `DRY`, `ACCEPTED`, `REDEEMED`, `ROUTING`, `DELIVERED`, `REFUNDED`
+    /// or `FAILED`.
     pub state: String,
     /// Whether anything was broadcast.
     pub broadcast: bool,
-    /// The figures.
+    /// The figures when it was accepted.
     pub quote: SpendQuote,
     /// The redeem (`withdraw`) on srcChain.
     pub redeem_tx: Option<String>,
-    /// The payout on toChain.
+    /// The delivery route (`GET /api/route/status?id=` tracks it), once
+    /// started.
+    pub route_id: Option<String>,
+    /// The delivery's transaction (on toChain, or the route's source
+    /// transaction when the rail delivers later).
     pub deliver_tx: Option<String>,
-    /// Why it failed.
+    /// The refund of the redeemed assets to the agent (srcChain).
+    pub refund_tx: Option<String>,
+    /// Why it was refunded or failed.
     pub error: Option<String>,
 }
 
-#[derive(Serialize, Deserialize)]
+/// What a spend record keeps of its intent and figures.
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Body {
-    agent: Address,
-    src_chain: u64,
-    amount: U256,
-    fee: U256,
-    shares: U256,
-    to_chain: u64,
-    to_address: Address,
-    nonce: U256,
-    deadline: U256,
+pub(super) struct Body {
+    pub(super) agent: Address,
+    pub(super) src_chain: u64,
+    pub(super) amount: U256,
+    pub(super) fee: U256,
+    pub(super) shares: U256,
+    pub(super) to_chain: u64,
+    pub(super) to_address: Address,
+    pub(super) nonce: U256,
+    pub(super) deadline: U256,
+    /// The figures when accepted.
+    #[serde(default)]
+    pub(super) quote: Option<serde_json::Value>,
 }
 
 fn address(field: &'static str, s: &str) -> Result<Address, YieldError> {
@@ -203,7 +230,8 @@ fn address(field: &'static str, s: &str) -> Result<Address, YieldError> {
 struct Ask {
     agent: Address,
     src: VaultRef,
-    dst: VaultRef,
+    to_chain: u64,
+    to_token: Address,
     amount: U256,
     to_address: Address,
 }
@@ -235,25 +263,44 @@ impl YieldService {
         Ok(Ask {
             agent: address("agent", agent)?,
             src,
-            dst: self.vault(to_chain)?,
+            to_chain,
+            to_token: self.asset_on(to_chain)?.0,
             amount,
             to_address: address("toAddress", to)?,
         })
     }
 
     /// The read-only just-in-time quote of a spend (nothing is signed or
-    /// recorded).
-    pub async fn quote(&self, q: &QuoteAsk) -> Result<SpendQuote, YieldError> {
+    /// recorded): the vault's figures and the engine's ranking of the
+    /// delivery.
+    pub async fn quote(
+        &self,
+        q: &QuoteAsk,
+        legs: &dyn LegRouter,
+    ) -> Result<SpendQuote, YieldError> {
         let ask = self.ask(
             &q.agent,
             (q.src_chain, q.to_chain),
             &q.amount,
             &q.to_address,
         )?;
-        self.figures(&ask).await
+        self.figures(&ask, legs).await
     }
 
-    async fn figures(&self, a: &Ask) -> Result<SpendQuote, YieldError> {
+    /// The delivery leg of `a` (route id `route_id`).
+    fn leg_of(&self, a: &Ask, routed: U256, route_id: String) -> Leg {
+        Leg {
+            route_id,
+            src_chain: a.src.chain_id,
+            to_chain: a.to_chain,
+            symbol: self.deps.config.ncaccount.asset.clone(),
+            amount: routed,
+            agent: a.agent,
+            to_address: a.to_address,
+        }
+    }
+
+    async fn figures(&self, a: &Ask, legs: &dyn LegRouter) -> Result<SpendQuote, YieldError> {
         let fee = self.fee(a.amount);
         if a.amount <= fee {
             return Err(YieldError::BelowFee {
@@ -261,37 +308,37 @@ impl YieldService {
                 fee,
             });
         }
-        let delivered = a.amount - fee;
+        let routed = a.amount - fee;
         let relayer = self.relayer()?;
         let r = &self.deps.reader;
         let (chain, vault) = (a.src.chain_id, a.src.vault);
         let needed = r.vault_shares_for(chain, vault, a.amount).await?;
         let h = r.vault_holding(chain, vault, a.agent, relayer).await?;
-        let float = r
-            .token_balance(a.dst.chain_id, a.dst.asset, relayer)
-            .await?;
+        let leg = legs.quote(&self.leg_of(a, routed, String::new())).await;
         let route = SpendRoute {
-            via: "relayer-float",
-            token: a.dst.asset.to_string(),
-            float: float.to_string(),
-            float_suffices: float >= delivered,
+            via: leg.as_ref().ok().map(|q| q.rail.clone()),
+            lane: leg.as_ref().ok().map(|q| q.lane.clone()),
+            token: a.to_token.to_string(),
+            error: leg.as_ref().err().map(|e| e.to_string()),
         };
         let (allowance_ok, balance_ok) = (h.allowance >= needed, h.shares >= needed);
         Ok(SpendQuote {
             agent: a.agent.to_string(),
             src_chain: chain,
-            to_chain: a.dst.chain_id,
+            to_chain: a.to_chain,
             to_address: a.to_address.to_string(),
             vault: vault.to_string(),
             amount: a.amount.to_string(),
             fee: fee.to_string(),
-            delivered: delivered.to_string(),
+            routed: routed.to_string(),
+            delivered: leg.as_ref().ok().map(|q| q.estimated.to_string()),
+            min_delivered: leg.as_ref().ok().map(|q| q.min_out.to_string()),
             shares_to_redeem: needed.to_string(),
             shares_held: h.shares.to_string(),
             allowance: h.allowance.to_string(),
             allowance_suffices: allowance_ok,
             balance_suffices: balance_ok,
-            would_succeed: allowance_ok && balance_ok && route.float_suffices,
+            would_succeed: allowance_ok && balance_ok && leg.is_ok(),
             route,
         })
     }
@@ -328,6 +375,7 @@ impl YieldService {
         &self,
         w: &IntentWire,
         signature: &str,
+        legs: &dyn LegRouter,
     ) -> Result<(SpendQuote, Body), YieldError> {
         let a = self.ask(
             &w.agent,
@@ -363,7 +411,7 @@ impl YieldService {
         if used.is_some() {
             return Err(YieldError::NonceUsed(nonce.to_string()));
         }
-        let q = self.figures(&a).await?;
+        let q = self.figures(&a, legs).await?;
         let shares: U256 = q.shares_to_redeem.parse().unwrap_or(U256::MAX);
         let held: U256 = q.shares_held.parse().unwrap_or_default();
         let allowance: U256 = q.allowance.parse().unwrap_or_default();
@@ -379,13 +427,8 @@ impl YieldService {
                 allowance,
             });
         }
-        let delivered: U256 = q.delivered.parse().unwrap_or(U256::MAX);
-        if !q.route.float_suffices {
-            return Err(YieldError::FloatInsufficient {
-                chain: a.dst.chain_id,
-                float: q.route.float.parse().unwrap_or_default(),
-                needed: delivered,
-            });
+        if let Some(why) = &q.route.error {
+            return Err(YieldError::NoRoute(why.clone()));
         }
         self.simulate_redeem(&a).await?;
         let body = Body {
@@ -398,6 +441,7 @@ impl YieldService {
             to_address: a.to_address,
             nonce,
             deadline,
+            quote: serde_json::to_value(&q).ok(),
         };
         Ok((q, body))
     }
@@ -417,21 +461,21 @@ impl YieldService {
         }
     }
 
-    /// Checks and (when `live`) runs a signed spend; see the module docs.
-    /// A refused intent has broadcast nothing. An intent whose nonce was
-    /// already spent answers [`YieldError::NonceUsed`].
+    /// Checks and (when `live`) starts a signed spend; see the module docs.
+    /// A refused intent has broadcast nothing. A live spend is answered
+    /// once its delivery route started (`ROUTING`), or earlier when it
+    /// ended (a failed redeem, a refund); this replica follows it to its
+    /// end in the background and a resume pass takes over if it dies. An
+    /// intent whose nonce was already spent answers
+    /// [`YieldError::NonceUsed`].
     pub async fn spend(
         &self,
         w: &IntentWire,
         signature: &str,
-        live: bool,
-        idem_key: Option<&str>,
+        (live, idem_key): (bool, Option<&str>),
+        legs: Arc<dyn LegRouter>,
     ) -> Result<SpendReceipt, YieldError> {
-        let (quote, body) = self.check(w, signature).await?;
-        if live {
-            self.sender(w.src_chain)?;
-            self.sender(w.to_chain)?;
-        }
+        let (quote, body) = self.check(w, signature, legs.as_ref()).await?;
         if !live {
             return Ok(SpendReceipt {
                 id: None,
@@ -439,13 +483,17 @@ impl YieldService {
                 broadcast: false,
                 quote,
                 redeem_tx: None,
+                route_id: None,
                 deliver_tx: None,
+                refund_tx: None,
                 error: None,
             });
         }
+        self.sender(w.src_chain)?;
         let agent = body.agent.to_string().to_lowercase();
         let nonce = body.nonce.to_string();
         let key = format!("{agent}:{}:{nonce}", body.src_chain);
+        let now = self.deps.clock.now_ms();
         let row = NcSpendRow {
             id: format!("nc_{}", &hex::encode(keccak256(key.as_bytes()))[..24]),
             idem_key: idem_key.map(String::from),
@@ -456,116 +504,63 @@ impl YieldService {
             body: serde_json::to_string(&body).map_err(|e| YieldError::Store(e.to_string()))?,
             redeem_tx: None,
             deliver_tx: None,
+            refund_tx: None,
             error: None,
-            created_ms: self.deps.clock.now_ms(),
+            created_ms: now,
+            lease_until_ms: now + self.deps.config.ncaccount.lease_ms,
         };
         let (row, new) = self.deps.store.begin_nc_spend(&row).await?;
         if !new {
             return Err(YieldError::NonceUsed(nonce));
         }
         tracing::info!(id = %row.id, src = body.src_chain, to = body.to_chain, "yield spend accepted");
-        let done = self.drive(&row.id).await?;
-        Ok(receipt(&done, quote))
-    }
-
-    /// Drives spend `id` until it is terminal.
-    pub async fn drive(&self, id: &str) -> Result<NcSpendRow, YieldError> {
-        loop {
-            let row = self
-                .deps
-                .store
-                .nc_spend(id)
-                .await?
-                .ok_or_else(|| YieldError::Store(format!("no spend {id}")))?;
-            let b: Body =
-                serde_json::from_str(&row.body).map_err(|e| YieldError::Store(e.to_string()))?;
-            let next = match row.state.as_str() {
-                ACCEPTED => self.redeem(&row, &b).await?,
-                REDEEMED => self.deliver(&row, &b).await?,
-                _ => return Ok(row),
-            };
-            self.deps.store.update_nc_spend(id, &next).await?;
-            tracing::info!(%id, state = %next.state, "yield spend moved");
+        let moved = self.drive(&row.id, legs.as_ref()).await;
+        if moved.is_err() {
+            self.release(&row.id).await;
         }
+        let moved = moved?;
+        if moved.state == ROUTING {
+            tokio::spawn(self.clone().follow(row.id.clone(), legs));
+        } else {
+            self.release(&row.id).await;
+        }
+        self.receipt(&moved, quote).await
     }
 
-    /// Journal step `step` of `row` on `chain` ([`relay_chain::sender::Sender::run_step`]).
-    async fn step(
+    /// The spend `id` as it stands (`GET /api/ncaccount/spend/{id}`).
+    pub async fn spend_record(&self, id: &str) -> Result<Option<SpendReceipt>, YieldError> {
+        let Some(row) = self.deps.store.nc_spend(id).await? else {
+            return Ok(None);
+        };
+        let b: Body =
+            serde_json::from_str(&row.body).map_err(|e| YieldError::Store(e.to_string()))?;
+        let quote = b
+            .quote
+            .and_then(|q| serde_json::from_value::<SpendQuote>(q).ok())
+            .ok_or_else(|| YieldError::Store(format!("spend {id} has no figures")))?;
+        Ok(Some(self.receipt(&row, quote).await?))
+    }
+}
+
+impl YieldService {
+    /// The receipt of record `row` accepted with figures `quote`.
+    async fn receipt(
         &self,
         row: &NcSpendRow,
-        (chain, step): (u64, i64),
-        call: Call,
-    ) -> Result<Result<String, SendError>, YieldError> {
-        let sent = self.sender(chain)?.run_step(&row.id, step, &call).await;
-        Ok(sent.map(|r| format!("{:#x}", r.transaction_hash)))
-    }
-
-    async fn redeem(&self, row: &NcSpendRow, b: &Body) -> Result<NcSpendMove, YieldError> {
-        let src = self.vault(b.src_chain)?;
-        let relayer = self.relayer()?;
-        let call = Call {
-            to: src.vault,
-            data: vault::withdraw_calldata(b.amount, relayer, b.agent),
-            value: U256::ZERO,
-            gas_limit: REDEEM_GAS,
-        };
-        Ok(match self.step(row, (b.src_chain, 0), call).await? {
-            Ok(hash) => NcSpendMove {
-                state: REDEEMED.into(),
-                redeem_tx: Some(hash),
-                ..Default::default()
-            },
-            Err(e) => failed(format!("the redeem failed, nothing moved: {e}"), &e, 0),
+        quote: SpendQuote,
+    ) -> Result<SpendReceipt, YieldError> {
+        let route_id = Leg::route_id(&row.id);
+        let started = self.deps.store.get_route(&route_id).await?.is_some();
+        Ok(SpendReceipt {
+            id: Some(row.id.clone()),
+            state: row.state.clone(),
+            broadcast: row.redeem_tx.is_some(),
+            quote,
+            redeem_tx: row.redeem_tx.clone(),
+            route_id: started.then_some(route_id),
+            deliver_tx: row.deliver_tx.clone(),
+            refund_tx: row.refund_tx.clone(),
+            error: row.error.clone(),
         })
-    }
-
-    async fn deliver(&self, row: &NcSpendRow, b: &Body) -> Result<NcSpendMove, YieldError> {
-        let dst = self.vault(b.to_chain)?;
-        let call = Call {
-            to: dst.asset,
-            data: relay_chain::eip3009::transfer_calldata(b.to_address, b.amount - b.fee),
-            value: U256::ZERO,
-            gas_limit: DELIVER_GAS,
-        };
-        Ok(match self.step(row, (b.to_chain, 1), call).await? {
-            Ok(hash) => NcSpendMove {
-                state: DELIVERED.into(),
-                deliver_tx: Some(hash),
-                ..Default::default()
-            },
-            Err(e) => failed(
-                format!("redeemed, but the delivery failed (the relayer holds the assets): {e}"),
-                &e,
-                1,
-            ),
-        })
-    }
-}
-
-/// The move to `FAILED` after step `step` (0 redeem, 1 deliver) failed
-/// with `e`; a reverted transaction's hash is kept.
-fn failed(why: String, e: &SendError, step: i64) -> NcSpendMove {
-    let tx = match e {
-        SendError::Reverted(h) => Some(format!("{h:#x}")),
-        _ => None,
-    };
-    let (redeem_tx, deliver_tx) = if step == 0 { (tx, None) } else { (None, tx) };
-    NcSpendMove {
-        state: FAILED.into(),
-        error: Some(why),
-        redeem_tx,
-        deliver_tx,
-    }
-}
-
-fn receipt(row: &NcSpendRow, quote: SpendQuote) -> SpendReceipt {
-    SpendReceipt {
-        id: Some(row.id.clone()),
-        state: row.state.clone(),
-        broadcast: row.redeem_tx.is_some() || row.deliver_tx.is_some(),
-        quote,
-        redeem_tx: row.redeem_tx.clone(),
-        deliver_tx: row.deliver_tx.clone(),
-        error: row.error.clone(),
     }
 }

@@ -14,6 +14,7 @@ const SERVED: &[(&str, &str)] = &[
     ("get", "/api/ncaccount/{agent}"),
     ("post", "/api/ncaccount/quote"),
     ("post", "/api/ncaccount/spend"),
+    ("get", "/api/ncaccount/spend/{id}"),
     ("get", "/api/account/venues"),
     ("get", "/api/account/{addr}"),
     ("get", "/api/balance/{addr}"),

@@ -1,13 +1,15 @@
 //! The non-custodial yield account (spec §4.6) end to end on the devnet:
 //! an agent deposits USDC into the ERC-4626 vault, approves the relayer for
 //! some shares and spends across chains with one EIP-712 signature. The
-//! destination's USDC rises by `amount − fee`, the agent's shares fall;
+//! relayer redeems and routes `amount − fee` through the engine: the
+//! delivery is an ordinary route (`routeId`) that the recipient's USDC
+//! shows arriving, and the agent's shares fall;
 //! every refusal (allowance exceeded, expired, reused nonce, wrong chain id
 //! in the domain, wrong signer) is typed and broadcasts nothing; the same
 //! idempotency key spends once; the views show the chain's own figures and
 //! a positive APY once yield accrues.
 
-use crate::common::{self, serve, usdc_balance};
+use crate::common::{self, serve, until_terminal, usdc_balance};
 
 use alloy::{
     primitives::{Address, U256},
@@ -128,6 +130,19 @@ fn soon() -> u64 {
     relay_types::now_ms() / 1_000 + 600
 }
 
+/// Spend `id` once it left `ROUTING`.
+async fn settled(base: &str, id: &str) -> Value {
+    for _ in 0..600 {
+        let (status, r) = common::get(&format!("{base}/api/ncaccount/spend/{id}")).await;
+        assert_eq!(status, 200, "{r}");
+        if r["state"] != "ROUTING" {
+            return r;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("spend {id} never settled");
+}
+
 async fn spend(base: &str, body: &Value, key: Option<&str>) -> (u16, Value) {
     let headers: Vec<(&str, &str)> = key.map(|k| ("x-idempotency-key", k)).into_iter().collect();
     let (status, text) = common::post(base, "/api/ncaccount/spend", body, &headers).await;
@@ -155,7 +170,17 @@ async fn a_signed_spend_delivers_once_and_every_refusal_broadcasts_nothing() {
     let q: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(status, 200, "{q}");
     assert_eq!(q["fee"], FEE.to_string());
-    assert_eq!(q["delivered"], (AMOUNT - FEE).to_string());
+    assert_eq!(q["routed"], (AMOUNT - FEE).to_string());
+    let estimated: U256 = q["delivered"].as_str().unwrap().parse().unwrap();
+    let least: U256 = q["minDelivered"].as_str().unwrap().parse().unwrap();
+    assert!(
+        least <= estimated && estimated <= U256::from(AMOUNT - FEE),
+        "{q}"
+    );
+    assert!(
+        q["route"]["via"].is_string(),
+        "the engine's first rail: {q}"
+    );
     assert_eq!(q["allowanceSuffices"], true);
     assert_eq!(q["wouldSucceed"], true);
 
@@ -203,17 +228,37 @@ async fn a_signed_spend_delivers_once_and_every_refusal_broadcasts_nothing() {
     let body = signed(&devnet, (me, &a), (AMOUNT, 7, far), SRC, to);
     let (status, first) = spend(base, &body, Some("nc-key-1")).await;
     assert_eq!(status, 200, "{first}");
-    assert_eq!(first["state"], "DELIVERED", "{first}");
+    assert_eq!(first["state"], "ROUTING", "{first}");
+    assert!(first["redeemTx"].is_string(), "{first}");
     let (status, again) = spend(base, &body, Some("nc-key-1")).await;
     assert_eq!((status, &again), (200, &first));
+    // the delivery is an engine route: it runs and is tracked like any other
+    let route_id = first["routeId"].as_str().expect("routeId");
+    let route = until_terminal(base, route_id).await;
+    assert_eq!(route["status"], "DONE", "{route}");
+    assert_eq!(
+        route["from"]["amount"],
+        (AMOUNT - FEE).to_string(),
+        "{route}"
+    );
+    let done = settled(base, first["id"].as_str().unwrap()).await;
+    assert_eq!(done["state"], "DELIVERED", "{done}");
+    assert!(done["deliverTx"].is_string(), "{done}");
+    assert_eq!(done["routeId"], first["routeId"]);
     let delivered = usdc_balance(&devnet, DST, to).await - dst_before;
-    assert_eq!(delivered, U256::from(AMOUNT - FEE));
+    let paid: U256 = route["to"]["estimated"].as_str().unwrap().parse().unwrap();
+    assert_eq!(delivered, paid, "{route}");
+    assert!(!delivered.is_zero() && delivered <= U256::from(AMOUNT - FEE));
     let burnt = before.2 - shares(&devnet, me).await;
     assert_eq!(
         burnt.to_string(),
         first["quote"]["sharesToRedeem"].as_str().unwrap()
     );
-    assert!(first["redeemTx"].is_string() && first["deliverTx"].is_string());
+    let (status, r) = common::get(&format!("{base}/api/ncaccount/spend/nc_nope")).await;
+    assert_eq!(
+        (status, r["errorCode"].as_str()),
+        (404, Some("UNKNOWN_SPEND"))
+    );
 
     // the same nonce again (another amount, another key): refused, nothing sent
     let nonces = (
