@@ -76,7 +76,8 @@ async fn nonce(p: &DynProvider, who: Address) -> u64 {
     p.get_transaction_count(who).await.unwrap()
 }
 
-/// The intent and its signature (by `signer`, under `chain`'s domain).
+/// The intent to [`DST`] and its signature (by `signer`, under `chain`'s
+/// domain).
 fn signed(
     devnet: &Devnet,
     (agent, signer): (Address, &PrivateKeySigner),
@@ -84,12 +85,30 @@ fn signed(
     chain: u64,
     to: Address,
 ) -> Value {
+    signed_to(
+        devnet,
+        (agent, signer),
+        (amount, nonce, deadline),
+        (chain, DST),
+        to,
+    )
+}
+
+/// The intent to `to_chain` and its signature (by `signer`, under
+/// `chain`'s domain).
+fn signed_to(
+    devnet: &Devnet,
+    (agent, signer): (Address, &PrivateKeySigner),
+    (amount, nonce, deadline): (u64, u64, u64),
+    (chain, to_chain): (u64, u64),
+    to: Address,
+) -> Value {
     let vault = devnet.deployment(SRC).unwrap().vault;
     let spend = Spend {
         agent,
         srcChain: U256::from(SRC),
         amount: U256::from(amount),
-        toChain: U256::from(DST),
+        toChain: U256::from(to_chain),
         toAddress: to,
         nonce: U256::from(nonce),
         deadline: U256::from(deadline),
@@ -99,7 +118,7 @@ fn signed(
         .unwrap();
     json!({
         "intent": {"agent": agent, "srcChain": SRC, "amount": amount.to_string(),
-            "toChain": DST, "toAddress": to, "nonce": nonce.to_string(), "deadline": deadline.to_string()},
+            "toChain": to_chain, "toAddress": to, "nonce": nonce.to_string(), "deadline": deadline.to_string()},
         "signature": format!("0x{}", hex::encode(sig.as_bytes())),
         "live": true,
     })
@@ -203,6 +222,11 @@ async fn a_signed_spend_delivers_once_and_every_refusal_broadcasts_nothing() {
         (
             signed(&devnet, (me, &other), (AMOUNT, 4, far), SRC, to),
             "NCACCOUNT_SIGNATURE_INVALID",
+        ),
+        // no rail routes USDC to USDC on one chain: refused before the redeem
+        (
+            signed_to(&devnet, (me, &a), (AMOUNT, 5, far), (SRC, SRC), to),
+            "NCACCOUNT_NO_ROUTE",
         ),
     ];
     for (body, code) in &cases {
