@@ -484,6 +484,8 @@ pub async fn fund_chain(
 pub const VAULT_SEED_USDC: u64 = 10_000;
 /// The reward pool the vault releases linearly.
 pub const VAULT_REWARDS_USDC: u64 = 1_000_000;
+/// Gas of `fundRewards` (it uses about 100,000).
+const FUND_REWARDS_GAS: u64 = 250_000;
 /// Rewards released per second, in USDC base units: about 5 % a year on the seed alone
 /// (16 × 31,536,000 / 10,000 USDC), less as deposits grow.
 pub const VAULT_REWARD_RATE: u64 = 16;
@@ -515,10 +517,14 @@ pub async fn deploy_vault(url: Url, usdc: Address) -> Result<Address> {
     )
     .await?;
     confirm("YieldVault.deposit", vault.deposit(seed, who).send().await).await?;
+    // A fixed gas limit: an estimate made in the deploy block's second
+    // finds `rewardUpdated` unchanged (a cheap no-op store) and runs short
+    // when the transaction lands in a later second.
     confirm(
         "YieldVault.fundRewards",
         vault
             .fundRewards(rewards, U256::from(VAULT_REWARD_RATE))
+            .gas(FUND_REWARDS_GAS)
             .send()
             .await,
     )

@@ -6,7 +6,10 @@
 //! host makes is counted: the book's refreshes and the live quotes clients
 //! ask for. The book only refreshes a rail while the window has room, so
 //! it never pushes a rail over its budget; a client's live quote is
-//! counted, never refused for budget.
+//! counted, never refused for budget. The book's re-quotes of an exact
+//! amount it served from another ([`Budgets::try_take_spare`]) may use only
+//! the first half of the window, so a lane quoted at ever-changing amounts
+//! never starves the refreshes that keep every lane's answers fresh.
 //!
 //! An upstream error (a 429, a 5xx, a timeout, a malformed answer)
 //! backs the rail off: no refresh for `backoff_base_ms × 2^(n−1)` after
@@ -88,6 +91,28 @@ impl Budgets {
         })
     }
 
+    /// Like [`Budgets::try_take`] for a request the book can do without
+    /// (an exact-amount re-quote): only while the last minute used less
+    /// than half of the budget.
+    pub fn try_take_spare(&self, rail: &str) -> bool {
+        let now = Instant::now();
+        let half = (self.cfg.rpm(rail) / 2) as usize;
+        self.with(rail, |r| {
+            r.trim(now);
+            let ok = r.sent.len() < half && r.until.is_none_or(|u| now >= u);
+            if ok {
+                r.sent.push_back(now);
+            }
+            ok
+        })
+    }
+
+    /// Whether `rail`'s last upstream call failed (an error or a timeout;
+    /// reset by its next answer).
+    pub fn failing(&self, rail: &str) -> bool {
+        self.with(rail, |r| r.errors > 0)
+    }
+
     /// Requests of `rail` in the last minute.
     pub fn spent(&self, rail: &str) -> usize {
         let now = Instant::now();
@@ -147,9 +172,24 @@ mod tests {
     }
 
     #[test]
+    fn exact_amount_requotes_leave_half_the_budget_to_refreshes() {
+        let b = Budgets::new(cfg(4));
+        assert!(b.try_take_spare("lifi"));
+        assert!(b.try_take_spare("lifi"));
+        assert!(!b.try_take_spare("lifi"), "half of 4 spent on re-quotes");
+        assert!(
+            b.try_take("lifi") && b.try_take("lifi"),
+            "refreshes get the rest"
+        );
+        assert!(!b.try_take("lifi"));
+    }
+
+    #[test]
     fn errors_back_off_exponentially_and_an_answer_resets() {
         let b = Budgets::new(cfg(100));
+        assert!(!b.failing("lifi"));
         b.outcome("lifi", false);
+        assert!(b.failing("lifi"));
         let first = b.resting("lifi").unwrap();
         assert!(first <= Duration::from_millis(1_000));
         assert!(!b.try_take("lifi"));
@@ -159,7 +199,7 @@ mod tests {
         let capped = b.resting("lifi").unwrap();
         assert!(capped > Duration::from_millis(3_000) && capped <= Duration::from_millis(4_000));
         b.outcome("lifi", true);
-        assert!(b.resting("lifi").is_none());
+        assert!(b.resting("lifi").is_none() && !b.failing("lifi"));
         assert!(b.try_take("lifi"));
     }
 }

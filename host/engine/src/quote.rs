@@ -434,7 +434,10 @@ impl Quoter {
         let req = request(ask, membership.member);
         let answers = match self.answers_from_book(&candidates, &req) {
             Some(a) => a,
-            None => self.fan_out(&candidates, &req).await,
+            None => {
+                let priceable = |q: &RailQuote| self.price(ask, tier, q.clone(), &gas).is_ok();
+                self.fan_out(&candidates, &req, &priceable).await
+            }
         };
         tracing::Span::current().record("cached", answers.iter().any(|a| a.2));
         let more: BTreeSet<u64> = answers
@@ -493,8 +496,9 @@ impl Quoter {
     }
 
     /// The book's answers for a warm lane (module docs of
-    /// [`super::quotebook`]); `None` when the lane is cold or no rail has
-    /// a fresh answer. Every candidate is marked as seeing traffic.
+    /// [`super::quotebook`], "when the book answers"); `None` when the
+    /// lane is cold, a rail that is not failing has no fresh answer, or no
+    /// rail has a price. Every candidate is marked as seeing traffic.
     fn answers_from_book(
         &self,
         candidates: &[Candidate],
@@ -507,11 +511,15 @@ impl Quoter {
         let rails: Vec<Arc<LoadedRail>> = candidates.iter().map(|c| c.rail.clone()).collect();
         let kept = self.book.visit(req, &rails)?;
         let stale = Duration::from_millis(cfg.stale_ms);
-        let answers: Vec<Answer> = rails
-            .iter()
-            .zip(kept)
-            .map(|(rail, k)| match k.filter(|k| k.age() < stale) {
-                None => (Err(Silence::Stale(cfg.stale_ms)), None, true),
+        let mut answers = Vec::with_capacity(rails.len());
+        for (rail, (k, asking)) in rails.iter().zip(kept) {
+            answers.push(match k.filter(|k| k.age() < stale) {
+                // A failing or slow rail delays nothing; one the book
+                // merely could not keep fresh makes the quote live.
+                None if asking || self.book.budgets.failing(rail.id()) => {
+                    (Err(Silence::Stale(cfg.stale_ms)), None, true)
+                }
+                None => return None,
                 Some(k) => {
                     let answer = k.answer.map(|q| {
                         if q.amount_in != req.amount {
@@ -521,16 +529,21 @@ impl Quoter {
                     });
                     (answer, Some(k.quoted_at_ms), true)
                 }
-            })
-            .collect();
+            });
+        }
         answers.iter().any(|a| a.0.is_ok()).then_some(answers)
     }
 
     /// Asks every candidate concurrently (hedged: [`super::latency`]); a
     /// rail still out at the soft deadline — once some rail has answered
-    /// with a price — is `LATE` and its answer lands in the book; the hard
-    /// deadline ends hung rails.
-    async fn fan_out(&self, candidates: &[Candidate], req: &QuoteRequest) -> Vec<Answer> {
+    /// with a price the host can net (`priceable`) — is `LATE` and its
+    /// answer lands in the book; the hard deadline ends hung rails.
+    async fn fan_out(
+        &self,
+        candidates: &[Candidate],
+        req: &QuoteRequest,
+        priceable: &(dyn Fn(&RailQuote) -> bool + Sync),
+    ) -> Vec<Answer> {
         let hard = Duration::from_millis(self.config.quote.deadline_ms);
         let soft = self.book.latencies.soft_deadline(
             self.book.config(),
@@ -554,8 +567,13 @@ impl Quoter {
         let mut answers: Vec<Option<Answer>> = vec![None; candidates.len()];
         let until = soft.map(|s| tokio::time::Instant::now() + s);
         loop {
-            // The soft deadline only cuts a fan-out that already has a price.
-            let priced = answers.iter().flatten().any(|a| a.0.is_ok());
+            // The soft deadline only cuts a fan-out that already has a
+            // price the host can net (a rail's answer can still be priced
+            // out: gas it cannot bill, nothing left after fees).
+            let priced = answers
+                .iter()
+                .flatten()
+                .any(|a| a.0.as_ref().is_ok_and(priceable));
             let next = match until.filter(|_| priced) {
                 Some(t) => match tokio::time::timeout_at(t, calls.next()).await {
                     Ok(n) => n,

@@ -15,7 +15,17 @@
 //! rail again once its answer is `refresh_ms` old, within the rail's
 //! request budget ([`super::budget`]: never exceeded; upstream errors back
 //! off exponentially). An answer older than `stale_ms` (default 12 s) is
-//! never served: the rail is reported as not answering (`STALE`).
+//! never served.
+//!
+//! **When the book answers.** A lane answers from the book only when every
+//! rail asked has a fresh answer there, is failing upstream (its last call
+//! erred or timed out), or is being asked by the book right now (an answer
+//! that has not come back within `stale_ms − refresh_ms`): such a rail is
+//! reported as not answering, `STALE`, and delays nothing. Otherwise — a
+//! rail the budget could not keep fresh, a rail new on the lane — the quote
+//! is a live fan-out like a cold lane's, and its answers warm the book; so
+//! a budget too small for the traffic costs speed, never a rail's place in
+//! the ranking.
 //!
 //! **Serving another amount.** A book answer for amount `A` (output `O`,
 //! minimum `M`, included fees `F` in output units) serves amount `A'` of
@@ -169,13 +179,13 @@ impl QuoteBook {
     }
 
     /// Marks the lane of `req` as seeing traffic (warming it if new), asked
-    /// on `rails`; the rails' kept answers, in `rails` order, when the lane
-    /// was already warm.
+    /// on `rails`; when the lane was already warm, each rail's kept answer
+    /// (in `rails` order) and whether the book is asking it now.
     pub fn visit(
         &self,
         req: &QuoteRequest,
         rails: &[Arc<LoadedRail>],
-    ) -> Option<Vec<Option<Kept>>> {
+    ) -> Option<Vec<(Option<Kept>, bool)>> {
         let key = LaneKey::of(req);
         let mut lanes = self.lanes();
         if let Some(lane) = lanes.get_mut(&key) {
@@ -185,7 +195,7 @@ impl QuoteBook {
             return Some(
                 rails
                     .iter()
-                    .map(|r| lane.kept.get(r.id()).cloned())
+                    .map(|r| (lane.kept.get(r.id()).cloned(), lane.asking.contains(r.id())))
                     .collect(),
             );
         }
@@ -244,7 +254,7 @@ impl QuoteBook {
             let Some(lane) = lanes.get_mut(&key) else {
                 return;
             };
-            if lane.asking.contains(rail.id()) || !self.budgets.try_take(rail.id()) {
+            if lane.asking.contains(rail.id()) || !self.budgets.try_take_spare(rail.id()) {
                 return;
             }
             lane.asking.insert(rail.id().to_string());

@@ -192,6 +192,24 @@ impl Store {
         Ok(None)
     }
 
+    /// Holds row `id` of `table` (one with a `lease_until_ms` column) until
+    /// `until_ms`; 0 lets any replica claim it.
+    pub(crate) async fn set_lease(
+        &self,
+        table: &'static str,
+        id: &str,
+        until_ms: u64,
+    ) -> Result<(), StoreError> {
+        sqlx::query(&format!(
+            "UPDATE {table} SET lease_until_ms = $1 WHERE id = $2"
+        ))
+        .bind(until_ms.min(i64::MAX as u64) as i64)
+        .bind(id)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
     /// Route change notifications ([`events`]).
     pub fn route_events(&self) -> &events::RouteEvents {
         &self.events

@@ -179,12 +179,7 @@ impl Store {
 
     /// Holds record `id` until `until_ms` (0 lets any replica take it).
     pub async fn lease_nc_spend(&self, id: &str, until_ms: u64) -> Result<(), StoreError> {
-        sqlx::query("UPDATE ncaccount_spends SET lease_until_ms = $1 WHERE id = $2")
-            .bind(until_ms.min(i64::MAX as u64) as i64)
-            .bind(id)
-            .execute(self.pool())
-            .await?;
-        Ok(())
+        self.set_lease("ncaccount_spends", id, until_ms).await
     }
 
     /// Claims an open record (`ACCEPTED`, `REDEEMED`, `ROUTING`) whose

@@ -183,12 +183,7 @@ impl Store {
 
     /// Extends (or drops, with `until_ms` 0) the holder's lease of `id`.
     pub async fn lease_sponsorship(&self, id: &str, until_ms: u64) -> Result<(), StoreError> {
-        sqlx::query("UPDATE sponsorships SET lease_until_ms = $1 WHERE id = $2")
-            .bind(until_ms as i64)
-            .bind(id)
-            .execute(self.pool())
-            .await?;
-        Ok(())
+        self.set_lease("sponsorships", id, until_ms).await
     }
 }
 

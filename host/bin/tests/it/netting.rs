@@ -384,16 +384,24 @@ async fn enrol_deposit_transfer_and_withdraw_move_real_usdc_once() {
     devnet.stop();
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_deposit_above_the_safe_share_of_float_is_refused() {
+/// A devnet host (`tweak` edits its config) with anvil account 5 enrolled.
+async fn enrolled(
+    tweak: impl FnOnce(&mut relay_config::HostConfig),
+) -> (Devnet, tempfile::TempDir, common::Running, PrivateKeySigner) {
     let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
         .await
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    // 1 ppm of the relayer's 20,000,000 USDC across both chains: 20 USDC
-    let h = serve(&devnet, dir.path(), |c| c.netting.safe_share_ppm = 1).await;
+    let h = serve(&devnet, dir.path(), tweak).await;
     let a = keys::anvil_signer(5);
     assert_eq!(enrol(&h.base, &a).await.status, 200);
+    (devnet, dir, h, a)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_deposit_above_the_safe_share_of_float_is_refused() {
+    // 1 ppm of the relayer's 20,000,000 USDC across both chains: 20 USDC
+    let (devnet, _dir, h, a) = enrolled(|c| c.netting.safe_share_ppm = 1).await;
     let tx = send_to_relayer(&devnet, SRC, 5, 25 * USDC).await;
     let d = post(
         &h.base,
@@ -431,6 +439,44 @@ async fn a_deposit_above_the_safe_share_of_float_is_refused() {
         "{}",
         ok.body
     );
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_deposit_short_of_its_confirmations_is_pending_until_they_come() {
+    let (devnet, _dir, h, a) = enrolled(|c| c.netting.confirmations = 20).await;
+    let tx = send_to_relayer(&devnet, SRC, 5, 4 * USDC).await;
+    let body = deposit_body(a.address(), SRC, &tx);
+    // mined in the head block: 1 of 20 confirmations (or a few more, were
+    // other transactions mined since)
+    let early = post(&h.base, "/api/netting/deposit", &body).await;
+    assert_eq!(
+        (early.status, early.body["errorCode"].as_str()),
+        (409, Some("NETTING_DEPOSIT_PENDING")),
+        "{}",
+        early.body
+    );
+    assert_eq!(early.body["retryable"], true, "{}", early.body);
+    assert_eq!(balance_of(&h.base, a.address()).await, 0, "not credited");
+    // 20 more blocks: enough, credited once
+    let _: Value = devnet
+        .chain(SRC)
+        .unwrap()
+        .provider()
+        .raw_request("anvil_mine".into(), ("0x14",))
+        .await
+        .unwrap();
+    let ok = post(&h.base, "/api/netting/deposit", &body).await;
+    assert_eq!(
+        (ok.status, &ok.body["credited"]),
+        (200, &json!(true)),
+        "{}",
+        ok.body
+    );
+    assert_eq!(balance_of(&h.base, a.address()).await, 4 * USDC);
+    let again = post(&h.base, "/api/netting/deposit", &body).await;
+    assert_eq!(again.body["credited"], false, "{}", again.body);
+    assert_eq!(balance_of(&h.base, a.address()).await, 4 * USDC);
     devnet.stop();
 }
 

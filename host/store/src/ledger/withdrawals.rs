@@ -177,12 +177,7 @@ impl Store {
 
     /// Holds withdrawal `id` until `until_ms` (0 drops the hold).
     pub async fn lease_withdrawal(&self, id: &str, until_ms: u64) -> Result<(), StoreError> {
-        sqlx::query("UPDATE netting_withdrawals SET lease_until_ms = $1 WHERE id = $2")
-            .bind(until_ms.min(i64::MAX as u64) as i64)
-            .bind(id)
-            .execute(self.pool())
-            .await?;
-        Ok(())
+        self.set_lease("netting_withdrawals", id, until_ms).await
     }
 
     /// Claims a `PENDING` withdrawal whose holder's lease lapsed, holding
