@@ -513,10 +513,13 @@ impl Quoter {
         let stale = Duration::from_millis(cfg.stale_ms);
         let mut answers = Vec::with_capacity(rails.len());
         for (rail, (k, asking)) in rails.iter().zip(kept) {
+            let aged = k.is_some();
             answers.push(match k.filter(|k| k.age() < stale) {
-                // A failing or slow rail delays nothing; one the book
-                // merely could not keep fresh makes the quote live.
-                None if asking || self.book.budgets.failing(rail.id()) => {
+                // A failing rail, or one whose answer aged out while the
+                // book is asking it again (hung), delays nothing; one the
+                // book has no answer of yet, or merely could not keep
+                // fresh, makes the quote live.
+                None if (asking && aged) || self.book.budgets.failing(rail.id()) => {
                     (Err(Silence::Stale(cfg.stale_ms)), None, true)
                 }
                 None => return None,

@@ -19,8 +19,9 @@
 //!
 //! **When the book answers.** A lane answers from the book only when every
 //! rail asked has a fresh answer there, is failing upstream (its last call
-//! erred or timed out), or is being asked by the book right now (an answer
-//! that has not come back within `stale_ms − refresh_ms`): such a rail is
+//! erred or timed out), or had an answer that aged out while the book is
+//! asking it again (a refresh that has not come back within `stale_ms −
+//! refresh_ms`: a hung upstream): such a rail is
 //! reported as not answering, `STALE`, and delays nothing. Otherwise — a
 //! rail the budget could not keep fresh, a rail new on the lane — the quote
 //! is a live fan-out like a cold lane's, and its answers warm the book; so
