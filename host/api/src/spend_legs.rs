@@ -12,7 +12,7 @@ use relay_engine::{request::parse_execute, route::parse_route};
 use relay_execution::execute::{ExecuteRequest, Executed};
 use serde_json::{json, Value};
 
-use super::{quote::Quoting, ApiError, AppState};
+use super::{quote::Quoting, ApiError, AppState, ErrorCode};
 
 /// The engine's legs over the host's quote fan-out and execute service.
 pub struct EngineLegs {
@@ -72,7 +72,7 @@ impl LegRouter for EngineLegs {
     async fn start(&self, leg: &Leg) -> Result<(), LegError> {
         let store = &self.q.app.store;
         let found = store.get_route(&leg.route_id).await.map_err(|e| LegError {
-            code: "STORE_UNAVAILABLE".into(),
+            code: ErrorCode::StoreUnavailable.as_str().into(),
             message: e.to_string(),
         })?;
         if found.is_some() {
@@ -91,11 +91,11 @@ impl LegRouter for EngineLegs {
         match self.q.service.execute_as(&self.q, req, id).await {
             Ok(Executed::Live(_)) => Ok(()),
             Ok(Executed::FundsRequired { note, .. }) => Err(LegError {
-                code: "FUNDS_REQUIRED".into(),
+                code: relay_types::RouteStatus::FundsRequired.public().into(),
                 message: note,
             }),
             Ok(other) => Err(LegError {
-                code: "EXECUTION_FAILED".into(),
+                code: relay_types::FailureCode::ExecutionFailed.as_str().into(),
                 message: format!(
                     "the delivery was not run live ({})",
                     other.record().status.public()

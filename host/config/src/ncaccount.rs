@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::ConfigError;
+
 /// Yield-account settings (`[ncaccount]`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -49,8 +51,45 @@ impl Default for NcAccountConfig {
 }
 
 impl NcAccountConfig {
+    /// Refuses a lease too short to drive a spend under (two replicas could
+    /// then drive one spend at once) or a resume pass no shorter than it.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        if self.lease_ms < 1_000 {
+            return Err(ConfigError(
+                "ncaccount.lease_ms must be at least 1000".into(),
+            ));
+        }
+        if self.resume_interval_ms >= self.lease_ms {
+            return Err(ConfigError(
+                "ncaccount.resume_interval_ms must be below ncaccount.lease_ms (0 turns the job off)".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// The vault on `chain`, if configured.
     pub fn vault(&self, chain: u64) -> Option<&str> {
         self.vaults.get(&chain.to_string()).map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lease_too_short_or_a_resume_slower_than_it_is_refused() {
+        assert!(NcAccountConfig::default().check().is_ok());
+        let short = NcAccountConfig {
+            lease_ms: 10,
+            resume_interval_ms: 0,
+            ..NcAccountConfig::default()
+        };
+        assert!(short.check().unwrap_err().0.contains("lease_ms"));
+        let slow = NcAccountConfig {
+            resume_interval_ms: 60_000,
+            ..NcAccountConfig::default()
+        };
+        assert!(slow.check().unwrap_err().0.contains("resume_interval_ms"));
     }
 }

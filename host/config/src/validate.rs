@@ -94,6 +94,7 @@ pub fn validate(c: &HostConfig) -> Result<(), ConfigError> {
     c.primitives.check()?;
     c.retention.check()?;
     c.netting.check()?;
+    c.ncaccount.check()?;
     c.quote_book.check()?;
     let chains = c.chain_ids();
     for (i, f) in c.pricefeeds.iter().enumerate() {

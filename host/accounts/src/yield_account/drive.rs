@@ -171,16 +171,10 @@ impl YieldService {
     }
 
     /// The delivery leg of record `row`.
-    fn leg(&self, row: &NcSpendRow, b: &Body) -> Leg {
-        Leg {
-            route_id: Leg::route_id(&row.id),
-            src_chain: b.src_chain,
-            to_chain: b.to_chain,
-            symbol: self.deps.config.ncaccount.asset.clone(),
-            amount: b.amount - b.fee,
-            agent: b.agent,
-            to_address: b.to_address,
-        }
+    fn leg_of(&self, row: &NcSpendRow, b: &Body) -> Leg {
+        let chains = (b.src_chain, b.to_chain);
+        let who = (b.agent, b.to_address);
+        self.leg(Leg::route_id(&row.id), chains, b.amount - b.fee, who)
     }
 
     async fn route(
@@ -189,7 +183,7 @@ impl YieldService {
         b: &Body,
         legs: &dyn LegRouter,
     ) -> Result<NcSpendMove, YieldError> {
-        match legs.start(&self.leg(row, b)).await {
+        match legs.start(&self.leg_of(row, b)).await {
             Ok(()) => Ok(NcSpendMove {
                 state: ROUTING.into(),
                 ..Default::default()

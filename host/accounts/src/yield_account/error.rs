@@ -7,7 +7,7 @@ use alloy::primitives::U256;
 #[derive(Debug, thiserror::Error)]
 pub enum YieldError {
     /// No vault (or no asset token) is configured on the chain.
-    #[error("chain {0} has no yield vault on this host (GET /api/account/venues lists them)")]
+    #[error("chain {0} has no yield vault or no vault asset token on this host (GET /api/account/venues lists the vaults)")]
     ChainUnsupported(u64),
     /// A field is missing or malformed.
     #[error("{field}: {why}")]

@@ -133,6 +133,26 @@ impl YieldService {
         Ok((address, token.decimals))
     }
 
+    /// The delivery leg under route id `route_id` of `amount` from
+    /// `src_chain` to `to` on `to_chain`, for `agent`.
+    fn leg(
+        &self,
+        route_id: String,
+        (src_chain, to_chain): (u64, u64),
+        amount: alloy::primitives::U256,
+        (agent, to): (Address, Address),
+    ) -> leg::Leg {
+        leg::Leg {
+            route_id,
+            src_chain,
+            to_chain,
+            symbol: self.deps.config.ncaccount.asset.clone(),
+            amount,
+            agent,
+            to_address: to,
+        }
+    }
+
     /// Every vault the host knows, by chain id.
     pub fn vaults(&self) -> Vec<VaultRef> {
         let mut ids: Vec<u64> = self

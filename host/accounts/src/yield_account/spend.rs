@@ -287,19 +287,6 @@ impl YieldService {
         self.figures(&ask, legs).await
     }
 
-    /// The delivery leg of `a` (route id `route_id`).
-    fn leg_of(&self, a: &Ask, routed: U256, route_id: String) -> Leg {
-        Leg {
-            route_id,
-            src_chain: a.src.chain_id,
-            to_chain: a.to_chain,
-            symbol: self.deps.config.ncaccount.asset.clone(),
-            amount: routed,
-            agent: a.agent,
-            to_address: a.to_address,
-        }
-    }
-
     async fn figures(&self, a: &Ask, legs: &dyn LegRouter) -> Result<SpendQuote, YieldError> {
         let fee = self.fee(a.amount);
         if a.amount <= fee {
@@ -314,7 +301,9 @@ impl YieldService {
         let (chain, vault) = (a.src.chain_id, a.src.vault);
         let needed = r.vault_shares_for(chain, vault, a.amount).await?;
         let h = r.vault_holding(chain, vault, a.agent, relayer).await?;
-        let leg = legs.quote(&self.leg_of(a, routed, String::new())).await;
+        let chains = (a.src.chain_id, a.to_chain);
+        let ask = self.leg(String::new(), chains, routed, (a.agent, a.to_address));
+        let leg = legs.quote(&ask).await;
         let route = SpendRoute {
             via: leg.as_ref().ok().map(|q| q.rail.clone()),
             lane: leg.as_ref().ok().map(|q| q.lane.clone()),
