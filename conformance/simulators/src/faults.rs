@@ -1,5 +1,5 @@
 //! Fault injection, per simulator: set at start ([`crate::SimConfig`]) or at
-//! runtime with `POST /simulator/faults {"mode": "none|error|garbage|hang|accept-then-fail", "latencyMs": 0, "status": 429, "extraFeeBps": 0}`
+//! runtime with `POST /simulator/faults {"mode": "none|error|garbage|hang|accept-then-fail", "latencyMs": 0, "status": 429, "extraFeeBps": 0, "settleDelayMs": 0}`
 //! (`GET /simulator/faults` reads it back).
 //!
 //! - `error`: the upstream's own documented error body with its status
@@ -12,7 +12,11 @@
 //! - `latencyMs`: extra delay before every upstream answer, in any mode;
 //! - `extraFeeBps`: a fee on top of the upstream's simulated fee, basis
 //!   points of the source amount — moves the upstream's price (the
-//!   aggregators: LI.FI, Squid, Bungee) between a quote and an execute.
+//!   aggregators: LI.FI, Squid, Bungee) between a quote and an execute;
+//! - `settleDelayMs`: a deposit this upstream quoted settles no sooner than
+//!   this long after it was seen — re-read while it waits, so setting it
+//!   back to 0 releases the held transfers (a route stays in flight for as
+//!   long as a test needs).
 //!
 //! Faults apply to the upstream API only, never to the `/simulator/*`
 //! control endpoints.
@@ -65,6 +69,9 @@ pub struct FaultConfig {
     /// Extra simulated fee, bps of the source amount (default 0).
     #[serde(default)]
     pub extra_fee_bps: u64,
+    /// Least time from a seen deposit to its settlement, ms (default 0).
+    #[serde(default)]
+    pub settle_delay_ms: u64,
 }
 
 impl FaultConfig {
@@ -186,5 +193,8 @@ mod tests {
         assert_eq!(c.latency_ms, 5);
         let c: FaultConfig = serde_json::from_str(r#"{"mode":"error","status":429}"#).unwrap();
         assert_eq!((c.mode, c.status), (FaultMode::Error, Some(429)));
+        let c: FaultConfig =
+            serde_json::from_str(r#"{"mode":"none","settleDelayMs":30000}"#).unwrap();
+        assert_eq!(c.settle_delay_ms, 30_000);
     }
 }

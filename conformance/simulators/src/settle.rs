@@ -593,6 +593,24 @@ impl Settlement {
         Ok(tx)
     }
 
+    /// Waits while the quoting upstream's `settleDelayMs` has not passed
+    /// since the deposit was seen (re-read every 50 ms: clearing it
+    /// releases the transfer).
+    async fn held_by_upstream(&self, t: &Transfer) {
+        let Some(f) = t.upstream.and_then(|u| self.faults.get(&u)) else {
+            return;
+        };
+        loop {
+            let hold = Duration::from_millis(f.get().settle_delay_ms);
+            match hold.checked_sub(t.seen_at.elapsed()) {
+                Some(left) if !left.is_zero() => {
+                    tokio::time::sleep(left.min(Duration::from_millis(50))).await
+                }
+                _ => return,
+            }
+        }
+    }
+
     fn set_state(&self, src_tx: &str, state: TransferState, amount_out: Option<U256>) {
         if let Some(t) = self.book().transfers.get_mut(&key(src_tx)) {
             t.state = state;
@@ -610,6 +628,7 @@ impl Settlement {
         let Some(t) = self.transfer(&src_tx) else {
             return;
         };
+        self.held_by_upstream(&t).await;
         let failing = t
             .upstream
             .and_then(|u| self.faults.get(&u))

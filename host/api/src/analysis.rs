@@ -71,15 +71,33 @@ async fn stored_route(
     })?;
     let store_err =
         |e: relay_store::StoreError| ApiError::new(ErrorCode::StoreUnavailable, e.to_string());
-    let (route, _) = s
+    let (mut route, _) = s
         .store
         .get_route(&id)
         .await
         .map_err(store_err)?
         .ok_or_else(|| ApiError::new(ErrorCode::UnknownRoute, "unknown route id"))?;
+    delivered_upstream(s, &mut route).await;
     let journal = s.store.journal_of(&id).await.map_err(store_err)?;
     let txs = outcome::collect(&route, &journal, &s.reader).await;
     Ok((route, txs))
+}
+
+/// A live route the upstream reports delivered is judged as a status read
+/// shows it (`DONE` with the upstream's `destTx`, spec §3.1 "moved by
+/// status read") before its runner has recorded that on its next poll, so
+/// a verification right after `DONE` finds the payout.
+async fn delivered_upstream(s: &AppState, route: &mut RouteRecord) {
+    if route.status.is_terminal() {
+        return;
+    }
+    let Some(up) = s.executor.as_ref().map(|ex| ex.recheck(route)) else {
+        return;
+    };
+    if let Some(up) = up.await.filter(|u| u.delivered()) {
+        route.status = relay_types::RouteStatus::Done;
+        route.dest_tx = up.dest_tx.or(route.dest_tx.take());
+    }
 }
 
 #[utoipa::path(get, path = "/api/outcome/verify", tag = "analysis", summary = "Chain-checked delivery of a route: verified, failed or undetermined, with the receipts as evidence", params(IdQuery), responses((status = 200, description = "OK", body = OutcomeReport), (status = "default", description = "A typed error (404 UNKNOWN_ROUTE for an unknown id)", body = crate::openapi::ErrorBody)))]

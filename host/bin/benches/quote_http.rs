@@ -243,19 +243,17 @@ impl Stack {
             .collect()
     }
 
-    /// Requests per second with [`IN_FLIGHT`] requests in flight, `n` in
-    /// all, bodies from `body`.
+    /// Requests per second with [`IN_FLIGHT`] always in flight (a finished
+    /// request is replaced at once), `n` in all.
     fn concurrent_rps(&self, url: &str, n: usize, body: impl Fn() -> Value) -> f64 {
+        use futures::StreamExt as _;
+        let bodies: Vec<Value> = (0..n).map(|_| body()).collect();
         let started = Instant::now();
-        self.rt.block_on(async {
-            let mut left = n;
-            while left > 0 {
-                let wave = left.min(IN_FLIGHT);
-                let bodies: Vec<Value> = (0..wave).map(|_| body()).collect();
-                futures::future::join_all(bodies.iter().map(|b| self.post(url, b))).await;
-                left -= wave;
-            }
-        });
+        self.rt.block_on(
+            futures::stream::iter(bodies.iter().map(|b| self.post(url, b)))
+                .buffer_unordered(IN_FLIGHT)
+                .for_each(|_| async {}),
+        );
         n as f64 / started.elapsed().as_secs_f64()
     }
 
@@ -281,7 +279,7 @@ impl Stack {
 
     /// The one-line summary.
     fn summary(&self, full: bool) -> String {
-        let (n, cold_n, waves) = if full {
+        let (n, cold_n, total) = if full {
             (200, 20, 40 * IN_FLIGHT)
         } else {
             (5, 3, IN_FLIGHT)
@@ -290,8 +288,8 @@ impl Stack {
         let mut echo = self.samples(n, Self::echo);
         let (mut cold, mut over): (Vec<f64>, Vec<f64>) =
             (0..cold_n).map(|_| self.overhead()).unzip();
-        let warm_rps = self.concurrent_rps(&self.quote_url, waves, || self.warm_body());
-        let echo_rps = self.concurrent_rps(&self.echo_url, waves * 10, || body(5_000_000, 50));
+        let warm_rps = self.concurrent_rps(&self.quote_url, total, || self.warm_body());
+        let echo_rps = self.concurrent_rps(&self.echo_url, total * 10, || body(5_000_000, 50));
         format!(
             "quote_http: warm quote p50 {:.1} ms p90 {:.1} ms (echo p50 {:.2} ms); \
              cold quote p50 {:.0} ms, engine overhead over the slowest awaited rail \

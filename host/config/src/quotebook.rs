@@ -12,8 +12,8 @@ use crate::ConfigError;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct QuoteBookConfig {
-    /// Whether warm lanes answer from the book (default false: opt in).
-    /// Off: every quote is a live fan-out.
+    /// Whether warm lanes answer from the book (default true). Off: every
+    /// quote is a live fan-out.
     pub enabled: bool,
     /// Lanes kept warm, least recently quoted dropped first (default 256).
     pub lanes: usize,
@@ -39,8 +39,8 @@ pub struct QuoteBookConfig {
     /// Longest back-off, ms (default 60000).
     pub backoff_max_ms: u64,
     /// Cold fan-out soft deadline: this percentage of the slowest p90 among
-    /// the faster half of the rails (default 0: off, every rail is awaited
-    /// up to the hard deadline; 150 is the tested setting).
+    /// the faster half of the rails (default 150; 0: off, every rail is
+    /// awaited up to the hard deadline).
     pub hedge_factor_pct: u32,
     /// The soft deadline is never below this, ms (default 250).
     pub hedge_min_ms: u64,
@@ -52,7 +52,7 @@ pub struct QuoteBookConfig {
 impl Default for QuoteBookConfig {
     fn default() -> Self {
         QuoteBookConfig {
-            enabled: false,
+            enabled: true,
             lanes: 256,
             stale_ms: 12_000,
             refresh_ms: 4_000,
@@ -62,7 +62,7 @@ impl Default for QuoteBookConfig {
             rail_rpm: BTreeMap::new(),
             backoff_base_ms: 1_000,
             backoff_max_ms: 60_000,
-            hedge_factor_pct: 0,
+            hedge_factor_pct: 150,
             hedge_min_ms: 250,
             hedge_min_samples: 3,
         }

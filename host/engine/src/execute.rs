@@ -273,7 +273,7 @@ async fn attempt(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::{collections::HashMap, sync::Arc, time::Duration};
 
     use relay_capabilities::{CallCapabilities, CapabilityBroker, RailPolicy};
@@ -339,7 +339,12 @@ mod tests {
         }
     }
 
-    fn loaded(id: &str, prepare: Result<ExecutionPlan, RailErrorKind>) -> Arc<LoadedRail> {
+    /// A rail `id` whose `prepare` answers `prepare` (every other call is
+    /// refused); the engine's tests share it.
+    pub(crate) fn loaded(
+        id: &str,
+        prepare: Result<ExecutionPlan, RailErrorKind>,
+    ) -> Arc<LoadedRail> {
         let limits = CallLimits {
             timeout: Duration::from_secs(2),
             grace: Duration::from_millis(100),

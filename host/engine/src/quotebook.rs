@@ -281,14 +281,18 @@ impl QuoteBook {
         answer
     }
 
-    /// The refreshes due now, each already within its rail's budget.
+    /// The refreshes due now, each already within its rail's budget; the
+    /// lanes quoted most recently come first, so a budget too small for
+    /// every warm lane keeps the busiest ones fresh.
     fn due(&self) -> Vec<Due> {
         let refresh = Duration::from_millis(self.cfg.refresh_ms);
         let idle = Duration::from_millis(self.cfg.idle_ms);
         let mut lanes = self.lanes();
         lanes.retain(|_, l| l.used.elapsed() < idle);
+        let mut hottest: Vec<(&LaneKey, &mut Lane)> = lanes.iter_mut().collect();
+        hottest.sort_by_key(|(_, l)| std::cmp::Reverse(l.used));
         let mut due = Vec::new();
-        for (key, lane) in lanes.iter_mut() {
+        for (key, lane) in hottest {
             for rail in &lane.rails {
                 let id = rail.id();
                 let old = lane.kept.get(id).is_none_or(|k| k.age() >= refresh);
@@ -434,6 +438,28 @@ mod tests {
             expires_at_ms: u64::MAX,
             detail: serde_json::json!({}),
         }
+    }
+
+    #[test]
+    fn a_short_budget_refreshes_the_most_recently_quoted_lane_first() {
+        let cfg = QuoteBookConfig {
+            default_rpm: 1,
+            ..QuoteBookConfig::default()
+        };
+        let book = QuoteBook::new(cfg, Duration::from_secs(1));
+        let rail =
+            crate::execute::tests::loaded("r", Err(relay_plugin_api::RailErrorKind::Upstream));
+        let rails = [rail];
+        // Eight lanes (one bucket each), quoted oldest first.
+        let lanes: Vec<QuoteRequest> = (0..8).map(|i| req(1_000_000 << (2 * i))).collect();
+        for r in &lanes {
+            assert!(book.visit(r, &rails).is_none(), "a new lane");
+        }
+        let newest = &lanes[7];
+        book.visit(newest, &rails);
+        let due = book.due();
+        assert_eq!(due.len(), 1, "one request fits the budget");
+        assert_eq!(due[0].key, LaneKey::of(newest));
     }
 
     #[test]

@@ -36,8 +36,29 @@ const REFUND_STEP: i64 = 2;
 
 impl YieldService {
     /// Drives spend `id` as far as it goes now (module docs); the caller
-    /// holds its lease. Answers the record, `ROUTING` while the route runs.
+    /// holds its lease, which is renewed every third of it while the spend
+    /// moves (a slow redeem or route start never lets a second replica in).
+    /// Answers the record, `ROUTING` while the route runs.
     pub async fn drive(&self, id: &str, legs: &dyn LegRouter) -> Result<NcSpendRow, YieldError> {
+        let work = self.drive_held(id, legs);
+        tokio::pin!(work);
+        let mut renew = tokio::time::interval(self.renew_every());
+        renew.tick().await;
+        loop {
+            tokio::select! {
+                moved = &mut work => return moved,
+                _ = renew.tick() => self.hold(id).await,
+            }
+        }
+    }
+
+    /// How often a held lease is renewed: a third of it.
+    fn renew_every(&self) -> Duration {
+        Duration::from_millis((self.deps.config.ncaccount.lease_ms / 3).max(10))
+    }
+
+    /// [`Self::drive`]'s steps, the lease held by the caller.
+    async fn drive_held(&self, id: &str, legs: &dyn LegRouter) -> Result<NcSpendRow, YieldError> {
         loop {
             let row = self
                 .deps
@@ -68,7 +89,7 @@ impl YieldService {
     pub async fn follow(self, id: String, legs: Arc<dyn LegRouter>) {
         let route = Leg::route_id(&id);
         let mut events = self.deps.store.route_events().subscribe();
-        let every = Duration::from_millis((self.deps.config.ncaccount.lease_ms / 3).max(10));
+        let every = self.renew_every();
         loop {
             match self.drive(&id, legs.as_ref()).await {
                 Ok(row) if row.state == ROUTING => {}

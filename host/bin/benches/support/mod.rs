@@ -46,9 +46,16 @@ async fn serve(devnet: &Devnet, dir: &Path) -> Served {
         ..HostConfig::default()
     };
     base.limits.enabled = false;
-    // The benches measure the quote book and the hedged fan-out (opt-in).
-    base.quote_book.enabled = true;
-    base.quote_book.hedge_factor_pct = 150;
+    // The upstream budget the quote book keeps within (`[quote_book]
+    // default_rpm`, default 60): `RELAY_BENCH_RPM` sizes it as an operator
+    // would to an upstream's real limit (quote_http's cold phases alone
+    // spend ~45 quotes a minute per rail).
+    if let Some(rpm) = std::env::var("RELAY_BENCH_RPM")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        base.quote_book.default_rpm = rpm;
+    }
     let sims = Simulators::start(devnet).await.expect("simulators");
     let config = point_rails_at(devnet, &sims, host_config(devnet, base));
     let host = serve_on_loopback(config).await.expect("host serves");

@@ -3,7 +3,7 @@
 //! and live chain health; plugins hot-reload while it serves.
 
 use crate::common;
-use common::{get, serve, wait_for};
+use common::{get, serve};
 use relay_devnet::{Devnet, DevnetConfig};
 use relay_registry::OperatorStateStore;
 use std::path::Path;
@@ -231,14 +231,14 @@ async fn plugins_hot_reload_while_serving() {
         .await
         .unwrap();
     let url = format!("{}/api/route/chains", h.base);
-    wait_for("the template rail to appear", async || {
+    wait_for_reload("the template rail to appear", async || {
         get(&url).await.1["rails"]["template"]["rail"] == "template"
     })
     .await;
 
     // Remove the float lane's wasm packaging: the native one takes over.
     std::fs::remove_dir_all(dir.path().join("plugins/floatlane-wasm")).unwrap();
-    wait_for("native floatlane to become active", async || {
+    wait_for_reload("native floatlane to become active", async || {
         let snap = h.host_state.rails.snapshot();
         snap.get("floatlane")
             .is_some_and(|r| r.packaging() == relay_runtime::Packaging::Native)
@@ -251,6 +251,13 @@ async fn plugins_hot_reload_while_serving() {
         relay_plugin_api::HealthStatus::Operational
     );
     devnet.stop();
+}
+
+/// Polls until a plugin reload shows: a reload compiles the new component
+/// (many seconds in a debug host on a busy machine), so its bound is longer
+/// than a state change's.
+async fn wait_for_reload(what: &str, probe: impl AsyncFnMut() -> bool) {
+    common::wait_up_to(what, std::time::Duration::from_secs(90), probe).await;
 }
 
 /// Appends a custom section (wasm) or trailing bytes (ELF) and writes the
@@ -293,7 +300,7 @@ async fn a_changed_artifact_is_swapped_in_for_both_packagings() {
             .await
             .unwrap();
     }
-    wait_for("both packagings to be reloaded", async || {
+    wait_for_reload("both packagings to be reloaded", async || {
         let now = floatlane(&h.host_state.rails.snapshot());
         now.len() == 2
             && now.iter().all(|n| {

@@ -216,13 +216,15 @@ async fn host_up(base: &str) {
     common::wait_ready(base).await;
 }
 
-/// Sets the lifi simulator's extra latency, ms.
-async fn lifi_latency(devnet: &StandaloneDevnet, ms: u64) {
+/// Holds (`true`) or releases (`false`) the settlement of every deposit
+/// lifi quoted: a held route stays `BRIDGING` however fast the chain is.
+async fn lifi_holds(devnet: &StandaloneDevnet, hold: bool) {
     let lifi = &devnet.config.rails["lifi"].config["base_url"];
+    let ms = if hold { 600_000 } else { 0 };
     let (code, text) = post(
         lifi,
         "/simulator/faults",
-        &json!({"mode": "none", "latencyMs": ms}),
+        &json!({"mode": "none", "settleDelayMs": ms}),
         &[],
     )
     .await;
@@ -273,8 +275,8 @@ async fn a_route_in_flight_survives_kill_9_of_a_host_served_from_relay_devnet() 
     let (_, st) = get(&format!("{}/api/status", devnet.base)).await;
     assert_eq!(st["status"], "operational", "{st}");
 
-    // A slow upstream keeps the route in flight; kill -9 the host there.
-    lifi_latency(&devnet, 2_500).await;
+    // A held settlement keeps the route in flight; kill -9 the host there.
+    lifi_holds(&devnet, true).await;
     let amount = 7_000_000;
     let id = execute(&devnet.base, &devnet, amount, 4_242).await;
     let (_, r) = get(&format!("{}/api/route/status?id={id}", devnet.base)).await;
@@ -283,7 +285,7 @@ async fn a_route_in_flight_survives_kill_9_of_a_host_served_from_relay_devnet() 
     host.kill().unwrap(); // SIGKILL
     host.wait().unwrap();
     eprintln!("kill -9 with route {id} {status}");
-    lifi_latency(&devnet, 0).await;
+    lifi_holds(&devnet, false).await;
 
     let mut host = devnet.serve(&devnet.config_path(), &devnet.env);
     host_up(&devnet.base).await;
@@ -434,7 +436,7 @@ async fn two_replicas_on_postgres_against_relay_devnet_finish_each_others_routes
     let (src0, dst0) = (devnet.usdc(SRC, user).await, devnet.usdc(DST, user).await);
 
     // A route accepted by replica A is visible at B (one database) …
-    lifi_latency(&devnet, 2_500).await;
+    lifi_holds(&devnet, true).await;
     let amount = 4_000_000;
     let id = execute(&a_base, &devnet, amount, 5_151).await;
     let (_, at_b) = get(&format!("{b_base}/api/route/status?id={id}")).await;
@@ -442,7 +444,7 @@ async fn two_replicas_on_postgres_against_relay_devnet_finish_each_others_routes
     // … and once A dies mid-route, B finishes it.
     a.kill().unwrap();
     a.wait().unwrap();
-    lifi_latency(&devnet, 0).await;
+    lifi_holds(&devnet, false).await;
     let done = until_terminal(&b_base, &id).await;
     assert_eq!(done["status"], "DONE", "{done}");
     let delivered: U256 = done["to"]["estimated"].as_str().unwrap().parse().unwrap();

@@ -273,10 +273,17 @@ async fn a_signed_spend_delivers_once_and_every_refusal_broadcasts_nothing() {
     let paid: U256 = route["to"]["estimated"].as_str().unwrap().parse().unwrap();
     assert_eq!(delivered, paid, "{route}");
     assert!(!delivered.is_zero() && delivered <= U256::from(AMOUNT - FEE));
+    // The redeem burns what the quote said, or a hair less when the vault
+    // accrued between the quote's block and the redeem's (shares only gain).
     let burnt = before.2 - shares(&devnet, me).await;
-    assert_eq!(
-        burnt.to_string(),
-        first["quote"]["sharesToRedeem"].as_str().unwrap()
+    let quoted: U256 = first["quote"]["sharesToRedeem"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        burnt <= quoted && burnt >= quoted - quoted / U256::from(1_000_000u64),
+        "burnt {burnt} shares, quoted {quoted}"
     );
     let (status, r) = common::get(&format!("{base}/api/ncaccount/spend/nc_nope")).await;
     assert_eq!(

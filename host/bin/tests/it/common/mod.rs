@@ -89,8 +89,14 @@ pub async fn send(req: reqwest::RequestBuilder) -> Answer {
 }
 
 /// Polls `probe` (bounded: 10 s) until it holds.
-pub async fn wait_for(what: &str, mut probe: impl AsyncFnMut() -> bool) {
-    for _ in 0..200 {
+pub async fn wait_for(what: &str, probe: impl AsyncFnMut() -> bool) {
+    wait_up_to(what, Duration::from_secs(10), probe).await;
+}
+
+/// Polls `probe` every 50 ms until it holds, for at most `bound`.
+pub async fn wait_up_to(what: &str, bound: Duration, mut probe: impl AsyncFnMut() -> bool) {
+    let until = std::time::Instant::now() + bound;
+    while std::time::Instant::now() < until {
         if probe().await {
             return;
         }
