@@ -22,7 +22,8 @@
 //! After measuring it prints one summary line: warm p50/p90, cold p50 and
 //! the engine's overhead over the slowest rail it awaited (the slowest
 //! answering rail's injected latency, or the soft deadline when a rail was
-//! late), and warm-quote throughput with 16 in flight against the echo's.
+//! late), and warm-quote throughput with 16 in flight against the echo's,
+//! with how many of those warm answers asked a rail live.
 //!
 //! `cargo bench -p relay-host --bench quote_http`; under `cargo test
 //! --benches` each function runs once and the summary loop is short.
@@ -92,14 +93,19 @@ async fn serve_echo() -> String {
     url
 }
 
+/// The recipient every quote names (anvil account 1; derived once, not
+/// per request: deriving an address is a scalar multiplication).
+static RECIPIENT: std::sync::LazyLock<alloy::primitives::Address> =
+    std::sync::LazyLock::new(|| relay_devnet::keys::anvil_address(1));
+
 /// The quote request for `amount` USDC base units at `slippage_bps`. It
-/// names the recipient (anvil account 1): the aggregator rails decline a
-/// request without one. No sender: a quote naming one also prepares the
-/// router intent, which asks the winning rail for a plan.
+/// names the recipient: the aggregator rails decline a request without
+/// one. No sender: a quote naming one also prepares the router intent,
+/// which asks the winning rail for a plan.
 fn body(amount: u64, slippage_bps: u64) -> Value {
     json!({
         "fromChain": SRC, "toChain": DST, "fromToken": "USDC", "amount": amount.to_string(),
-        "toAddress": relay_devnet::keys::anvil_address(1),
+        "toAddress": *RECIPIENT,
         "slippage": format!("0.{slippage_bps:04}"),
     })
 }
@@ -244,17 +250,28 @@ impl Stack {
     }
 
     /// Requests per second with [`IN_FLIGHT`] always in flight (a finished
-    /// request is replaced at once), `n` in all.
-    fn concurrent_rps(&self, url: &str, n: usize, body: impl Fn() -> Value) -> f64 {
+    /// request is replaced at once), `n` in all; and how many answers had
+    /// a rail asked live (not `cached`) for them.
+    fn concurrent_rps(&self, url: &str, n: usize, body: impl Fn() -> Value) -> (f64, usize) {
         use futures::StreamExt as _;
         let bodies: Vec<Value> = (0..n).map(|_| body()).collect();
+        let live = std::sync::atomic::AtomicUsize::new(0);
         let started = Instant::now();
         self.rt.block_on(
             futures::stream::iter(bodies.iter().map(|b| self.post(url, b)))
                 .buffer_unordered(IN_FLIGHT)
-                .for_each(|_| async {}),
+                .for_each(|v| {
+                    let asked = v["compared"]
+                        .as_array()
+                        .is_some_and(|c| c.iter().any(|c| c["cached"] == false));
+                    live.fetch_add(usize::from(asked), Ordering::Relaxed);
+                    async {}
+                }),
         );
-        n as f64 / started.elapsed().as_secs_f64()
+        (
+            n as f64 / started.elapsed().as_secs_f64(),
+            live.into_inner(),
+        )
     }
 
     /// A cold quote's time over the slowest rail it awaited, ms: the
@@ -280,7 +297,7 @@ impl Stack {
     /// The one-line summary.
     fn summary(&self, full: bool) -> String {
         let (n, cold_n, total) = if full {
-            (200, 20, 40 * IN_FLIGHT)
+            (200, 20, 400 * IN_FLIGHT)
         } else {
             (5, 3, IN_FLIGHT)
         };
@@ -288,13 +305,14 @@ impl Stack {
         let mut echo = self.samples(n, Self::echo);
         let (mut cold, mut over): (Vec<f64>, Vec<f64>) =
             (0..cold_n).map(|_| self.overhead()).unzip();
-        let warm_rps = self.concurrent_rps(&self.quote_url, total, || self.warm_body());
-        let echo_rps = self.concurrent_rps(&self.echo_url, total * 10, || body(5_000_000, 50));
+        let (warm_rps, live) = self.concurrent_rps(&self.quote_url, total, || self.warm_body());
+        let (echo_rps, _) = self.concurrent_rps(&self.echo_url, total * 4, || body(5_000_000, 50));
         format!(
             "quote_http: warm quote p50 {:.1} ms p90 {:.1} ms (echo p50 {:.2} ms); \
              cold quote p50 {:.0} ms, engine overhead over the slowest awaited rail \
              p50 {:.1} ms; {IN_FLIGHT} in flight: warm quote {warm_rps:.0} req/s vs echo \
-             {echo_rps:.0} req/s ({:.0} %) (n={n}, cold n={cold_n})",
+             {echo_rps:.0} req/s ({:.0} %), {live} of {total} warm answers asked a rail live \
+             (n={n}, cold n={cold_n})",
             pct(&mut warm, 50),
             pct(&mut warm, 90),
             pct(&mut echo, 50),

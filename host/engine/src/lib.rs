@@ -12,7 +12,8 @@
 //! [`quotebook`] keeps warm lanes' answers fresh in the background (within
 //! [`budget`]'s per-rail request budgets) so a warm quote answers from
 //! memory; [`latency`] tracks each rail's p50/p90 and sets the cold
-//! fan-out's soft deadline.
+//! fan-out's soft deadline; [`inflight`] keeps one live fan-out per lane
+//! in flight, its answers served to every request that waited for it.
 //!
 //! Discovery (spec §4.1): [`gasless`], [`pricefeeds`], [`floatinfo`],
 //! [`snapshot`], [`delivery`] and [`uptime`] derive the read-only answers.
@@ -35,6 +36,7 @@ pub mod fees;
 pub mod floatinfo;
 pub mod gasless;
 pub mod health;
+pub mod inflight;
 pub mod intent;
 pub mod latency;
 pub mod membership;

@@ -33,6 +33,7 @@ use futures::stream::{FuturesUnordered, StreamExt};
 use super::{
     compare::TtlCache,
     fees::{self, Conversion, Deductions, FeeSchedule, GasSpend, Net, Tier},
+    inflight::{self, Turn},
     membership::{self, Membership},
     mesh::MeshInputs,
     oracle::PriceBook,
@@ -330,8 +331,13 @@ pub const MEMBERSHIP_TTL: Duration = Duration::from_secs(10);
 type GasPrices = BTreeMap<u64, Result<U256, String>>;
 
 /// One answer of the fan-out: the rail's quote (or why not), when it was
-/// quoted, whether the book served it.
-type Answer = (Result<RailQuote, Silence>, Option<u64>, bool);
+/// quoted, whether it was served from an earlier call (the book, or
+/// another request's fan-out) rather than asked for this request.
+pub type Answer = (Result<RailQuote, Silence>, Option<u64>, bool);
+
+/// A live fan-out's answers by rail id, as its followers are served them
+/// ([`super::inflight`]).
+pub type LiveAnswers = Vec<(String, Answer)>;
 
 /// The rail request for `ask`.
 fn request(ask: &RouteAsk, member: bool) -> QuoteRequest {
@@ -436,7 +442,7 @@ impl Quoter {
             Some(a) => a,
             None => {
                 let priceable = |q: &RailQuote| self.price(ask, tier, q.clone(), &gas).is_ok();
-                self.fan_out(&candidates, &req, &priceable).await
+                self.live(&candidates, &req, &priceable).await
             }
         };
         tracing::Span::current().record("cached", answers.iter().any(|a| a.2));
@@ -523,18 +529,76 @@ impl Quoter {
                     (Err(Silence::Stale(cfg.stale_ms)), None, true)
                 }
                 None => return None,
-                Some(k) => {
-                    let answer = k.answer.map(|q| {
-                        if q.amount_in != req.amount {
-                            self.book.ask_later(req.clone(), rail.clone());
-                        }
-                        quotebook::scale(&q, req.amount, req)
-                    });
-                    (answer, Some(k.quoted_at_ms), true)
-                }
+                Some(k) => (self.serve(k.answer, rail, req), Some(k.quoted_at_ms), true),
             });
         }
         answers.iter().any(|a| a.0.is_ok()).then_some(answers)
+    }
+
+    /// An earlier answer of `rail` (the book's, or another request's
+    /// fan-out) served to `req`'s amount; when the amounts differ, a live
+    /// quote of the exact amount is scheduled in the background.
+    fn serve(
+        &self,
+        answer: Result<RailQuote, Silence>,
+        rail: &Arc<LoadedRail>,
+        req: &QuoteRequest,
+    ) -> Result<RailQuote, Silence> {
+        answer.map(|q| {
+            if q.amount_in != req.amount {
+                self.book.ask_later(req.clone(), rail.clone());
+            }
+            quotebook::scale(&q, req.amount, req)
+        })
+    }
+
+    /// A live fan-out — or, while one for the lane is already in flight,
+    /// its answers served to this amount ([`super::inflight`]).
+    async fn live(
+        &self,
+        candidates: &[Candidate],
+        req: &QuoteRequest,
+        priceable: &(dyn Fn(&RailQuote) -> bool + Sync),
+    ) -> Vec<Answer> {
+        if !self.book.config().enabled {
+            return self.fan_out(candidates, req, priceable).await;
+        }
+        let key = quotebook::LaneKey::of(req);
+        loop {
+            let slot = match self.book.live.turn(&key) {
+                Turn::Lead(lead) => {
+                    let answers = self.fan_out(candidates, req, priceable).await;
+                    let ids = candidates.iter().map(|c| c.rail.id().to_string());
+                    lead.publish(Arc::new(ids.zip(answers.iter().cloned()).collect()));
+                    return answers;
+                }
+                Turn::Follow(slot) => slot,
+            };
+            // A leader dropped before answering: the next turn leads.
+            if let Some(shared) = inflight::wait(slot).await {
+                return match self.served_from(&shared, candidates, req) {
+                    Some(answers) => answers,
+                    None => self.fan_out(candidates, req, priceable).await,
+                };
+            }
+        }
+    }
+
+    /// Another request's live answers served to `req`, when they cover
+    /// every candidate.
+    fn served_from(
+        &self,
+        shared: &LiveAnswers,
+        candidates: &[Candidate],
+        req: &QuoteRequest,
+    ) -> Option<Vec<Answer>> {
+        candidates
+            .iter()
+            .map(|c| {
+                let (_, (answer, at, _)) = shared.iter().find(|(id, _)| id == c.rail.id())?;
+                Some((self.serve(answer.clone(), &c.rail, req), *at, true))
+            })
+            .collect()
     }
 
     /// Asks every candidate concurrently (hedged: [`super::latency`]); a

@@ -17,6 +17,14 @@
 //! off exponentially). An answer older than `stale_ms` (default 12 s) is
 //! never served.
 //!
+//! **Which lanes the budget keeps.** A lane is refreshed once it has been
+//! quoted a second time: a lane quoted once (a one-off amount, slippage or
+//! pair) serves its live answers until they age out and costs no refresh.
+//! Within the budget the busiest lanes come first — a lane's heat is its
+//! quotes, each fading with a half-life of [`HEAT_HALF_LIFE`] — so a
+//! stream of one-off lanes never takes the budget from the lanes that see
+//! the traffic.
+//!
 //! **When the book answers.** A lane answers from the book only when every
 //! rail asked has a fresh answer there, is failing upstream (its last call
 //! erred or timed out), or had an answer that aged out while the book is
@@ -26,7 +34,9 @@
 //! rail the budget could not keep fresh, a rail new on the lane — the quote
 //! is a live fan-out like a cold lane's, and its answers warm the book; so
 //! a budget too small for the traffic costs speed, never a rail's place in
-//! the ranking.
+//! the ranking. A lane has one live fan-out at a time
+//! ([`super::inflight`]): requests arriving while it runs wait for it and
+//! are served its answers.
 //!
 //! **Serving another amount.** A book answer for amount `A` (output `O`,
 //! minimum `M`, included fees `F` in output units) serves amount `A'` of
@@ -63,9 +73,13 @@ use tokio_util::sync::CancellationToken;
 use super::{
     budget::Budgets,
     fees::Conversion,
+    inflight::Inflight,
     latency::Latencies,
-    quote::{ask_rail, Silence},
+    quote::{ask_rail, LiveAnswers, Silence},
 };
+
+/// How fast a lane's heat fades (module docs): it halves every this long.
+pub const HEAT_HALF_LIFE: Duration = Duration::from_secs(30);
 
 /// A lane of the book.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -119,6 +133,40 @@ impl Kept {
     }
 }
 
+/// How busy a lane is: its quotes, each fading with [`HEAT_HALF_LIFE`].
+#[derive(Clone, Copy, Debug)]
+struct Heat {
+    quotes: u32,
+    value: f64,
+    at: Instant,
+}
+
+impl Heat {
+    fn new(now: Instant) -> Self {
+        Heat {
+            quotes: 1,
+            value: 1.0,
+            at: now,
+        }
+    }
+
+    /// The heat at `now`.
+    fn at(&self, now: Instant) -> f64 {
+        let halves =
+            now.saturating_duration_since(self.at).as_secs_f64() / HEAT_HALF_LIFE.as_secs_f64();
+        self.value * 0.5f64.powf(halves)
+    }
+
+    /// One more quote at `now`.
+    fn bump(&mut self, now: Instant) {
+        *self = Heat {
+            quotes: self.quotes.saturating_add(1),
+            value: self.at(now) + 1.0,
+            at: now,
+        };
+    }
+}
+
 #[derive(Debug)]
 struct Lane {
     /// The last request on the lane (refreshes ask it again).
@@ -126,6 +174,7 @@ struct Lane {
     rails: Vec<Arc<LoadedRail>>,
     kept: HashMap<String, Kept>,
     used: Instant,
+    heat: Heat,
     asking: HashSet<String>,
 }
 
@@ -140,6 +189,8 @@ pub struct QuoteBook {
     pub latencies: Latencies,
     /// Per-rail request budgets.
     pub budgets: Budgets,
+    /// Live fan-outs in flight, one per lane.
+    pub live: Inflight<LaneKey, LiveAnswers>,
 }
 
 /// A refresh the refresher decided to make.
@@ -155,6 +206,7 @@ impl QuoteBook {
         QuoteBook {
             budgets: Budgets::new(cfg.clone()),
             latencies: Latencies::default(),
+            live: Inflight::default(),
             lanes: Mutex::new(HashMap::new()),
             cfg,
             hard,
@@ -189,8 +241,10 @@ impl QuoteBook {
     ) -> Option<Vec<(Option<Kept>, bool)>> {
         let key = LaneKey::of(req);
         let mut lanes = self.lanes();
+        let now = Instant::now();
         if let Some(lane) = lanes.get_mut(&key) {
-            lane.used = Instant::now();
+            lane.used = now;
+            lane.heat.bump(now);
             lane.req = req.clone();
             lane.rails = rails.to_vec();
             return Some(
@@ -213,7 +267,8 @@ impl QuoteBook {
             req: req.clone(),
             rails: rails.to_vec(),
             kept: HashMap::new(),
-            used: Instant::now(),
+            used: now,
+            heat: Heat::new(now),
             asking: HashSet::new(),
         };
         lanes.insert(key, lane);
@@ -281,16 +336,19 @@ impl QuoteBook {
         answer
     }
 
-    /// The refreshes due now, each already within its rail's budget; the
-    /// lanes quoted most recently come first, so a budget too small for
-    /// every warm lane keeps the busiest ones fresh.
+    /// The refreshes due now, each already within its rail's budget: of
+    /// the lanes quoted more than once, the hottest first (module docs).
     fn due(&self) -> Vec<Due> {
         let refresh = Duration::from_millis(self.cfg.refresh_ms);
         let idle = Duration::from_millis(self.cfg.idle_ms);
+        let now = Instant::now();
         let mut lanes = self.lanes();
         lanes.retain(|_, l| l.used.elapsed() < idle);
-        let mut hottest: Vec<(&LaneKey, &mut Lane)> = lanes.iter_mut().collect();
-        hottest.sort_by_key(|(_, l)| std::cmp::Reverse(l.used));
+        let mut hottest: Vec<(&LaneKey, &mut Lane)> = lanes
+            .iter_mut()
+            .filter(|(_, l)| l.heat.quotes > 1)
+            .collect();
+        hottest.sort_by(|(_, a), (_, b)| b.heat.at(now).total_cmp(&a.heat.at(now)));
         let mut due = Vec::new();
         for (key, lane) in hottest {
             for rail in &lane.rails {
@@ -440,26 +498,61 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_short_budget_refreshes_the_most_recently_quoted_lane_first() {
+    fn book(rpm: u32) -> (QuoteBook, [Arc<LoadedRail>; 1]) {
         let cfg = QuoteBookConfig {
-            default_rpm: 1,
+            default_rpm: rpm,
             ..QuoteBookConfig::default()
         };
-        let book = QuoteBook::new(cfg, Duration::from_secs(1));
         let rail =
             crate::execute::tests::loaded("r", Err(relay_plugin_api::RailErrorKind::Upstream));
-        let rails = [rail];
-        // Eight lanes (one bucket each), quoted oldest first.
-        let lanes: Vec<QuoteRequest> = (0..8).map(|i| req(1_000_000 << (2 * i))).collect();
-        for r in &lanes {
-            assert!(book.visit(r, &rails).is_none(), "a new lane");
+        (QuoteBook::new(cfg, Duration::from_secs(1)), [rail])
+    }
+
+    /// Eight lanes, one bucket each.
+    fn eight_lanes() -> Vec<QuoteRequest> {
+        (0..8).map(|i| req(1_000_000 << (2 * i))).collect()
+    }
+
+    #[test]
+    fn a_short_budget_refreshes_the_busiest_lane_first() {
+        let (book, rails) = book(1);
+        let lanes = eight_lanes();
+        // The busiest lane is quoted first, then every other one twice.
+        let busiest = &lanes[0];
+        for _ in 0..4 {
+            book.visit(busiest, &rails);
         }
-        let newest = &lanes[7];
-        book.visit(newest, &rails);
+        for r in &lanes[1..] {
+            assert!(book.visit(r, &rails).is_none(), "a new lane");
+            assert!(book.visit(r, &rails).is_some(), "now warm");
+        }
         let due = book.due();
         assert_eq!(due.len(), 1, "one request fits the budget");
-        assert_eq!(due[0].key, LaneKey::of(newest));
+        assert_eq!(due[0].key, LaneKey::of(busiest));
+    }
+
+    #[test]
+    fn a_lane_quoted_once_costs_no_refresh() {
+        let (book, rails) = book(60);
+        let lanes = eight_lanes();
+        for r in &lanes {
+            book.visit(r, &rails);
+        }
+        assert!(book.due().is_empty(), "eight one-off lanes");
+        book.visit(&lanes[3], &rails);
+        let due = book.due();
+        assert_eq!(due.len(), 1, "the lane quoted again");
+        assert_eq!(due[0].key, LaneKey::of(&lanes[3]));
+    }
+
+    #[test]
+    fn heat_halves_every_half_life() {
+        let start = Instant::now();
+        let mut heat = Heat::new(start);
+        heat.bump(start);
+        assert_eq!(heat.quotes, 2);
+        let later = heat.at(start + HEAT_HALF_LIFE);
+        assert!((later - 1.0).abs() < 1e-9, "{later}");
     }
 
     #[test]

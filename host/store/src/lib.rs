@@ -83,6 +83,7 @@ pub struct Store {
     pool: AnyPool,
     backend: Backend,
     events: events::RouteEvents,
+    operator: std::sync::Arc<operator::OperatorCache>,
 }
 
 impl Store {
@@ -103,10 +104,14 @@ impl Store {
             .connect(url)
             .await?;
         let listen = (backend == Backend::Postgres).then(|| url.to_string());
+        let sqlite_file = (backend == Backend::Sqlite)
+            .then(|| sqlite_path(url).map(std::path::Path::to_path_buf))
+            .flatten();
         let store = Store {
             pool,
             backend,
             events: events::RouteEvents::new(listen),
+            operator: std::sync::Arc::new(operator::OperatorCache::new(sqlite_file)),
         };
         if backend == Backend::Sqlite {
             sqlx::query("PRAGMA journal_mode=WAL")
@@ -216,17 +221,22 @@ impl Store {
     }
 }
 
-fn create_sqlite_parent(url: &str) -> std::io::Result<()> {
+/// The database file of a SQLite URL (none in memory).
+fn sqlite_path(url: &str) -> Option<&std::path::Path> {
     let path = url
         .trim_start_matches("sqlite://")
         .trim_start_matches("sqlite:")
         .split('?')
         .next()
         .unwrap_or_default();
-    if path.is_empty() || path == ":memory:" {
+    (!path.is_empty() && !path.starts_with(":memory:")).then(|| std::path::Path::new(path))
+}
+
+fn create_sqlite_parent(url: &str) -> std::io::Result<()> {
+    let Some(path) = sqlite_path(url) else {
         return Ok(());
-    }
-    match std::path::Path::new(path).parent() {
+    };
+    match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => std::fs::create_dir_all(p),
         _ => Ok(()),
     }

@@ -1,4 +1,20 @@
 //! Operator state rows.
+//!
+//! Every quote reads the operator state, and on SQLite a query is a hop to
+//! the connection's own thread. So on SQLite the last reading is kept and
+//! served again while nothing changed: every operator write — this host's
+//! (the admin page) or another process's (`relay rails …` on the same
+//! data directory) — touches a marker file beside the database once it has
+//! committed (`<db>-operator`), and a read whose marker (and database
+//! file) stamp is the one its reading was taken under needs no query. A
+//! switch thrown by the CLI is therefore seen by the very next quote. On
+//! Postgres (and in-memory SQLite) every read queries.
+
+use std::{
+    path::{Path, PathBuf},
+    sync::Mutex,
+    time::SystemTime,
+};
 
 use super::Store;
 use relay_registry::{LaneState, OperatorState, OperatorStateStore, StateError};
@@ -8,9 +24,94 @@ fn err(e: sqlx::Error) -> StateError {
     StateError(e.to_string())
 }
 
-#[async_trait::async_trait]
-impl OperatorStateStore for Store {
-    async fn load_operator_state(&self) -> Result<OperatorState, StateError> {
+/// What identifies one state of the marker and the database file.
+type Stamp = [Option<(SystemTime, u64, u64)>; 2];
+
+/// The last operator-state reading on SQLite (module docs).
+#[derive(Debug)]
+pub(crate) struct OperatorCache {
+    /// The marker and the database file; none: always read.
+    files: Option<[PathBuf; 2]>,
+    last: Mutex<Option<(Stamp, OperatorState)>>,
+}
+
+impl OperatorCache {
+    /// The cache for the SQLite database at `db` (none: no cache).
+    pub(crate) fn new(db: Option<PathBuf>) -> Self {
+        OperatorCache {
+            files: db.map(|db| [Self::marker_of(&db), db]),
+            last: Mutex::new(None),
+        }
+    }
+
+    fn marker_of(db: &Path) -> PathBuf {
+        let mut name = db.file_name().unwrap_or_default().to_os_string();
+        name.push("-operator");
+        db.with_file_name(name)
+    }
+
+    fn stamp(files: &[PathBuf; 2]) -> Stamp {
+        use std::os::unix::fs::MetadataExt as _;
+        files.each_ref().map(|f| {
+            let m = std::fs::metadata(f).ok()?;
+            Some((m.modified().ok()?, m.len(), m.ino()))
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(Stamp, OperatorState)>> {
+        self.last.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The kept reading, if nothing changed since it was taken; else the
+    /// stamp to take a new one under.
+    fn get(&self) -> Result<OperatorState, Option<Stamp>> {
+        let Some(files) = &self.files else {
+            return Err(None);
+        };
+        let now = Self::stamp(files);
+        match &*self.lock() {
+            Some((at, state)) if *at == now => Ok(state.clone()),
+            _ => Err(Some(now)),
+        }
+    }
+
+    fn put(&self, stamp: Stamp, state: &OperatorState) {
+        *self.lock() = Some((stamp, state.clone()));
+    }
+
+    /// After an operator write committed: tells every reader (any process)
+    /// to read again. The marker grows by a line per write (its length
+    /// changes even within one tick of the file clock), and starts over
+    /// past [`MARKER_MAX_BYTES`].
+    fn touch(&self) {
+        let Some([marker, _]) = &self.files else {
+            return;
+        };
+        if let Err(e) = append_line(marker) {
+            tracing::warn!(marker = %marker.display(), error = %e, "operator change marker not written; other processes on this database see the change when they restart");
+        }
+        *self.lock() = None;
+    }
+}
+
+/// The marker starts over past this size.
+const MARKER_MAX_BYTES: u64 = 64 * 1024;
+
+fn append_line(marker: &Path) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(marker)?;
+    if f.metadata()?.len() > MARKER_MAX_BYTES {
+        f.set_len(0)?;
+    }
+    let at = std::time::UNIX_EPOCH.elapsed().unwrap_or_default();
+    writeln!(f, "{}", at.as_nanos())
+}
+
+impl Store {
+    async fn read_operator_state(&self) -> Result<OperatorState, StateError> {
         let mut state = OperatorState::default();
         let rails: Vec<(String, i64)> =
             sqlx::query_as("SELECT rail_id, enabled FROM operator_rails")
@@ -36,6 +137,21 @@ impl OperatorStateStore for Store {
         }
         Ok(state)
     }
+}
+
+#[async_trait::async_trait]
+impl OperatorStateStore for Store {
+    async fn load_operator_state(&self) -> Result<OperatorState, StateError> {
+        let stamp = match self.operator.get() {
+            Ok(kept) => return Ok(kept),
+            Err(stamp) => stamp,
+        };
+        let state = self.read_operator_state().await?;
+        if let Some(stamp) = stamp {
+            self.operator.put(stamp, &state);
+        }
+        Ok(state)
+    }
 
     async fn set_rail_enabled(&self, rail: &str, enabled: bool) -> Result<(), StateError> {
         sqlx::query(
@@ -48,6 +164,7 @@ impl OperatorStateStore for Store {
         .execute(self.pool())
         .await
         .map_err(err)?;
+        self.operator.touch();
         Ok(())
     }
 
@@ -68,6 +185,7 @@ impl OperatorStateStore for Store {
         .execute(self.pool())
         .await
         .map_err(err)?;
+        self.operator.touch();
         Ok(())
     }
 }
@@ -75,6 +193,36 @@ impl OperatorStateStore for Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Another process's switches (a second store on the same file, as the
+    /// CLI opens one) are seen by the very next read, however close
+    /// together they come.
+    #[tokio::test]
+    async fn a_switch_written_elsewhere_is_seen_by_the_next_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("r.db").display());
+        let host = Store::connect(&url).await.unwrap();
+        let cli = Store::connect(&url).await.unwrap();
+        assert!(host
+            .load_operator_state()
+            .await
+            .unwrap()
+            .rail_enabled("lifi"));
+        for round in 0..20 {
+            let on = round % 2 == 1;
+            cli.set_rail_enabled("lifi", on).await.unwrap();
+            cli.set_lane_execute_ready("lifi", "evm->evm", on)
+                .await
+                .unwrap();
+            let seen = host.load_operator_state().await.unwrap();
+            assert_eq!(seen.rail_enabled("lifi"), on, "round {round}");
+            assert_eq!(
+                seen.lane_execute_ready("lifi", "evm->evm", true),
+                on,
+                "round {round}"
+            );
+        }
+    }
 
     #[tokio::test]
     async fn operator_state_survives_a_reconnect() {

@@ -7,6 +7,8 @@
 //! - a book answer older than the bound is never served as fresh;
 //! - a hung upstream never delays a warm quote and is reported as not
 //!   answering;
+//! - a burst of quotes on a cold lane is one live fan-out: the requests
+//!   that arrive while it runs are served its answers;
 //! - a price that moved past the attested `minOut` between quote and
 //!   execute is never executed: `409 PRICE_MOVED` with the fresh quote,
 //!   and nothing moves on chain.
@@ -120,6 +122,32 @@ async fn a_warm_lane_serves_another_amount_of_its_bucket_from_the_book() {
     assert!(amount(&warm["to"]["min"]) <= amount(&warm["to"]["estimated"]));
     assert_eq!(warm["attestation"]["terms"]["amount"], "7000000", "{warm}");
     assert!(took < Duration::from_secs(2), "{took:?}");
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_burst_on_a_cold_lane_is_one_live_fan_out_served_to_every_amount() {
+    let (devnet, _dir, h) = mesh().await;
+    // LI.FI slow enough that the whole burst arrives during its fan-out.
+    let slow = FaultConfig {
+        latency_ms: 800,
+        ..FaultConfig::default()
+    };
+    h.sims.set_faults(Upstream::Lifi, slow);
+    let amounts: Vec<u64> = (0..8).map(|i| 5_000_000 + i * 100_000).collect();
+    let burst = amounts.iter().map(|a| quote(&h, *a, false));
+    let answers = futures::future::join_all(burst).await;
+    let lifi: Vec<&Value> = answers.iter().map(|(q, _)| entry(q, "lifi")).collect();
+    let live = lifi.iter().filter(|c| c["cached"] == false).count();
+    assert_eq!(live, 1, "one request asked LI.FI: {lifi:?}");
+    let quoted_at = &lifi[0]["quotedAt"];
+    for ((q, _), (c, a)) in answers.iter().zip(lifi.iter().zip(&amounts)) {
+        assert_eq!(c["ok"], true, "{q}");
+        assert_eq!(&c["quotedAt"], quoted_at, "the one answer: {lifi:?}");
+        // LI.FI charges 10 bps, whichever amount its answer was for.
+        assert_eq!(amount(&c["amountOut"]), U256::from(a - a / 1_000), "{c}");
+        assert_eq!(q["attestation"]["terms"]["amount"], a.to_string(), "{q}");
+    }
     devnet.stop();
 }
 
