@@ -625,8 +625,8 @@ impl Quoter {
                 book.budgets.spend(rail.id());
                 let task = tokio::spawn(async move {
                     let answer = book.call(&rail, req.clone()).await;
-                    book.keep(&req, rail.id(), answer.clone());
-                    (answer, relay_types::now_ms())
+                    let at = book.keep(&req, rail.id(), answer.clone());
+                    (answer, at)
                 });
                 async move { (i, task.await) }
             })

@@ -275,12 +275,14 @@ impl QuoteBook {
         None
     }
 
-    /// Keeps `rail`'s answer to `req` (a live quote or a refresh).
-    pub fn keep(&self, req: &QuoteRequest, rail: &str, answer: Result<RailQuote, Silence>) {
+    /// Keeps `rail`'s answer to `req` (a live quote or a refresh); when it
+    /// was quoted (epoch ms), as the book records it.
+    pub fn keep(&self, req: &QuoteRequest, rail: &str, answer: Result<RailQuote, Silence>) -> u64 {
+        let quoted_at_ms = relay_types::now_ms();
         let key = LaneKey::of(req);
         let mut lanes = self.lanes();
         let Some(lane) = lanes.get_mut(&key) else {
-            return;
+            return quoted_at_ms;
         };
         lane.asking.remove(rail);
         // A refusal never overwrites a price still fresh enough to serve:
@@ -289,16 +291,17 @@ impl QuoteBook {
             k.answer.is_ok() && k.age() < Duration::from_millis(self.cfg.stale_ms)
         });
         if answer.is_err() && fresh_price && is_upstream_failure(answer.as_ref().err()) {
-            return;
+            return quoted_at_ms;
         }
         lane.kept.insert(
             rail.to_string(),
             Kept {
                 answer,
-                quoted_at_ms: relay_types::now_ms(),
+                quoted_at_ms,
                 at: Instant::now(),
             },
         );
+        quoted_at_ms
     }
 
     /// Asks `rail` for `req` in the background, within its budget (a
