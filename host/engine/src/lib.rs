@@ -34,6 +34,7 @@ pub mod error;
 pub mod execute;
 pub mod fees;
 pub mod floatinfo;
+pub mod gasbook;
 pub mod gasless;
 pub mod health;
 pub mod inflight;

@@ -46,7 +46,9 @@ pub struct MeshLane {
 }
 
 impl<'a> MeshInputs<'a> {
-    fn node_usable(&self, c: &ChainRef) -> bool {
+    /// Whether `c` is a node this host reaches (an EVM chain it has
+    /// configured, or a non-EVM node).
+    pub(crate) fn node_usable(&self, c: &ChainRef) -> bool {
         match c {
             ChainRef::Evm(id) => self.config.chains.contains_key(&id.to_string()),
             ChainRef::NonEvm(_) => true,

@@ -33,6 +33,7 @@ use futures::stream::{FuturesUnordered, StreamExt};
 use super::{
     compare::TtlCache,
     fees::{self, Conversion, Deductions, FeeSchedule, GasSpend, Net, Tier},
+    gasbook::GasBook,
     inflight::{self, Turn},
     membership::{self, Membership},
     mesh::MeshInputs,
@@ -59,21 +60,21 @@ pub struct Candidate {
 
 /// The applicable rails for `ask` (coverage ∩ operator ∩ health).
 pub fn candidates(i: &MeshInputs<'_>, ask: &RouteAsk) -> Vec<Candidate> {
-    let lanes = i.lanes();
+    // The mesh's own tests (`MeshInputs::lanes`) for this one pair: both
+    // ends configured, the rail enabled, its lane covering the pair.
+    if !i.node_usable(&ask.from_chain) || !i.node_usable(&ask.to_chain) {
+        return Vec::new();
+    }
     let asset = ask.from_token.symbol.as_str();
     i.snap
         .active()
-        .filter(|r| i.health.rail_up(r.id()) && r.quarantined().is_none())
+        .filter(|r| {
+            i.state.rail_enabled(r.id()) && i.health.rail_up(r.id()) && r.quarantined().is_none()
+        })
         .filter_map(|r| {
             let cov = r
                 .manifest()
                 .lane_for(&ask.from_chain, &ask.to_chain, asset)?;
-            let mesh = lanes
-                .iter()
-                .find(|l| l.rail == r.id() && l.lane == cov.lane)?;
-            if !mesh.from.contains(&ask.from_chain) || !mesh.to.contains(&ask.to_chain) {
-                return None;
-            }
             let quote_only = if !cov.executable {
                 Some(
                     cov.quote_only_reason
@@ -311,18 +312,15 @@ impl QuoteOutcome {
 #[derive(Debug)]
 pub struct Quoter {
     config: Arc<HostConfig>,
-    reader: ChainReader,
+    reader: Arc<ChainReader>,
     schedule: FeeSchedule,
     prices: Arc<PriceBook>,
     book: Arc<QuoteBook>,
-    /// `eth_gasPrice` by chain, read at most every [`GAS_PRICE_TTL`].
-    gas_cache: TtlCache<U256>,
+    /// `eth_gasPrice` by chain ([`super::gasbook`]).
+    gas: GasBook,
     /// Membership by sender, read at most every [`MEMBERSHIP_TTL`].
     members: TtlCache<Membership>,
 }
-
-/// How long a read gas price is reused.
-pub const GAS_PRICE_TTL: Duration = Duration::from_secs(2);
 
 /// How long a sender's membership check is reused.
 pub const MEMBERSHIP_TTL: Duration = Duration::from_secs(10);
@@ -393,13 +391,14 @@ impl Quoter {
         prices: Arc<PriceBook>,
         book: Arc<QuoteBook>,
     ) -> Self {
+        let reader = Arc::new(ChainReader::new(&config));
         Quoter {
-            reader: ChainReader::new(&config),
+            gas: GasBook::new(reader.clone()),
+            reader,
             schedule: FeeSchedule::from_config(&config.quote),
             config,
             prices,
             book,
-            gas_cache: TtlCache::new(GAS_PRICE_TTL),
             members: TtlCache::new(MEMBERSHIP_TTL),
         }
     }
@@ -430,10 +429,11 @@ impl Quoter {
     /// quote book on a warm lane, else a hedged live fan-out.
     #[tracing::instrument(skip_all, fields(rails = candidates.len(), member, cached))]
     pub async fn quote(&self, candidates: Vec<Candidate>, ask: &RouteAsk) -> QuoteOutcome {
-        let source_gas: Vec<u64> = ask.from_chain.evm_id().into_iter().collect();
+        // Both ends: a rail bills its gas on one of them.
+        let ends = [ask.from_chain.evm_id(), ask.to_chain.evm_id()];
         let (membership, mut gas) = tokio::join!(
             self.membership(ask.from_address.as_deref()),
-            self.gas_prices(source_gas),
+            self.gas_prices(ends.into_iter().flatten()),
         );
         tracing::Span::current().record("member", membership.member);
         let tier = self.schedule.tier(membership.member);
@@ -487,17 +487,9 @@ impl Quoter {
     }
 
     async fn gas_prices(&self, chains: impl IntoIterator<Item = u64>) -> GasPrices {
-        let reads = chains.into_iter().map(|c| async move {
-            let key = c.to_string();
-            if let Some(p) = self.gas_cache.get(&key) {
-                return (c, Ok(*p));
-            }
-            let read = self.reader.gas_price(c).await.map_err(|e| e.to_string());
-            if let Ok(p) = &read {
-                self.gas_cache.put(key, *p);
-            }
-            (c, read)
-        });
+        let reads = chains
+            .into_iter()
+            .map(|c| async move { (c, self.gas.price(c).await) });
         futures::future::join_all(reads).await.into_iter().collect()
     }
 
@@ -529,7 +521,7 @@ impl Quoter {
                     (Err(Silence::Stale(cfg.stale_ms)), None, true)
                 }
                 None => return None,
-                Some(k) => (self.serve(k.answer, rail, req), Some(k.quoted_at_ms), true),
+                Some(k) => (self.serve(&k.answer, rail, req), Some(k.quoted_at_ms), true),
             });
         }
         answers.iter().any(|a| a.0.is_ok()).then_some(answers)
@@ -540,16 +532,15 @@ impl Quoter {
     /// quote of the exact amount is scheduled in the background.
     fn serve(
         &self,
-        answer: Result<RailQuote, Silence>,
+        answer: &Result<RailQuote, Silence>,
         rail: &Arc<LoadedRail>,
         req: &QuoteRequest,
     ) -> Result<RailQuote, Silence> {
-        answer.map(|q| {
-            if q.amount_in != req.amount {
-                self.book.ask_later(req.clone(), rail.clone());
-            }
-            quotebook::scale(&q, req.amount, req)
-        })
+        let q = answer.as_ref().map_err(Silence::clone)?;
+        if q.amount_in != req.amount {
+            self.book.ask_later(req.clone(), rail.clone());
+        }
+        Ok(quotebook::scale(q, req.amount, req))
     }
 
     /// A live fan-out — or, while one for the lane is already in flight,
@@ -596,7 +587,7 @@ impl Quoter {
             .iter()
             .map(|c| {
                 let (_, (answer, at, _)) = shared.iter().find(|(id, _)| id == c.rail.id())?;
-                Some((self.serve(answer.clone(), &c.rail, req), *at, true))
+                Some((self.serve(answer, &c.rail, req), *at, true))
             })
             .collect()
     }

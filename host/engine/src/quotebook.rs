@@ -119,8 +119,9 @@ impl LaneKey {
 /// One rail's last answer on a lane.
 #[derive(Clone, Debug)]
 pub struct Kept {
-    /// The answer (for the amount it names), or why there was none.
-    pub answer: Result<RailQuote, Silence>,
+    /// The answer (for the amount it names), or why there was none;
+    /// shared, so serving it copies only what is scaled.
+    pub answer: Arc<Result<RailQuote, Silence>>,
     /// When it was quoted, epoch ms.
     pub quoted_at_ms: u64,
     at: Instant,
@@ -296,7 +297,7 @@ impl QuoteBook {
         lane.kept.insert(
             rail.to_string(),
             Kept {
-                answer,
+                answer: Arc::new(answer),
                 quoted_at_ms,
                 at: Instant::now(),
             },

@@ -12,6 +12,7 @@ mod admin;
 mod decisions;
 mod delivery;
 mod dest_watch;
+mod durability;
 mod erasure;
 pub mod events;
 mod hooks;
@@ -84,6 +85,7 @@ pub struct Store {
     backend: Backend,
     events: events::RouteEvents,
     operator: std::sync::Arc<operator::OperatorCache>,
+    durability: durability::Durability,
 }
 
 impl Store {
@@ -99,8 +101,21 @@ impl Store {
             return Err(StoreError::UnsupportedUrl);
         };
         let max = if backend == Backend::Sqlite { 4 } else { 16 };
+        let sqlite = backend == Backend::Sqlite;
         let pool = AnyPoolOptions::new()
             .max_connections(max)
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    // Commits reach the log, not the disk; the store forces
+                    // the log where it must ([`durability`]).
+                    if sqlite {
+                        sqlx::query("PRAGMA synchronous=NORMAL")
+                            .execute(&mut *conn)
+                            .await?;
+                    }
+                    Ok(())
+                })
+            })
             .connect(url)
             .await?;
         let listen = (backend == Backend::Postgres).then(|| url.to_string());
@@ -111,6 +126,7 @@ impl Store {
             pool,
             backend,
             events: events::RouteEvents::new(listen),
+            durability: durability::Durability::new(sqlite_file.as_deref()),
             operator: std::sync::Arc::new(operator::OperatorCache::new(sqlite_file)),
         };
         if backend == Backend::Sqlite {

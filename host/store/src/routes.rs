@@ -116,6 +116,8 @@ impl Store {
         }
         self.announce(&mut tx, &r.id).await?;
         tx.commit().await?;
+        // Its id is about to be answered (see [`super::durability`]).
+        self.durability.flush().await?;
         self.events.publish(&r.id);
         Ok(())
     }
@@ -227,7 +229,8 @@ impl Store {
         Ok(())
     }
 
-    /// Journals a side effect before it happens (or updates it after).
+    /// Journals a side effect before it happens (or updates it after); a
+    /// planned one is on the disk when this returns.
     pub async fn journal(&self, e: &JournalEntry) -> Result<(), StoreError> {
         sqlx::query(
             "INSERT INTO tx_journal (route_id, step, attempt, chain, nonce, payload, tx_hash, state, updated_ms) \
@@ -246,6 +249,10 @@ impl Store {
         .bind(now_ms() as i64)
         .execute(self.pool())
         .await?;
+        if e.state == TxState::Planned {
+            // About to be broadcast (see [`super::durability`]).
+            self.durability.flush().await?;
+        }
         Ok(())
     }
 

@@ -182,7 +182,7 @@ fn reply<T: Serialize>(
 }
 
 fn to_json<T: Serialize>(value: &T) -> Result<String, CallFailure> {
-    serde_json::to_string(value)
+    crate::to_json(value)
         .map_err(|e| CallFailure::new(FailureKind::Contract, format!("unserialisable reply: {e}")))
 }
 

@@ -37,6 +37,7 @@
 mod callbacks;
 mod export;
 mod invoke;
+mod json;
 
 use abi_stable::{
     declare_root_module_statics,
@@ -51,6 +52,7 @@ pub use callbacks::{
     level_code, level_from_code, HostAdapter, HostCallbacks, HostCallbacksRef, NativeHost,
 };
 pub use invoke::{call_manifest, call_method};
+pub use json::to_json;
 
 #[doc(hidden)]
 pub use export::{__private, ROOT_MODULE_SYMBOL};

@@ -108,7 +108,7 @@ fn from_failure(failure: CallFailure) -> BackendError {
 }
 
 fn to_json<T: Serialize>(value: &T) -> Result<String, BackendError> {
-    serde_json::to_string(value)
+    relay_plugin_native::to_json(value)
         .map_err(|e| BackendError::Contract(format!("unserialisable request: {e}")))
 }
 

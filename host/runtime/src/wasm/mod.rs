@@ -248,6 +248,14 @@ fn engine_config(config: &WasmRuntimeConfig) -> wasmtime::Config {
             .pagemap_scan(wasmtime::Enabled::Auto);
         c.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool))
             .memory_reservation(config.memory_limit_bytes as u64)
+            // Bounds and traps are checked in the compiled code rather than
+            // by guard pages and signals: a slot's memory then keeps the
+            // pages a call grew into read/write for the next call (reset
+            // in place like the rest), where guard pages would cost two
+            // `mprotect`s per call — the guest's allocator grows memory
+            // on every fresh instance — each with a TLB shootdown.
+            .memory_guard_size(0)
+            .signals_based_traps(false)
             .memory_init_cow(true);
     }
     c
