@@ -25,6 +25,7 @@
 //! request handed back) and [`recent`] (the anonymised feed).
 
 pub mod address;
+pub mod alarm;
 pub mod answer;
 pub mod attest;
 pub mod budget;

@@ -28,9 +28,13 @@ use std::{
 use alloy::primitives::U256;
 use relay_plugin_api::{Amount, ChainRef, QuoteRequest, RailErrorKind, RailQuote, RailRole, Token};
 
-use futures::stream::{FuturesUnordered, StreamExt};
+use futures::{
+    future::Either,
+    stream::{FuturesUnordered, StreamExt},
+};
 
 use super::{
+    alarm,
     compare::TtlCache,
     fees::{self, Conversion, Deductions, FeeSchedule, GasSpend, Net, Tier},
     gasbook::GasBook,
@@ -623,7 +627,8 @@ impl Quoter {
             })
             .collect();
         let mut answers: Vec<Option<Answer>> = vec![None; candidates.len()];
-        let until = soft.map(|s| tokio::time::Instant::now() + s);
+        // Precise to a fraction of a millisecond ([`super::alarm`]).
+        let mut alarm = soft.map(|s| alarm::at(std::time::Instant::now() + s));
         loop {
             // The soft deadline only cuts a fan-out that already has a
             // price the host can net (a rail's answer can still be priced
@@ -632,10 +637,10 @@ impl Quoter {
                 .iter()
                 .flatten()
                 .any(|a| a.0.as_ref().is_ok_and(priceable));
-            let next = match until.filter(|_| priced) {
-                Some(t) => match tokio::time::timeout_at(t, calls.next()).await {
-                    Ok(n) => n,
-                    Err(_) => break,
+            let next = match alarm.as_mut().filter(|_| priced) {
+                Some(ring) => match futures::future::select(calls.next(), ring).await {
+                    Either::Left((n, _)) => n,
+                    Either::Right(_) => break,
                 },
                 None => calls.next().await,
             };
