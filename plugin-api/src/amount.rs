@@ -63,8 +63,12 @@ impl Amount {
     }
 
     /// `self * bps / 10_000`, rounded down. Never overflows: the product is
-    /// taken in 512 bits.
+    /// taken in 512 bits (in 128 when it fits there, as a token amount
+    /// almost always does).
     pub fn bps(self, bps: u32) -> Amount {
+        if let Some(product) = self.to_u128().and_then(|a| a.checked_mul(u128::from(bps))) {
+            return Amount::from_u128(product / 10_000);
+        }
         let wide = ruint::Uint::<512, 8>::from(self.0) * ruint::Uint::<512, 8>::from(bps);
         let q = wide / ruint::Uint::<512, 8>::from(10_000u32);
         Amount(U256::wrapping_from_limbs_slice(q.as_limbs()))
@@ -74,6 +78,12 @@ impl Amount {
     pub fn mul_div(self, num: U256, den: U256) -> Option<Amount> {
         if den.is_zero() {
             return None;
+        }
+        let narrow = |x: U256| u128::try_from(x).ok();
+        if let (Some(a), Some(n), Some(d)) = (self.to_u128(), narrow(num), narrow(den)) {
+            if let Some(product) = a.checked_mul(n) {
+                return Some(Amount::from_u128(product / d));
+            }
         }
         let wide = ruint::Uint::<512, 8>::from(self.0) * ruint::Uint::<512, 8>::from(num);
         let q = wide / ruint::Uint::<512, 8>::from(den);
@@ -109,7 +119,12 @@ impl FromStr for Amount {
 
 impl fmt::Display for Amount {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
+        // A token amount almost always fits in 128 bits, whose formatting
+        // is a fraction of a 256-bit one's (every answer writes dozens).
+        match self.to_u128() {
+            Some(v) => fmt::Display::fmt(&v, f),
+            None => fmt::Display::fmt(&self.0, f),
+        }
     }
 }
 
@@ -187,6 +202,23 @@ mod tests {
         fn display_round_trips(limbs in any::<[u64; 4]>()) {
             let a = Amount::from_limbs(limbs);
             prop_assert_eq!(a.to_string().parse::<Amount>().unwrap(), a);
+            prop_assert_eq!(a.to_string(), a.0.to_string());
+        }
+
+        #[test]
+        fn narrow_arithmetic_matches_the_wide(
+            a in any::<u128>(), n in any::<u128>(), d in 1u128.., bps in 0u32..=10_000, wide in any::<bool>(),
+        ) {
+            // Small values take the 128-bit path, the rest the 512-bit one;
+            // both must give what the exact product and quotient give.
+            let (a, n) = if wide { (a, n) } else { (a >> 64, n >> 64) };
+            let exact = |x: u128, y: u128, z: u128| {
+                let w = ruint::Uint::<512, 8>::from(x) * ruint::Uint::<512, 8>::from(y);
+                U256::checked_from_limbs_slice((w / ruint::Uint::<512, 8>::from(z)).as_limbs())
+            };
+            let amount = Amount::from_u128(a);
+            prop_assert_eq!(amount.mul_div(U256::from(n), U256::from(d)).map(|x| x.0), exact(a, n, d));
+            prop_assert_eq!(Some(amount.bps(bps).0), exact(a, u128::from(bps), 10_000));
         }
     }
 }

@@ -26,7 +26,6 @@ use super::{auth, edge::JsonObject, ApiError, AppState, ErrorCode};
 use axum::{
     extract::{MatchedPath, Path, Query, Request, State},
     http::{header, HeaderMap, HeaderValue, StatusCode},
-    middleware::Next,
     response::{
         sse::{Event, KeepAlive, Sse},
         IntoResponse, Response,
@@ -621,23 +620,28 @@ fn live(a: Admin, cookie: Option<String>) -> impl Stream<Item = Result<Event, In
     )
 }
 
-/// Reports every error answer (and every 429) to the dashboard.
-pub(crate) async fn observe(
-    State(signals): State<Arc<Signals>>,
-    req: Request,
-    next: Next,
-) -> Response {
-    let method = req.method().as_str().to_string();
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or("(unmatched)".to_string(), |m| m.as_str().to_string());
-    let resp = next.run(req).await;
-    if resp.status().as_u16() >= 400 {
-        signals.record(RecentError {
+/// Reports every error answer (and every 429) to the dashboard
+/// ([`crate::around::Around`]).
+#[derive(Clone)]
+pub(crate) struct Observe(pub Arc<Signals>);
+
+impl crate::around::Around for Observe {
+    /// The request's method and matched route (each a reference count).
+    type Seen = (axum::http::Method, Option<MatchedPath>);
+
+    fn before(&self, req: &Request) -> Result<Self::Seen, Box<Response>> {
+        let route = req.extensions().get::<MatchedPath>().cloned();
+        Ok((req.method().clone(), route))
+    }
+
+    fn after(&self, (method, route): Self::Seen, resp: &mut Response) {
+        if resp.status().as_u16() < 400 {
+            return;
+        }
+        self.0.record(RecentError {
             at_ms: relay_types::now_ms(),
-            method,
-            route,
+            method: method.as_str().to_string(),
+            route: route.map_or("(unmatched)".to_string(), |m| m.as_str().to_string()),
             status: resp.status().as_u16(),
             error_code: resp
                 .extensions()
@@ -645,5 +649,4 @@ pub(crate) async fn observe(
                 .map(|c| c.as_str().to_string()),
         });
     }
-    resp
 }

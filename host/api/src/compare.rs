@@ -6,12 +6,12 @@
 //! lane where no rail answers is still a 200 with every rail `ok:false` and
 //! `best: null`; an unroutable lane is 404 `UNROUTABLE_LANE`.
 
-use axum::{extract::State, Json};
+use axum::extract::State;
 use serde_json::Value;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
-    edge::{self, JsonObject, QueryFields},
+    edge::{self, JsonObject, LargeJson, QueryFields},
     quote::Quoting,
     ApiError, AppState,
 };
@@ -28,7 +28,7 @@ pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
 async fn compare_get(
     State(q): State<Quoting>,
     query: QueryFields,
-) -> Result<Json<CompareResult>, ApiError> {
+) -> Result<LargeJson<CompareResult>, ApiError> {
     respond(&q, edge::params(None, query)?).await
 }
 
@@ -38,16 +38,16 @@ async fn compare_post(
     State(q): State<Quoting>,
     query: QueryFields,
     body: JsonObject,
-) -> Result<Json<CompareResult>, ApiError> {
+) -> Result<LargeJson<CompareResult>, ApiError> {
     respond(&q, edge::params(Some(body), query)?).await
 }
 
-async fn respond(q: &Quoting, fields: Value) -> Result<Json<CompareResult>, ApiError> {
+async fn respond(q: &Quoting, fields: Value) -> Result<LargeJson<CompareResult>, ApiError> {
     let (result, cached) = compared(q, &fields).await?;
     tracing::Span::current().record("cached", cached);
     let mut body = (*result).clone();
     body.cached = cached;
-    Ok(Json(body))
+    Ok(LargeJson(body))
 }
 
 /// The comparison for the RouteRequest in `fields` (from the 12 s cache

@@ -174,6 +174,28 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value, ApiError> {
     serde_json::from_slice(bytes).map_err(not_json)
 }
 
+/// A JSON answer written into one buffer sized for a large answer (a quote
+/// or a compare is 4–8 KiB): axum's `Json` starts its buffer at 128 bytes
+/// and copies it a half-dozen times on the way up.
+pub struct LargeJson<T>(pub T);
+
+/// What [`LargeJson`] reserves.
+const LARGE_JSON_BYTES: usize = 8 * 1024;
+
+impl<T: serde::Serialize> axum::response::IntoResponse for LargeJson<T> {
+    fn into_response(self) -> axum::response::Response {
+        let mut buf = Vec::with_capacity(LARGE_JSON_BYTES);
+        match serde_json::to_writer(&mut buf, &self.0) {
+            Ok(()) => {
+                let json = axum::http::HeaderValue::from_static("application/json");
+                ([(axum::http::header::CONTENT_TYPE, json)], buf).into_response()
+            }
+            Err(e) => ApiError::new(ErrorCode::Internal, format!("answer not serialisable: {e}"))
+                .into_response(),
+        }
+    }
+}
+
 /// A body the HTTP edge has already read and parsed with [`parse_json`],
 /// handed to the extractors in the request's extensions.
 #[derive(Clone, Debug)]

@@ -42,7 +42,10 @@
 
 use std::time::Duration;
 
-use super::{edge, ApiError, ErrorCode};
+use super::{
+    around::{Around, AroundLayer},
+    edge, ApiError, ErrorCode,
+};
 use axum::{
     body::Body,
     extract::{Request, State},
@@ -61,34 +64,43 @@ use tower_http::{
     trace::TraceLayer,
 };
 
+/// The services the edge's observers report to.
+pub struct Observers {
+    /// The dashboard's recent errors.
+    pub signals: std::sync::Arc<relay_admin::signals::Signals>,
+    /// Developer keys' usage.
+    pub keys: std::sync::Arc<relay_accounts::keys::KeyService>,
+    /// The host (refusals are signed by its relayer key).
+    pub state: crate::AppState,
+}
+
 /// Wraps `router` (whose routes and fallback are already merged, and whose
-/// rate limiter is `limiter`) in the edge layers, configured by `[http]`.
+/// rate limiter is `limiter`) in the edge layers, configured by `[http]`,
+/// and the observers: the dashboard's recent errors, developer-key usage
+/// and the signing of refusals (outermost, so they see every answer as the
+/// client does).
+///
+/// The layers are one stack applied once: every `Router::layer` call puts
+/// the stack beneath it behind a boxed route that is copied whole for
+/// every request, so fifteen separate calls copied it fifteen times.
 pub fn edge<S: Clone + Send + Sync + 'static>(
     router: Router<S>,
     http: &HttpConfig,
     limiter: std::sync::Arc<crate::limits::RateLimiter>,
+    observers: Observers,
 ) -> Router<S> {
     let gate = BodyGate {
         read_timeout: Duration::from_millis(http.body_read_timeout_ms),
         limit: http.body_limit_bytes,
     };
-    router
-        .layer(middleware::from_fn_with_state(gate, body_gate))
-        .layer(MapRequestBodyLayer::new(Body::new))
-        .layer(RequestBodyLimitLayer::new(http.body_limit_bytes))
-        .layer(TimeoutLayer::with_status_code(
-            StatusCode::SERVICE_UNAVAILABLE,
-            Duration::from_millis(http.request_timeout_ms),
+    let stack = tower::ServiceBuilder::new()
+        .layer(middleware::from_fn_with_state(
+            observers.state,
+            crate::refusal::sign,
         ))
-        .layer(middleware::from_fn_with_state(http.uri_limit_bytes, uri_cap))
-        .layer(middleware::from_fn_with_state(limiter, crate::limits::enforce))
-        .layer(middleware::map_response(json_errors))
-        .layer(crate::limits::cors())
-        .layer(CatchPanicLayer::custom(|_: Box<dyn std::any::Any + Send>| {
-            ApiError::new(ErrorCode::Internal, "the host failed while answering").into_response()
-        }))
-        .layer(middleware::from_fn(crate::metrics::track))
-        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(AroundLayer(crate::usage::Record(observers.keys)))
+        .layer(AroundLayer(crate::admin::Observe(observers.signals)))
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
             let id = req
                 .headers()
@@ -97,21 +109,52 @@ pub fn edge<S: Clone + Send + Sync + 'static>(
                 .unwrap_or("");
             tracing::info_span!("http", method = %req.method(), path = %req.uri().path(), request_id = %id)
         }))
-        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(AroundLayer(crate::metrics::Track))
+        .layer(CatchPanicLayer::custom(|_: Box<dyn std::any::Any + Send>| {
+            ApiError::new(ErrorCode::Internal, "the host failed while answering").into_response()
+        }))
+        .layer(crate::limits::cors())
+        .layer(middleware::map_response(json_errors))
+        .layer(AroundLayer(crate::limits::Enforce(limiter)))
+        .layer(AroundLayer(UriCap(http.uri_limit_bytes)))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::SERVICE_UNAVAILABLE,
+            Duration::from_millis(http.request_timeout_ms),
+        ))
+        // the limit's own body type back to axum's (the timeout answers
+        // with an empty one of whatever it wraps)
+        .map_response(IntoResponse::into_response)
+        .layer(RequestBodyLimitLayer::new(http.body_limit_bytes))
+        .layer(MapRequestBodyLayer::new(Body::new))
+        .layer(middleware::from_fn_with_state(gate, body_gate));
+    router.layer(stack)
 }
 
-/// 414 `URI_TOO_LONG` above `limit` bytes of path and query.
-async fn uri_cap(State(limit): State<usize>, req: Request, next: Next) -> Response {
-    let len = req.uri().path_and_query().map_or(0, |pq| pq.as_str().len());
-    if len > limit {
-        return ApiError::new(
-            ErrorCode::UriTooLong,
-            format!("the path and query are {len} bytes; this host reads at most {limit}"),
-        )
-        .suggest("send the fields in a JSON POST body")
-        .into_response();
+/// 414 `URI_TOO_LONG` above this many bytes of path and query.
+#[derive(Clone, Copy)]
+struct UriCap(usize);
+
+impl Around for UriCap {
+    type Seen = ();
+
+    fn before(&self, req: &Request) -> Result<(), Box<Response>> {
+        let limit = self.0;
+        let len = req.uri().path_and_query().map_or(0, |pq| pq.as_str().len());
+        if len <= limit {
+            return Ok(());
+        }
+        Err(Box::new(
+            ApiError::new(
+                ErrorCode::UriTooLong,
+                format!("the path and query are {len} bytes; this host reads at most {limit}"),
+            )
+            .suggest("send the fields in a JSON POST body")
+            .into_response(),
+        ))
     }
-    next.run(req).await
+
+    fn after(&self, (): (), _: &mut Response) {}
 }
 
 #[derive(Clone, Copy)]
@@ -195,7 +238,7 @@ async fn body_gate(State(gate): State<BodyGate>, req: Request, next: Next) -> Re
                 return resp;
             }
         };
-    let hash = crate::refusal::RequestHash::of(&parts.method, &parts.uri, &bytes);
+    let hash = crate::refusal::RequestHash::of(&parts.method, &parts.uri, bytes.clone());
     if !bytes.is_empty() {
         match edge::parse_json(&bytes) {
             Ok(v) => {

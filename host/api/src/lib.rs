@@ -11,6 +11,7 @@
 mod admin;
 mod agent;
 mod analysis;
+mod around;
 pub mod auth;
 mod balances;
 mod batch;
@@ -70,9 +71,29 @@ pub use status::MCP_PATH;
 use std::sync::Arc;
 use utoipa_axum::router::OpenApiRouter;
 
-/// What every handler can reach.
+/// What every handler can reach: the host's [`Services`], shared. axum
+/// clones a route's state for every request it serves, so the handle is one
+/// reference count rather than a copy of each service's.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Services>);
+
+impl AppState {
+    /// The handle to `services`.
+    pub fn new(services: Services) -> Self {
+        AppState(Arc::new(services))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Services;
+
+    fn deref(&self) -> &Services {
+        &self.0
+    }
+}
+
+/// The host's services, as the API reaches them through [`AppState`].
+pub struct Services {
     /// Host configuration.
     pub config: Arc<HostConfig>,
     /// Installed rails.
@@ -173,20 +194,12 @@ pub fn router(state: AppState) -> Router {
     let routes = documented
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::not_found);
-    layers::edge(routes, &state.config.http, limiter)
-        .layer(axum::middleware::from_fn_with_state(
-            admin.signals(),
-            admin::observe,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            state.keys.clone(),
-            usage::record,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            refusal::sign,
-        ))
-        .with_state(state)
+    let observers = layers::Observers {
+        signals: admin.signals(),
+        keys: state.keys.clone(),
+        state: state.clone(),
+    };
+    layers::edge(routes, &state.config.http, limiter, observers).with_state(state)
 }
 
 /// Runs `f` over the current mesh inputs: installed rails, operator state

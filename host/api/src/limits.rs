@@ -69,9 +69,8 @@ use std::{
 
 use super::{ApiError, ErrorCode};
 use axum::{
-    extract::{ConnectInfo, MatchedPath, Request, State},
+    extract::{ConnectInfo, MatchedPath, Request},
     http::{HeaderMap, HeaderName, HeaderValue, Method},
-    middleware::Next,
     response::{IntoResponse, Response},
 };
 use governor::{
@@ -514,52 +513,59 @@ fn set_headers(headers: &mut HeaderMap, d: &Decision) {
     }
 }
 
-/// The middleware: counts the request, refuses it over the limit, and
-/// labels the response (limit headers, `x-relay-key-status`).
-pub async fn enforce(
-    State(limiter): State<Arc<RateLimiter>>,
-    req: Request,
-    next: Next,
-) -> Response {
-    let peer = req
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip());
-    let (client, key_status) = limiter.client(req.headers(), peer);
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|m| m.as_str().to_string());
-    let bucket = limiter.bucket(req.method(), req.uri().path(), route.as_deref());
-    let mut resp = match &bucket {
-        None => next.run(req).await,
-        Some((bucket, limit)) => {
-            let client = match BY_IP.contains(&bucket.as_str()) {
-                true => limiter.ip_client(req.headers(), peer),
-                false => client,
-            };
-            let d = limiter.hit(bucket, *limit, &client);
-            let mut resp = if d.allowed {
-                next.run(req).await
-            } else {
-                tracing::info!(%bucket, %client, "rate limited");
-                let ms = u64::try_from(d.retry_after.as_millis())
-                    .unwrap_or(u64::MAX)
-                    .max(1);
-                ApiError::new(ErrorCode::RateLimited, "rate limited")
-                    .retry_after_ms(ms)
-                    .suggest("wait retryAfterMs; an x-relay-key the host did not issue does not raise the limit")
-                    .into_response()
-            };
-            set_headers(resp.headers_mut(), &d);
-            resp
+/// The middleware ([`crate::around::Around`]): counts the request,
+/// refuses it over the limit, and labels the response (limit headers,
+/// `x-relay-key-status`).
+#[derive(Clone)]
+pub struct Enforce(pub Arc<RateLimiter>);
+
+impl crate::around::Around for Enforce {
+    /// The bucket's decision (none: the request counts against no bucket)
+    /// and what the host made of the request's key.
+    type Seen = (Option<Decision>, KeyStatus);
+
+    fn before(&self, req: &Request) -> Result<Self::Seen, Box<Response>> {
+        let limiter = &self.0;
+        let peer = req
+            .extensions()
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0.ip());
+        let (client, key_status) = limiter.client(req.headers(), peer);
+        let route = req.extensions().get::<MatchedPath>().map(|m| m.as_str());
+        let Some((bucket, limit)) = limiter.bucket(req.method(), req.uri().path(), route) else {
+            return Ok((None, key_status));
+        };
+        let client = match BY_IP.contains(&bucket.as_str()) {
+            true => limiter.ip_client(req.headers(), peer),
+            false => client,
+        };
+        let d = limiter.hit(&bucket, limit, &client);
+        if d.allowed {
+            return Ok((Some(d), key_status));
         }
-    };
-    if let Some(status) = key_status.header() {
-        resp.headers_mut()
-            .insert("x-relay-key-status", HeaderValue::from_static(status));
+        tracing::info!(%bucket, %client, "rate limited");
+        let ms = u64::try_from(d.retry_after.as_millis())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        let mut resp = ApiError::new(ErrorCode::RateLimited, "rate limited")
+            .retry_after_ms(ms)
+            .suggest(
+                "wait retryAfterMs; an x-relay-key the host did not issue does not raise the limit",
+            )
+            .into_response();
+        self.after((Some(d), key_status), &mut resp);
+        Err(Box::new(resp))
     }
-    resp
+
+    fn after(&self, (decision, key_status): Self::Seen, resp: &mut Response) {
+        if let Some(d) = &decision {
+            set_headers(resp.headers_mut(), d);
+        }
+        if let Some(status) = key_status.header() {
+            resp.headers_mut()
+                .insert("x-relay-key-status", HeaderValue::from_static(status));
+        }
+    }
 }
 
 /// The CORS layer of §5.10.

@@ -31,7 +31,6 @@ use super::AppState;
 use axum::{
     extract::{MatchedPath, Request, State},
     http::{header, Method},
-    middleware::Next,
     response::{IntoResponse, Response},
 };
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
@@ -143,23 +142,35 @@ fn method_label(m: &Method) -> &'static str {
     }
 }
 
-/// The middleware: counts and times every request by matched route,
-/// method and status.
-pub async fn track(req: Request, next: Next) -> Response {
-    let started = Instant::now();
-    let method = method_label(req.method());
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or("(unmatched)".to_string(), |m| m.as_str().to_string());
-    let resp = next.run(req).await;
-    let status = resp.status().as_u16().to_string();
-    metrics::counter!("relay_http_requests_total", "method" => method, "route" => route.clone(), "status" => status.clone())
-        .increment(1);
-    metrics::histogram!("relay_http_request_duration_seconds", "method" => method, "route" => route, "status" => status)
-        .record(started.elapsed());
-    if REQUESTS.fetch_add(1, Ordering::Relaxed) % UPKEEP_EVERY == UPKEEP_EVERY - 1 {
-        handle().run_upkeep();
+/// Counts and times every request by method, matched route and status
+/// ([`crate::around::Around`]).
+#[derive(Clone, Copy)]
+pub struct Track;
+
+impl crate::around::Around for Track {
+    /// When the request came, its method label and matched route.
+    type Seen = (Instant, &'static str, String);
+
+    fn before(&self, req: &Request) -> Result<Self::Seen, Box<Response>> {
+        let route = req
+            .extensions()
+            .get::<MatchedPath>()
+            .map_or("(unmatched)", |m| m.as_str());
+        Ok((
+            Instant::now(),
+            method_label(req.method()),
+            route.to_string(),
+        ))
     }
-    resp
+
+    fn after(&self, (started, method, route): Self::Seen, resp: &mut Response) {
+        let status = resp.status().as_u16().to_string();
+        metrics::counter!("relay_http_requests_total", "method" => method, "route" => route.clone(), "status" => status.clone())
+            .increment(1);
+        metrics::histogram!("relay_http_request_duration_seconds", "method" => method, "route" => route, "status" => status)
+            .record(started.elapsed());
+        if REQUESTS.fetch_add(1, Ordering::Relaxed) % UPKEEP_EVERY == UPKEEP_EVERY - 1 {
+            handle().run_upkeep();
+        }
+    }
 }

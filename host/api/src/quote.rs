@@ -18,12 +18,12 @@
 use std::sync::Arc;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use axum::{extract::State, Json};
+use axum::extract::State;
 use relay_plugin_api::Token;
 use serde_json::Value;
 
 use super::{
-    edge::{self, JsonObject, QueryFields},
+    edge::{self, JsonObject, LargeJson, QueryFields},
     ApiError, AppState, ErrorCode,
 };
 use relay_engine::{
@@ -130,7 +130,7 @@ async fn quote(
     State(s): State<QuoteState>,
     query: QueryFields,
     body: JsonObject,
-) -> Result<Json<Quote>, ApiError> {
+) -> Result<LargeJson<Quote>, ApiError> {
     let q = &s.q;
     let params = edge::params(Some(body), query)?;
     let ask = q.parse(&params)?;
@@ -148,7 +148,7 @@ async fn quote(
         .map_err(|e| ApiError::new(ErrorCode::RelayerUnavailable, e.to_string()))?;
     let mut answer = Quote::of(&outcome, winner, priced, attestation);
     (answer.intent, answer.intent_note) = intent_for(&s, &params, &outcome).await;
-    Ok(Json(answer))
+    Ok(LargeJson(answer))
 }
 
 pub(super) fn no_route(why: Option<NoRoute>) -> ApiError {

@@ -32,16 +32,35 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(verify))
 }
 
-/// The hash of a request whose body was read; the body gate puts it on
-/// the response for [`sign`].
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct RequestHash(pub B256);
+/// What a refusal's `requestHash` is taken over: the request's method,
+/// path and query, and the body as read (the body gate puts it on the
+/// response for [`sign`]). Kept as the parts — each a reference count —
+/// and hashed only when a refusal is signed, not on every answer.
+#[derive(Clone, Debug)]
+pub(crate) struct RequestHash {
+    method: axum::http::Method,
+    uri: axum::http::Uri,
+    body: axum::body::Bytes,
+}
 
 impl RequestHash {
     /// Of `method`, `uri` and `body`.
-    pub(crate) fn of(method: &axum::http::Method, uri: &axum::http::Uri, body: &[u8]) -> Self {
-        let pq = uri.path_and_query().map_or("", |p| p.as_str());
-        RequestHash(refusal::request_hash(method.as_str(), pq, body))
+    pub(crate) fn of(
+        method: &axum::http::Method,
+        uri: &axum::http::Uri,
+        body: axum::body::Bytes,
+    ) -> Self {
+        RequestHash {
+            method: method.clone(),
+            uri: uri.clone(),
+            body,
+        }
+    }
+
+    /// The hash ([`refusal::request_hash`]).
+    fn hash(&self) -> B256 {
+        let pq = self.uri.path_and_query().map_or("", |p| p.as_str());
+        refusal::request_hash(self.method.as_str(), pq, &self.body)
     }
 }
 
@@ -51,7 +70,7 @@ const MAX_ERROR_BODY: usize = 64 * 1024;
 
 /// Signs every typed 4xx answer (middleware, outermost).
 pub async fn sign(State(s): State<AppState>, req: Request, next: Next) -> Response {
-    let fallback = RequestHash::of(req.method(), req.uri(), b"");
+    let fallback = RequestHash::of(req.method(), req.uri(), Default::default());
     let resp = next.run(req).await;
     let status = resp.status();
     if !status.is_client_error() || status == StatusCode::PAYMENT_REQUIRED {
@@ -60,8 +79,8 @@ pub async fn sign(State(s): State<AppState>, req: Request, next: Next) -> Respon
     let hash = resp
         .extensions()
         .get::<RequestHash>()
-        .copied()
-        .unwrap_or(fallback);
+        .unwrap_or(&fallback)
+        .hash();
     let (mut parts, body) = resp.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, MAX_ERROR_BODY).await else {
         // Not an error object this layer can re-read (none is this large):
@@ -74,14 +93,8 @@ pub async fn sign(State(s): State<AppState>, req: Request, next: Next) -> Respon
         .and_then(|mut v| {
             let code = v.get("errorCode")?.as_str()?.to_string();
             let signer = s.relayer.as_ref().map(|r| r.signer());
-            let r = refusal::sign(
-                signer,
-                &code,
-                status.as_u16(),
-                hash.0,
-                relay_types::now_ms(),
-            )
-            .ok()?;
+            let r =
+                refusal::sign(signer, &code, status.as_u16(), hash, relay_types::now_ms()).ok()?;
             v["refusal"] = serde_json::to_value(r).ok()?;
             serde_json::to_vec(&v).ok()
         });

@@ -12,28 +12,40 @@
 use std::sync::Arc;
 
 use axum::{
-    extract::{MatchedPath, Request, State},
-    middleware::Next,
+    extract::{MatchedPath, Request},
     response::Response,
 };
-use relay_accounts::keys::{KeyService, UNKNOWN_PATH};
+use relay_accounts::keys::{KeyHash, KeyService, UNKNOWN_PATH};
 
-/// The middleware (module docs).
-pub async fn record(State(keys): State<Arc<KeyService>>, req: Request, next: Next) -> Response {
-    let on_keys = req.uri().path().starts_with("/api/keys/");
-    let hash =
-        crate::keys::presented(req.headers(), req.uri(), on_keys).and_then(|k| keys.live_hash(&k));
-    let Some(hash) = hash else {
-        return next.run(req).await;
-    };
-    let ts = keys.now_ms();
-    let method = req.method().as_str().to_string();
-    let path = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or(UNKNOWN_PATH, |m| m.as_str())
-        .to_string();
-    let resp = next.run(req).await;
-    keys.record(hash, ts, &method, &path, resp.status().as_u16());
-    resp
+/// The middleware (module docs; [`crate::around::Around`]).
+#[derive(Clone)]
+pub struct Record(pub Arc<KeyService>);
+
+impl crate::around::Around for Record {
+    /// For a live key: its hash, when the request came, its method and
+    /// matched route.
+    type Seen = Option<(KeyHash, u64, String, String)>;
+
+    fn before(&self, req: &Request) -> Result<Self::Seen, Box<Response>> {
+        let keys = &self.0;
+        let on_keys = req.uri().path().starts_with("/api/keys/");
+        let Some(hash) = crate::keys::presented(req.headers(), req.uri(), on_keys)
+            .and_then(|k| keys.live_hash(&k))
+        else {
+            return Ok(None);
+        };
+        let path = req
+            .extensions()
+            .get::<MatchedPath>()
+            .map_or(UNKNOWN_PATH, |m| m.as_str());
+        let method = req.method().as_str().to_string();
+        Ok(Some((hash, keys.now_ms(), method, path.to_string())))
+    }
+
+    fn after(&self, seen: Self::Seen, resp: &mut Response) {
+        if let Some((hash, ts, method, path)) = seen {
+            self.0
+                .record(hash, ts, &method, &path, resp.status().as_u16());
+        }
+    }
 }

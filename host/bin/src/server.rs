@@ -13,7 +13,7 @@ use relay_accounts::{
 use relay_api::{
     self as api,
     auth::{BadOwnerTokenHash, OwnerTokenHash},
-    AppState,
+    AppState, Services,
 };
 use relay_capabilities::CapabilityBroker;
 use relay_chain::reader::ChainReader;
@@ -466,7 +466,7 @@ impl Host {
         let quote_book = quote_book_job(&mut jobs, &config);
         let ncaccount = ncaccount_service(&store, &config, (&reader, &prices), relayer.as_ref());
         Ok(Host {
-            state: AppState {
+            state: AppState::new(Services {
                 health: Arc::new(HealthCache::new(Duration::from_secs(30), reader.clone())),
                 reader,
                 config,
@@ -484,7 +484,7 @@ impl Host {
                 netting,
                 quote_book,
                 ncaccount,
-            },
+            }),
             jobs,
         })
     }

@@ -56,8 +56,17 @@ pub enum SignerError {
 }
 
 /// The relayer's signer.
+///
+/// Transactions are signed by alloy's wallet; personal messages (a quote's
+/// attestation, one on every quote) by libsecp256k1 with the same key,
+/// about twice as fast as the pure-Rust curve and byte for byte the same
+/// signature (both derive the nonce by RFC 6979 and normalise `s` low).
 #[derive(Clone)]
-pub struct RelayerSigner(PrivateKeySigner);
+pub struct RelayerSigner(PrivateKeySigner, secp256k1::SecretKey);
+
+/// The libsecp256k1 signing context (its generator tables are static).
+static SECP: std::sync::LazyLock<secp256k1::Secp256k1<secp256k1::SignOnly>> =
+    std::sync::LazyLock::new(secp256k1::Secp256k1::signing_only);
 
 impl std::fmt::Debug for RelayerSigner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -74,14 +83,16 @@ impl std::fmt::Display for RelayerSigner {
 impl RelayerSigner {
     /// A signer (the devnet and tests hand one in directly).
     pub fn from_signer(s: PrivateKeySigner) -> Self {
-        RelayerSigner(s)
+        let key = secp256k1::SecretKey::from_byte_array(s.to_bytes().0)
+            .expect("a PrivateKeySigner holds a valid secp256k1 scalar");
+        RelayerSigner(s, key)
     }
 
     /// Parses a hex key.
     pub fn from_hex(key: &str) -> Result<Self, SignerError> {
         key.trim()
             .parse::<PrivateKeySigner>()
-            .map(RelayerSigner)
+            .map(Self::from_signer)
             .map_err(|_| SignerError::Invalid)
     }
 
@@ -116,7 +127,7 @@ impl RelayerSigner {
     /// Decrypts a JSON keystore file with `passphrase`.
     pub fn from_keystore(path: &Path, passphrase: &str) -> Result<Self, SignerError> {
         PrivateKeySigner::decrypt_keystore(path, passphrase)
-            .map(RelayerSigner)
+            .map(Self::from_signer)
             .map_err(|e| keystore_error(path, &e))
     }
 
@@ -167,7 +178,13 @@ impl RelayerSigner {
     /// Signs `message` as an EIP-191 personal message (quote attestations).
     /// The key stays inside; only the signature leaves.
     pub fn sign_message(&self, message: &[u8]) -> Result<Signature, alloy::signers::Error> {
-        alloy::signers::SignerSync::sign_message_sync(&self.0, message)
+        let hash = alloy::primitives::eip191_hash_message(message);
+        let digest = secp256k1::Message::from_digest(hash.0);
+        let (recid, rs) = SECP
+            .sign_ecdsa_recoverable(digest, &self.1)
+            .serialize_compact();
+        // libsecp256k1 always answers the low `s`: nothing to normalise.
+        Ok(Signature::from_bytes_and_parity(&rs, i32::from(recid) == 1))
     }
 
     /// The derivation of policy-gated sessions' own keys from this key
@@ -225,6 +242,17 @@ mod tests {
     use super::*;
 
     const KEY: &str = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
+
+    #[test]
+    fn personal_messages_are_signed_as_alloy_signs_them() {
+        let s = RelayerSigner::from_hex(KEY).unwrap();
+        for message in [&b""[..], b"relay", &[7u8; 32], &[0xff; 300]] {
+            let fast = s.sign_message(message).unwrap();
+            let alloy = alloy::signers::SignerSync::sign_message_sync(&s.0, message).unwrap();
+            assert_eq!(fast, alloy, "{message:?}");
+            assert_eq!(fast.recover_address_from_msg(message).unwrap(), s.address());
+        }
+    }
 
     #[test]
     fn the_key_never_shows_in_debug_display_or_errors() {

@@ -198,6 +198,34 @@ pub fn gas_fee(spends: &[GasSpend], markup_bps: u32, token: TokenPrice) -> Optio
     if token.usd_e6 == 0 {
         return None;
     }
+    // Every quote nets every rail's gas: in 128 bits when the product fits
+    // there (a 6-decimal token almost always), else in 512.
+    Some(
+        gas_fee_narrow(spends, markup_bps, token)
+            .unwrap_or_else(|| gas_fee_wide(spends, markup_bps, token)),
+    )
+}
+
+/// [`gas_fee`] in 128-bit integers; `None` when an intermediate overflows.
+fn gas_fee_narrow(spends: &[GasSpend], markup_bps: u32, token: TokenPrice) -> Option<Amount> {
+    let cost = spends.iter().try_fold(0u128, |acc, s| {
+        let wei = u128::try_from(s.price_wei)
+            .ok()?
+            .checked_mul(u128::from(s.units))?;
+        acc.checked_add(wei.checked_mul(u128::from(s.native_usd_e6))?)
+    })?;
+    let num = cost
+        .checked_mul(u128::from(BPS + markup_bps.min(BPS)))?
+        .checked_mul(10u128.checked_pow(u32::from(token.decimals))?)?;
+    let den = 10u128
+        .pow(18)
+        .checked_mul(u128::from(BPS))?
+        .checked_mul(u128::from(token.usd_e6))?;
+    Some(Amount::from_u128(num.div_ceil(den)))
+}
+
+/// [`gas_fee`] in 512-bit integers (saturating).
+fn gas_fee_wide(spends: &[GasSpend], markup_bps: u32, token: TokenPrice) -> Amount {
     let cost = spends.iter().fold(U512::ZERO, |acc, s| {
         let wei = U512::from(s.price_wei).saturating_mul(U512::from(s.units));
         acc.saturating_add(wei.saturating_mul(U512::from(s.native_usd_e6)))
@@ -208,7 +236,7 @@ pub fn gas_fee(spends: &[GasSpend], markup_bps: u32, token: TokenPrice) -> Optio
     let den = pow10(18)
         .saturating_mul(U512::from(BPS))
         .saturating_mul(U512::from(token.usd_e6));
-    Some(narrow(num.div_ceil(den)))
+    narrow(num.div_ceil(den))
 }
 
 /// Everything deducted from a rail's output, destination units.
@@ -371,6 +399,20 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn narrow_gas_fee_is_the_wide_one(
+            spends in proptest::collection::vec((0u64..10_000_000, 0u128..1u128 << 80, 0u64..1u64 << 40), 0..3),
+            markup in 0u32..20_000, usd_e6 in 1u64..u64::MAX, decimals in 0u8..40,
+        ) {
+            let spends: Vec<GasSpend> = spends.into_iter().map(|(units, wei, native)| GasSpend {
+                units, price_wei: U256::from(wei), native_usd_e6: native,
+            }).collect();
+            let token = TokenPrice { usd_e6, decimals };
+            if let Some(narrow) = gas_fee_narrow(&spends, markup, token) {
+                prop_assert_eq!(narrow, gas_fee_wide(&spends, markup, token));
+            }
+        }
+
         #[test]
         fn route_fee_never_exceeds_its_cap(a in amount(), bps in 0u32..=20_000) {
             let fee = route_fee(a, bps);

@@ -251,7 +251,7 @@ impl PriceBook {
         let readings = self.readings.read().unwrap_or_else(|e| e.into_inner());
         let feeds: Vec<&Reading> = readings
             .iter()
-            .filter(|r| normalise(&r.feed.pair) == pair)
+            .filter(|r| r.feed.pair.trim().eq_ignore_ascii_case(pair))
             .filter(|r| chain.is_none_or(|c| r.feed.chain == c))
             .collect();
         if feeds.is_empty() {

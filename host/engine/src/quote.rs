@@ -511,7 +511,8 @@ impl Quoter {
             return None;
         }
         let rails: Vec<Arc<LoadedRail>> = candidates.iter().map(|c| c.rail.clone()).collect();
-        let kept = self.book.visit(req, &rails)?;
+        let key = quotebook::LaneKey::of(req);
+        let kept = self.book.visit(&key, req, &rails)?;
         let stale = Duration::from_millis(cfg.stale_ms);
         let mut answers = Vec::with_capacity(rails.len());
         for (rail, (k, asking)) in rails.iter().zip(kept) {
@@ -525,7 +526,11 @@ impl Quoter {
                     (Err(Silence::Stale(cfg.stale_ms)), None, true)
                 }
                 None => return None,
-                Some(k) => (self.serve(&k.answer, rail, req), Some(k.quoted_at_ms), true),
+                Some(k) => (
+                    self.serve(&key, &k.answer, rail, req),
+                    Some(k.quoted_at_ms),
+                    true,
+                ),
             });
         }
         answers.iter().any(|a| a.0.is_ok()).then_some(answers)
@@ -536,13 +541,14 @@ impl Quoter {
     /// quote of the exact amount is scheduled in the background.
     fn serve(
         &self,
+        key: &quotebook::LaneKey,
         answer: &Result<RailQuote, Silence>,
         rail: &Arc<LoadedRail>,
         req: &QuoteRequest,
     ) -> Result<RailQuote, Silence> {
         let q = answer.as_ref().map_err(Silence::clone)?;
         if q.amount_in != req.amount {
-            self.book.ask_later(req.clone(), rail.clone());
+            self.book.ask_later(key, req, rail);
         }
         Ok(quotebook::scale(q, req.amount, req))
     }
@@ -587,11 +593,12 @@ impl Quoter {
         candidates: &[Candidate],
         req: &QuoteRequest,
     ) -> Option<Vec<Answer>> {
+        let key = quotebook::LaneKey::of(req);
         candidates
             .iter()
             .map(|c| {
                 let (_, (answer, at, _)) = shared.iter().find(|(id, _)| id == c.rail.id())?;
-                Some((self.serve(answer, &c.rail, req), *at, true))
+                Some((self.serve(&key, answer, &c.rail, req), *at, true))
             })
             .collect()
     }

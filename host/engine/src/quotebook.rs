@@ -237,13 +237,13 @@ impl QuoteBook {
     /// (in `rails` order) and whether the book is asking it now.
     pub fn visit(
         &self,
+        key: &LaneKey,
         req: &QuoteRequest,
         rails: &[Arc<LoadedRail>],
     ) -> Option<Vec<(Option<Kept>, bool)>> {
-        let key = LaneKey::of(req);
         let mut lanes = self.lanes();
         let now = Instant::now();
-        if let Some(lane) = lanes.get_mut(&key) {
+        if let Some(lane) = lanes.get_mut(key) {
             lane.used = now;
             lane.heat.bump(now);
             lane.req = req.clone();
@@ -272,7 +272,7 @@ impl QuoteBook {
             heat: Heat::new(now),
             asking: HashSet::new(),
         };
-        lanes.insert(key, lane);
+        lanes.insert(key.clone(), lane);
         None
     }
 
@@ -307,11 +307,10 @@ impl QuoteBook {
 
     /// Asks `rail` for `req` in the background, within its budget (a
     /// served amount the book did not have exactly).
-    pub fn ask_later(self: &Arc<Self>, req: QuoteRequest, rail: Arc<LoadedRail>) {
-        let key = LaneKey::of(&req);
+    pub fn ask_later(self: &Arc<Self>, key: &LaneKey, req: &QuoteRequest, rail: &Arc<LoadedRail>) {
         {
             let mut lanes = self.lanes();
-            let Some(lane) = lanes.get_mut(&key) else {
+            let Some(lane) = lanes.get_mut(key) else {
                 return;
             };
             if lane.asking.contains(rail.id()) || !self.budgets.try_take_spare(rail.id()) {
@@ -320,7 +319,12 @@ impl QuoteBook {
             lane.asking.insert(rail.id().to_string());
         }
         let book = self.clone();
-        tokio::spawn(async move { book.refresh(Due { key, rail, req }).await });
+        let due = Due {
+            key: key.clone(),
+            rail: rail.clone(),
+            req: req.clone(),
+        };
+        tokio::spawn(async move { book.refresh(due).await });
     }
 
     /// Renews one answer.
@@ -524,11 +528,14 @@ mod tests {
         // The busiest lane is quoted first, then every other one twice.
         let busiest = &lanes[0];
         for _ in 0..4 {
-            book.visit(busiest, &rails);
+            book.visit(&LaneKey::of(busiest), busiest, &rails);
         }
         for r in &lanes[1..] {
-            assert!(book.visit(r, &rails).is_none(), "a new lane");
-            assert!(book.visit(r, &rails).is_some(), "now warm");
+            assert!(
+                book.visit(&LaneKey::of(r), r, &rails).is_none(),
+                "a new lane"
+            );
+            assert!(book.visit(&LaneKey::of(r), r, &rails).is_some(), "now warm");
         }
         let due = book.due();
         assert_eq!(due.len(), 1, "one request fits the budget");
@@ -540,10 +547,10 @@ mod tests {
         let (book, rails) = book(60);
         let lanes = eight_lanes();
         for r in &lanes {
-            book.visit(r, &rails);
+            book.visit(&LaneKey::of(r), r, &rails);
         }
         assert!(book.due().is_empty(), "eight one-off lanes");
-        book.visit(&lanes[3], &rails);
+        book.visit(&LaneKey::of(&lanes[3]), &lanes[3], &rails);
         let due = book.due();
         assert_eq!(due.len(), 1, "the lane quoted again");
         assert_eq!(due[0].key, LaneKey::of(&lanes[3]));

@@ -58,7 +58,12 @@ struct Shared {
     closed: AtomicBool,
 }
 
-/// Where a caller leaves a job for one worker.
+/// Where a caller leaves a job for one worker. Aligned to its own cache
+/// lines: the idle worker polls `ready`, and an allocation of the caller's
+/// that happened to share the line would bounce it between the cores on
+/// every write (a call then takes twice as long, depending on where the
+/// allocator put the slot).
+#[repr(align(128))]
 struct Slot {
     job: Mutex<Option<Job>>,
     ready: AtomicBool,
@@ -169,7 +174,9 @@ fn offer(slot: &Arc<Slot>, pool: &Weak<Shared>) -> bool {
 fn next_job(slot: &Slot, pool: &Weak<Shared>) -> Option<Job> {
     let spin_until = Instant::now() + WORKER_SPIN;
     loop {
-        if slot.ready.swap(false, Ordering::Acquire) {
+        // A plain load while nothing is there: polling with a swap would
+        // take the line exclusive on every turn of the loop.
+        if slot.ready.load(Ordering::Relaxed) && slot.ready.swap(false, Ordering::Acquire) {
             return slot.job.lock().expect("worker slot").take();
         }
         if Instant::now() < spin_until {
