@@ -96,6 +96,11 @@ const ROUTER_SIGNS: (u64, u64) = (1, 0);
 const POLL: Duration = Duration::from_millis(10);
 /// How long one batch may take before the bench fails.
 const BATCH_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long a sent raw transfer may wait for its block before the bench asks
+/// anvil to mine one: anvil's automine now and then leaves a ready transaction
+/// in its pool until the next one arrives (foundry-rs/foundry#10122), where a
+/// real sender would replace it (the host's sender bumps after 30 s).
+const STALL: Duration = Duration::from_secs(2);
 
 /// A live permit2 execute of [`AMOUNT`] USDC 8453 → 42161 signed by
 /// [`USER`] for the relayer with Permit2 nonce `nonce`, paying itself on
@@ -505,6 +510,7 @@ impl Stack {
             assert_eq!(sent.tx_hash(), hash, "the node took the signed bytes");
         }
         let deadline = Instant::now() + BATCH_TIMEOUT;
+        let mut nudge_at = Instant::now() + STALL;
         for (hash, _) in txs {
             loop {
                 if let Some(r) = self
@@ -514,9 +520,18 @@ impl Stack {
                     .expect("receipt")
                 {
                     assert!(r.status(), "raw transfer {hash} reverted");
+                    nudge_at = Instant::now() + STALL;
                     break;
                 }
                 assert!(Instant::now() < deadline, "raw transfer {hash} not mined");
+                if Instant::now() >= nudge_at {
+                    let _: Value = self
+                        .src
+                        .raw_request("evm_mine".into(), ())
+                        .await
+                        .expect("evm_mine");
+                    nudge_at = Instant::now() + STALL;
+                }
                 tokio::time::sleep(POLL).await;
             }
         }
