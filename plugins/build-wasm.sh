@@ -70,6 +70,13 @@ features=()
 [[ -n ${RELAY_WASM_FEATURES:-} ]] && features=(--features "$RELAY_WASM_FEATURES")
 [[ -n ${RELAY_WASM_MANIFEST:-} ]] && features+=(--manifest-path "$RELAY_WASM_MANIFEST")
 
+# The guest's shadow stack (the first bytes of its linear memory; an
+# overflow traps, it never runs into the heap): 256 KiB rather than rustc's
+# 1 MiB, so a fresh instance's memory is a third the size and the host's
+# per-call reset scans a third the pages. Rails parse JSON into typed
+# values and recurse little.
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C link-arg=-zstack-size=262144"
+
 cd "$root"
 case $toolchain in
 rustup)

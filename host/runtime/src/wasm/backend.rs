@@ -10,11 +10,12 @@ use std::{
 use relay_plugin_wasm::{ConvertError, Lift, Lower};
 use sha2::{Digest, Sha256};
 use tracing::Instrument;
-use wasmtime::{Store, StoreLimitsBuilder, Trap, UpdateDeadline};
+use wasmtime::{component::InstancePre, Store, StoreLimitsBuilder, Trap, UpdateDeadline};
 
 use super::{
-    bindings::{relay::rail::types as wit, CallState, RailPluginPre},
+    bindings::{relay::rail::types as wit, CallState},
     cache::{self, Origin},
+    exports::{typed, RailExports},
     WasmLoadError, WasmRuntime,
 };
 use crate::backend::{BackendError, Packaging, PluginBackend, RailCall, RailReply};
@@ -33,7 +34,8 @@ const DEADLINE_GRACE: Duration = Duration::from_millis(50);
 /// the host's linker. Every call instantiates it into a fresh store.
 pub struct WasmBackend {
     runtime: WasmRuntime,
-    pre: RailPluginPre<CallState>,
+    pre: InstancePre<CallState>,
+    exports: RailExports,
     artifact: PathBuf,
     sha256: String,
 }
@@ -100,11 +102,16 @@ impl WasmBackend {
             path: path.to_path_buf(),
             reason: format!("{e:#}"),
         };
-        let instance_pre = runtime
+        let exports = RailExports::find(&component, RAIL_EXPORT).map_err(|reason| {
+            WasmLoadError::Incompatible {
+                path: path.to_path_buf(),
+                reason,
+            }
+        })?;
+        let pre = runtime
             .linker()
             .instantiate_pre(&component)
             .map_err(incompatible)?;
-        let pre = RailPluginPre::new(instance_pre).map_err(incompatible)?;
         tracing::debug!(
             cached = origin == Origin::Cached,
             ms = started.elapsed().as_millis() as u64,
@@ -113,6 +120,7 @@ impl WasmBackend {
         Ok(WasmBackend {
             runtime: runtime.clone(),
             pre,
+            exports,
             artifact: path.to_path_buf(),
             sha256: actual,
         })
@@ -150,24 +158,39 @@ impl WasmBackend {
 
     /// Instantiates the component in `store` and runs `call` on it.
     async fn run(&self, store: &mut Store<CallState>, call: RailCall) -> Result<RailReply, Fault> {
-        let plugin = self.pre.instantiate_async(&mut *store).await?;
-        let rail = plugin.relay_rail_rail();
+        let instance = self.pre.instantiate_async(&mut *store).await?;
+        let at = &self.exports;
         Ok(match call {
             RailCall::Manifest => {
-                RailReply::Manifest(rail.call_manifest(&mut *store).await?.lift()?)
+                let f = typed::<(), (wit::RailManifest,)>(store, &instance, &at.manifest)?;
+                RailReply::Manifest(f.call_async(&mut *store, ()).await?.0.lift()?)
             }
-            RailCall::Health => RailReply::Health(rail.call_health(&mut *store).await?.lift()?),
+            RailCall::Health => {
+                let f = typed::<(), (wit::RailHealth,)>(store, &instance, &at.health)?;
+                RailReply::Health(f.call_async(&mut *store, ()).await?.0.lift()?)
+            }
             RailCall::Quote(req) => {
                 let req: wit::QuoteRequest = req.lower();
-                RailReply::Quote(answer(rail.call_quote(&mut *store, &req).await?)?)
+                let f = typed::<(&wit::QuoteRequest,), Answer<wit::RailQuote>>(
+                    store, &instance, &at.quote,
+                )?;
+                RailReply::Quote(answer(f.call_async(&mut *store, (&req,)).await?.0)?)
             }
             RailCall::Prepare(req) => {
                 let req: wit::PrepareRequest = req.lower();
-                RailReply::Plan(answer(rail.call_prepare(&mut *store, &req).await?)?)
+                let f = typed::<(&wit::PrepareRequest,), Answer<wit::ExecutionPlan>>(
+                    store,
+                    &instance,
+                    &at.prepare,
+                )?;
+                RailReply::Plan(answer(f.call_async(&mut *store, (&req,)).await?.0)?)
             }
             RailCall::Track(req) => {
                 let req: wit::TrackRequest = req.lower();
-                RailReply::Track(answer(rail.call_track(&mut *store, &req).await?)?)
+                let f = typed::<(&wit::TrackRequest,), Answer<wit::TrackStatus>>(
+                    store, &instance, &at.track,
+                )?;
+                RailReply::Track(answer(f.call_async(&mut *store, (&req,)).await?.0)?)
             }
         })
     }
@@ -198,6 +221,9 @@ impl WasmBackend {
     }
 }
 
+/// What a rail function that can fail returns: `result<T, rail-error>`.
+type Answer<T> = (Result<T, wit::RailError>,);
+
 /// Lifts a rail's `result<T, rail-error>`.
 fn answer<W: Lift<A>, A>(result: Result<W, wit::RailError>) -> Result<A, Fault> {
     match result {
@@ -227,9 +253,16 @@ impl PluginBackend for WasmBackend {
         async move {
             let started = Instant::now();
             let deadline = caps.deadline();
-            let Ok(_slot) = tokio::time::timeout_at(deadline.into(), self.runtime.slot()).await
-            else {
-                return Err(BackendError::DeadlineExceeded);
+            // A slot is nearly always free: only a full pool waits (with
+            // a timer) for one.
+            let _slot = match self.runtime.try_slot() {
+                Ok(slot) => slot,
+                Err(()) => {
+                    match tokio::time::timeout_at(deadline.into(), self.runtime.slot()).await {
+                        Ok(slot) => slot,
+                        Err(_elapsed) => return Err(BackendError::DeadlineExceeded),
+                    }
+                }
             };
             let mut store = self.new_store(caps, deadline);
             let guarded = tokio::time::timeout_at(

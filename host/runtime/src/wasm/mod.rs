@@ -16,6 +16,7 @@
 mod backend;
 mod bindings;
 mod cache;
+mod exports;
 
 use std::{
     path::{Path, PathBuf},
@@ -44,8 +45,10 @@ pub const DEFAULT_POOL_SLOTS: u32 = 256;
 /// Bytes of a pooled linear memory (and async stack) kept resident between
 /// calls and reset in place; a rail call touches well under this.
 const KEEP_RESIDENT_BYTES: usize = 1 << 20;
-/// Bytes of a pooled table kept resident between calls.
-const KEEP_RESIDENT_TABLE_BYTES: usize = 64 << 10;
+/// Bytes of a pooled table kept resident between calls: one page, so a
+/// rail's tables (a page or less each) are reset with a `memset`, not a
+/// page-table scan.
+const KEEP_RESIDENT_TABLE_BYTES: usize = 4 << 10;
 
 /// Core instances, memories and tables one rail component may hold (its
 /// module plus the adapter shims `wit-component` adds).
@@ -192,6 +195,15 @@ impl WasmRuntime {
                 _ticker: ticker,
             }),
         })
+    }
+
+    /// A free instance slot if one is free now (`Ok(None)` without the
+    /// pooling allocator); `Err` when every slot is taken.
+    fn try_slot(&self) -> Result<Option<tokio::sync::SemaphorePermit<'_>>, ()> {
+        match &self.shared.slots {
+            Some(s) => s.try_acquire().map(Some).map_err(drop),
+            None => Ok(None),
+        }
     }
 
     /// Waits for a free instance slot (none to wait for without the
