@@ -43,7 +43,7 @@ const CREDENTIAL_ENV: &str = "RELAY_E2E_UPSTREAM_KEY";
 
 fn config(case: &Case, sim_url: &str, relayer: Address, dir: &std::path::Path) -> HostConfig {
     let mut c = HostConfig {
-        data_dir: dir.to_path_buf(),
+        data_dir: relay_fixtures::data_dir(dir),
         relayer: Some(relayer.to_string()),
         ..HostConfig::default()
     };

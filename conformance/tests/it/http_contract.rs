@@ -15,7 +15,7 @@ async fn a_devnet_host_honours_the_http_contract() {
     let sims = relay_simulators::Simulators::start(&devnet).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let base = HostConfig {
-        data_dir: dir.path().join("data"),
+        data_dir: relay_fixtures::data_dir(&dir.path().join("data")),
         plugins_dir: relay_fixtures::plugins_copy(&dir.path().join("plugins")),
         ..HostConfig::default()
     };

@@ -84,7 +84,7 @@ impl Mesh {
     /// RPCs, the relayer, loopback egress (the simulators live there).
     fn config(&self, rail: &str, settings: &[(&str, String)]) -> HostConfig {
         let mut c = HostConfig {
-            data_dir: self.dir.path().to_path_buf(),
+            data_dir: relay_fixtures::data_dir(self.dir.path()),
             relayer: Some(self.relayer.to_string()),
             ..HostConfig::default()
         };

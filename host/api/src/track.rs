@@ -167,7 +167,11 @@ async fn stream(
                 if !next_change(&s, &id, &mut rx).await {
                     return None;
                 }
-                let Ok(next) = current(&s, &id, false).await else {
+                // Boxed: the read runs once per change, while the stream
+                // spends its life waiting above; inline, the read's future
+                // (store query, rail re-check) would size every idle
+                // stream's state at ~7 KiB instead of a few hundred bytes.
+                let Ok(next) = Box::pin(current(&s, &id, false)).await else {
                     return None;
                 };
                 if changed(&v, &next.0) || next.1 {

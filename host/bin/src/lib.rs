@@ -9,6 +9,7 @@
 //! is the default) carries no simulator and no devnet key.
 
 pub mod accept;
+mod alloc;
 pub mod cli;
 #[cfg(feature = "devnet")]
 pub mod devnet;

@@ -30,7 +30,7 @@ fn request(amount: u128) -> QuoteRequest {
 async fn echo(dir: &std::path::Path, base_ms: u64) -> LoadedRail {
     let artifact = relay_fixtures::wasm_plugin("relay-rail-echo-wasm", &[]);
     let mut config = HostConfig {
-        data_dir: dir.to_path_buf(),
+        data_dir: relay_fixtures::data_dir(dir),
         ..HostConfig::default()
     };
     config.runtime.quarantine_base_ms = base_ms;

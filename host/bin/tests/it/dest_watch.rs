@@ -53,7 +53,7 @@ async fn echo_config(devnet: &Devnet, dir: &Path) -> HostConfig {
     let mut config = host_config(
         devnet,
         HostConfig {
-            data_dir: dir.join("data"),
+            data_dir: relay_fixtures::data_dir(&dir.join("data")),
             plugins_dir: dir.join("plugins"),
             ..HostConfig::default()
         },

@@ -29,7 +29,7 @@ async fn bare_host(dir: &Path, tweak: impl FnOnce(&mut HostConfig)) -> ServedHos
     let plugins = dir.join("plugins");
     std::fs::create_dir_all(&plugins).unwrap();
     let mut config = HostConfig {
-        data_dir: dir.join("data"),
+        data_dir: relay_fixtures::data_dir(&dir.join("data")),
         plugins_dir: plugins,
         ..HostConfig::default()
     };

@@ -57,7 +57,7 @@ async fn relay_serve_exports_its_request_spans_over_otlp_http() {
     let port = free_port();
     let mut config = HostConfig {
         listen: format!("127.0.0.1:{port}").parse().unwrap(),
-        data_dir: dir.path().join("data"),
+        data_dir: relay_fixtures::data_dir(&dir.path().join("data")),
         plugins_dir: dir.path().join("plugins"),
         ..HostConfig::default()
     };

@@ -33,7 +33,7 @@ pub async fn serve_with(
     tweak: impl FnOnce(&mut HostConfig),
 ) -> Running {
     let mut base = HostConfig {
-        data_dir: dir.join("data"),
+        data_dir: relay_fixtures::data_dir(&dir.join("data")),
         plugins_dir: relay_fixtures::plugins_copy(&dir.join("plugins")),
         ..HostConfig::default()
     };
@@ -361,7 +361,7 @@ pub fn write_host_config(
 ) {
     let base = HostConfig {
         listen: format!("127.0.0.1:{port}").parse().unwrap(),
-        data_dir: dir.join("data"),
+        data_dir: relay_fixtures::data_dir(&dir.join("data")),
         plugins_dir: relay_fixtures::plugins_copy(&dir.join("plugins")),
         ..HostConfig::default()
     };
