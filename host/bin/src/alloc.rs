@@ -34,3 +34,39 @@ unsafe impl Sync for ConfString {}
 #[unsafe(export_name = "_rjem_malloc_conf")]
 pub static MALLOC_CONF: ConfString =
     ConfString(c"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0".as_ptr());
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::{c_void, CStr};
+
+    /// One of jemalloc's `opt.*` settings as it is in effect.
+    fn opt<T: Default>(name: &CStr) -> T {
+        let mut value = T::default();
+        let mut len = std::mem::size_of::<T>();
+        // SAFETY: `value` is a `T` of `len` bytes, the type jemalloc
+        // documents for `name`; nothing is written to jemalloc.
+        let rc = unsafe {
+            tikv_jemalloc_sys::mallctl(
+                name.as_ptr(),
+                (&raw mut value).cast::<c_void>(),
+                &mut len,
+                std::ptr::null_mut(),
+                0,
+            )
+        };
+        assert_eq!(rc, 0, "mallctl {name:?}");
+        value
+    }
+
+    /// The settings reach jemalloc: a `malloc_conf` symbol under the
+    /// wrong name would be ignored without a word.
+    #[test]
+    fn the_compiled_in_settings_are_in_effect() {
+        if std::env::var_os("_RJEM_MALLOC_CONF").is_some() {
+            return; // the operator's settings win, as documented
+        }
+        assert!(opt::<bool>(c"opt.background_thread"));
+        assert_eq!(opt::<isize>(c"opt.dirty_decay_ms"), 1_000);
+        assert_eq!(opt::<isize>(c"opt.muzzy_decay_ms"), 0);
+    }
+}
