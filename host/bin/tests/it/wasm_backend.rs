@@ -363,6 +363,43 @@ fn a_wrong_checksum_or_a_core_module_is_refused_with_a_clear_error() {
     assert!(matches!(err, WasmLoadError::CoreModule(_)), "{err}");
 }
 
+/// A component exporting the rail interface by name whose five functions
+/// all take and return nothing (the WAT a confused integrator might ship).
+const WRONG_SIGNATURES: &str = r#"(component
+    (core module $m (func (export "f")))
+    (core instance $i (instantiate $m))
+    (func $f (canon lift (core func $i "f")))
+    (instance $rail
+        (export "manifest" (func $f)) (export "health" (func $f))
+        (export "quote" (func $f)) (export "prepare" (func $f))
+        (export "track" (func $f)))
+    (export "relay:rail/rail@1.0.0" (instance $rail)))"#;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn functions_of_another_signature_break_the_contract_at_the_manifest_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wrong.wasm");
+    std::fs::write(&path, WRONG_SIGNATURES).unwrap();
+    let rt = WasmRuntime::new(WasmRuntimeConfig::default()).unwrap();
+    let backend = rt.load(&path, &sha256_of(&path)).unwrap();
+    // The host reads the manifest at load (`RailSet`): every function is
+    // checked there, and a mismatch is the rail's contract broken, not a
+    // crash to quarantine.
+    let err = backend
+        .call(RailCall::Manifest, caps(Duration::from_secs(5)))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, BackendError::Contract(m) if m.contains("not the relay:rail interface")),
+        "{err}"
+    );
+    let err = backend
+        .call(RailCall::Health, caps(Duration::from_secs(5)))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, BackendError::Contract(_)), "{err}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn calls_beyond_the_pool_wait_for_a_slot_and_each_gets_a_fresh_instance() {
     // One slot: eight concurrent calls queue for it instead of failing, and

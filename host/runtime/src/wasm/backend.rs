@@ -15,7 +15,7 @@ use wasmtime::{component::InstancePre, Store, StoreLimitsBuilder, Trap, UpdateDe
 use super::{
     bindings::{relay::rail::types as wit, CallState},
     cache::{self, Origin},
-    exports::{typed, RailExports},
+    exports::{RailExports, RailFuncs},
     WasmLoadError, WasmRuntime,
 };
 use crate::backend::{BackendError, Packaging, PluginBackend, RailCall, RailReply};
@@ -57,6 +57,8 @@ enum Fault {
     Rail(relay_plugin_api::RailError),
     /// The guest returned something that is not a contract value.
     Contract(ConvertError),
+    /// A function of the interface has another signature than the world's.
+    Signature(wasmtime::Error),
 }
 
 impl From<wasmtime::Error> for Fault {
@@ -159,38 +161,34 @@ impl WasmBackend {
     /// Instantiates the component in `store` and runs `call` on it.
     async fn run(&self, store: &mut Store<CallState>, call: RailCall) -> Result<RailReply, Fault> {
         let instance = self.pre.instantiate_async(&mut *store).await?;
-        let at = &self.exports;
+        let mut funcs = RailFuncs::new(store, &instance, &self.exports);
         Ok(match call {
             RailCall::Manifest => {
-                let f = typed::<(), (wit::RailManifest,)>(store, &instance, &at.manifest)?;
-                RailReply::Manifest(f.call_async(&mut *store, ()).await?.0.lift()?)
+                // The manifest is read at load: a function of another
+                // signature refuses the component then, not at its first
+                // call.
+                funcs.check_all().map_err(Fault::Signature)?;
+                let f = funcs.manifest().map_err(Fault::Signature)?;
+                RailReply::Manifest(f.call_async(funcs.store(), ()).await?.0.lift()?)
             }
             RailCall::Health => {
-                let f = typed::<(), (wit::RailHealth,)>(store, &instance, &at.health)?;
-                RailReply::Health(f.call_async(&mut *store, ()).await?.0.lift()?)
+                let f = funcs.health().map_err(Fault::Signature)?;
+                RailReply::Health(f.call_async(funcs.store(), ()).await?.0.lift()?)
             }
             RailCall::Quote(req) => {
                 let req: wit::QuoteRequest = req.lower();
-                let f = typed::<(&wit::QuoteRequest,), Answer<wit::RailQuote>>(
-                    store, &instance, &at.quote,
-                )?;
-                RailReply::Quote(answer(f.call_async(&mut *store, (&req,)).await?.0)?)
+                let f = funcs.quote().map_err(Fault::Signature)?;
+                RailReply::Quote(answer(f.call_async(funcs.store(), (&req,)).await?.0)?)
             }
             RailCall::Prepare(req) => {
                 let req: wit::PrepareRequest = req.lower();
-                let f = typed::<(&wit::PrepareRequest,), Answer<wit::ExecutionPlan>>(
-                    store,
-                    &instance,
-                    &at.prepare,
-                )?;
-                RailReply::Plan(answer(f.call_async(&mut *store, (&req,)).await?.0)?)
+                let f = funcs.prepare().map_err(Fault::Signature)?;
+                RailReply::Plan(answer(f.call_async(funcs.store(), (&req,)).await?.0)?)
             }
             RailCall::Track(req) => {
                 let req: wit::TrackRequest = req.lower();
-                let f = typed::<(&wit::TrackRequest,), Answer<wit::TrackStatus>>(
-                    store, &instance, &at.track,
-                )?;
-                RailReply::Track(answer(f.call_async(&mut *store, (&req,)).await?.0)?)
+                let f = funcs.track().map_err(Fault::Signature)?;
+                RailReply::Track(answer(f.call_async(funcs.store(), (&req,)).await?.0)?)
             }
         })
     }
@@ -201,6 +199,9 @@ impl WasmBackend {
         let e = match fault {
             Fault::Rail(e) => return BackendError::Rail(e),
             Fault::Contract(e) => return BackendError::Contract(e.to_string()),
+            Fault::Signature(e) => {
+                return BackendError::Contract(format!("not the relay:rail interface: {e:#}"))
+            }
             Fault::Trap(e) => e,
         };
         if let Some(refused) = store.data().refused() {
@@ -220,9 +221,6 @@ impl WasmBackend {
         }
     }
 }
-
-/// What a rail function that can fail returns: `result<T, rail-error>`.
-type Answer<T> = (Result<T, wit::RailError>,);
 
 /// Lifts a rail's `result<T, rail-error>`.
 fn answer<W: Lift<A>, A>(result: Result<W, wit::RailError>) -> Result<A, Fault> {
