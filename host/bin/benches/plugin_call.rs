@@ -3,7 +3,8 @@
 //!
 //! - `direct`: the echo rail's `quote` called in-process (the floor);
 //! - `native`: the same rail as an abi_stable plugin through `LoadedRail`
-//!   (supervisor deadline, `spawn_blocking`, JSON across the ABI);
+//!   (supervisor deadline, a hand-off to the rail's worker thread,
+//!   MessagePack across the ABI);
 //! - `wasm`: the same rail as a component through `LoadedRail` (a fresh
 //!   store per call from the pre-instantiated component, epoch deadline,
 //!   WIT lowering);
@@ -13,7 +14,8 @@
 //!   across calls.
 //!
 //! All four run the one rail (`relay-rail-echo`), so the differences are
-//! the packagings' overhead. The bench builds its artifacts itself (via
+//! the packagings' overhead, and on the host's allocator (jemalloc, linked
+//! in with the host's library below) as in `relay serve`. The bench builds its artifacts itself (via
 //! `relay_fixtures`, i.e. `plugins/build-wasm.sh`).
 //!
 //! `cargo bench -p relay-host --bench plugin_call`; under `cargo test
@@ -21,6 +23,9 @@
 
 // criterion's macros generate undocumented public items.
 #![allow(missing_docs)]
+
+// The host's global allocator: the process runs on what `relay serve` runs on.
+extern crate relay_host as _;
 
 use std::{
     hint::black_box,

@@ -18,14 +18,14 @@ use std::{
 use abi_stable::{
     library::{CheckTypeLayout, LibHeader, RootModuleResult},
     prefix_type::PrefixTypeTrait,
-    std_types::{RStr, RString},
+    std_types::{RSlice, RStr, RString, RVec},
 };
 use relay_plugin_api::{Host, Rail};
 use serde::{de::DeserializeOwned, Serialize};
 
 use crate::{
-    method, CallFailure, CallResult, FailureKind, HostCallbacksRef, NativeHost, RailModule,
-    RailModuleRef,
+    method, wire, CallFailure, CallResult, FailureKind, HostCallbacksRef, NativeHost, PackedResult,
+    RailModule, RailModuleRef,
 };
 
 /// The symbol under which `abi_stable` looks up a library's root module
@@ -73,12 +73,13 @@ fn module<S: RailSource>() -> RailModuleRef {
         contract_version: RStr::from_str(S::CONTRACT_VERSION),
         manifest: manifest_entry::<S>,
         call: call_entry::<S>,
+        call_packed: call_packed_entry::<S>,
     }
     .leak_into_prefix()
 }
 
 extern "C" fn manifest_entry<S: RailSource>() -> CallResult {
-    guarded(|| to_json(&S::rail().manifest()))
+    guarded(|| encode::<Json, _>(&S::rail().manifest())).map(RString::from)
 }
 
 extern "C" fn call_entry<S: RailSource>(
@@ -86,19 +87,26 @@ extern "C" fn call_entry<S: RailSource>(
     request: RStr<'_>,
     host: HostCallbacksRef<'_>,
 ) -> CallResult {
-    guarded(|| {
-        dispatch(
-            S::rail(),
-            method.as_str(),
-            request.as_str(),
-            &NativeHost(host),
-        )
-    })
+    let request = request.as_str().as_bytes();
+    guarded(|| dispatch::<Json>(S::rail(), method.as_str(), request, &NativeHost(host)))
+        .map(RString::from)
+}
+
+extern "C" fn call_packed_entry<S: RailSource>(
+    method: RStr<'_>,
+    request: RSlice<'_, u8>,
+    host: HostCallbacksRef<'_>,
+) -> PackedResult {
+    let request = request.as_slice();
+    guarded(|| dispatch::<Packed>(S::rail(), method.as_str(), request, &NativeHost(host)))
+        .map(RVec::from)
 }
 
 /// Runs `f`, turning a panic into [`FailureKind::Panicked`] whose message
 /// is the payload and where it was raised.
-fn guarded(f: impl FnOnce() -> Result<String, CallFailure>) -> CallResult {
+fn guarded<R>(
+    f: impl FnOnce() -> Result<R, CallFailure>,
+) -> abi_stable::std_types::RResult<R, CallFailure> {
     install_panic_hook();
     IN_GUARDED_CALL.with(|flag| flag.set(true));
     let outcome = catch_unwind(AssertUnwindSafe(f));
@@ -111,7 +119,6 @@ fn guarded(f: impl FnOnce() -> Result<String, CallFailure>) -> CallResult {
             }
             Err(CallFailure::new(FailureKind::Panicked, message))
         })
-        .map(RString::from)
         .into()
 }
 
@@ -149,17 +156,51 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
         .unwrap_or_else(|| "non-string panic payload".to_string())
 }
 
-fn dispatch(
+/// How an entry's request is read and its reply written.
+trait Wire {
+    /// The reply's encoding.
+    type Reply;
+    fn decode<T: DeserializeOwned>(request: &[u8]) -> Result<T, String>;
+    fn encode<T: Serialize>(value: &T) -> Result<Self::Reply, String>;
+}
+
+/// The original entry's wire.
+struct Json;
+
+impl Wire for Json {
+    type Reply = String;
+    fn decode<T: DeserializeOwned>(request: &[u8]) -> Result<T, String> {
+        serde_json::from_slice(request).map_err(|e| e.to_string())
+    }
+    fn encode<T: Serialize>(value: &T) -> Result<String, String> {
+        wire::to_json(value).map_err(|e| e.to_string())
+    }
+}
+
+/// The packed entry's wire ([`wire`]).
+struct Packed;
+
+impl Wire for Packed {
+    type Reply = Vec<u8>;
+    fn decode<T: DeserializeOwned>(request: &[u8]) -> Result<T, String> {
+        wire::from_packed(request).map_err(|e| e.to_string())
+    }
+    fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
+        wire::to_packed(value).map_err(|e| e.to_string())
+    }
+}
+
+fn dispatch<W: Wire>(
     rail: &dyn Rail,
     name: &str,
-    request: &str,
+    request: &[u8],
     host: &dyn Host,
-) -> Result<String, CallFailure> {
+) -> Result<W::Reply, CallFailure> {
     match name {
-        method::QUOTE => reply(rail.quote(host, &parse(request)?)),
-        method::PREPARE => reply(rail.prepare(host, &parse(request)?)),
-        method::TRACK => reply(rail.track(host, &parse(request)?)),
-        method::HEALTH => to_json(&rail.health(host)),
+        method::QUOTE => reply::<W, _>(rail.quote(host, &parse::<W, _>(request)?)),
+        method::PREPARE => reply::<W, _>(rail.prepare(host, &parse::<W, _>(request)?)),
+        method::TRACK => reply::<W, _>(rail.track(host, &parse::<W, _>(request)?)),
+        method::HEALTH => encode::<W, _>(&rail.health(host)),
         other => Err(CallFailure::new(
             FailureKind::Contract,
             format!("unknown method {other:?}"),
@@ -167,22 +208,27 @@ fn dispatch(
     }
 }
 
-fn parse<T: DeserializeOwned>(request: &str) -> Result<T, CallFailure> {
-    serde_json::from_str(request)
+fn parse<W: Wire, T: DeserializeOwned>(request: &[u8]) -> Result<T, CallFailure> {
+    W::decode(request)
         .map_err(|e| CallFailure::new(FailureKind::Contract, format!("malformed request: {e}")))
 }
 
-fn reply<T: Serialize>(
+/// The rail's answer; a typed rail error travels as the JSON of a
+/// `RailError` on either wire.
+fn reply<W: Wire, T: Serialize>(
     result: Result<T, relay_plugin_api::RailError>,
-) -> Result<String, CallFailure> {
+) -> Result<W::Reply, CallFailure> {
     match result {
-        Ok(value) => to_json(&value),
-        Err(err) => Err(CallFailure::new(FailureKind::Rail, to_json(&err)?)),
+        Ok(value) => encode::<W, _>(&value),
+        Err(err) => Err(CallFailure::new(
+            FailureKind::Rail,
+            encode::<Json, _>(&err)?,
+        )),
     }
 }
 
-fn to_json<T: Serialize>(value: &T) -> Result<String, CallFailure> {
-    crate::to_json(value)
+fn encode<W: Wire, T: Serialize>(value: &T) -> Result<W::Reply, CallFailure> {
+    W::encode(value)
         .map_err(|e| CallFailure::new(FailureKind::Contract, format!("unserialisable reply: {e}")))
 }
 
@@ -200,7 +246,7 @@ mod tests {
 
     #[test]
     fn panics_become_panicked_failures() {
-        let result = guarded(|| panic!("boom {}", 7)).into_result();
+        let result = guarded::<String>(|| panic!("boom {}", 7)).into_result();
         let failure = result.unwrap_err();
         assert_eq!(failure.kind, FailureKind::Panicked);
         assert!(

@@ -373,3 +373,70 @@ fn a_file_that_is_not_a_library_cannot_be_opened() {
         "{err}"
     );
 }
+
+/// A host that lends nothing, for calling a module's entries directly.
+struct BareHost;
+
+impl relay_plugin_api::Host for BareHost {
+    fn http(
+        &self,
+        _req: relay_plugin_api::HttpRequest,
+    ) -> Result<relay_plugin_api::HttpResponse, relay_plugin_api::HostError> {
+        Err(relay_plugin_api::HostError::new(
+            relay_plugin_api::HostErrorKind::Denied,
+            "bare host",
+        ))
+    }
+    fn rpc(
+        &self,
+        _chain: ChainRef,
+        _method: &str,
+        _params: &str,
+    ) -> Result<String, relay_plugin_api::HostError> {
+        self.http(relay_plugin_api::HttpRequest::get("x"))
+            .map(|_| String::new())
+    }
+    fn now_ms(&self) -> u64 {
+        1
+    }
+    fn deadline_ms(&self) -> u64 {
+        u64::MAX
+    }
+    fn log(&self, _level: relay_plugin_api::LogLevel, _message: &str) {}
+    fn config(&self, _key: &str) -> Option<String> {
+        None
+    }
+}
+
+/// A plugin answers on both wires alike: the packed one the host uses, and
+/// the JSON one a host built before the packed entry calls. A request of
+/// another type on the packed wire is a typed contract failure.
+#[test]
+fn the_packed_and_the_json_entry_answer_alike() {
+    use relay_plugin_native::{
+        call_method, call_method_packed, has_packed_entry, method, wire, FailureKind,
+    };
+    let module = RailModuleRef::load_from_file(&artifacts().echo).expect("loads");
+    assert!(has_packed_entry(module));
+    let req = quote_request(Amount::from_u128(5_000_000));
+
+    let packed = wire::to_packed(&req).unwrap();
+    let reply = call_method_packed(module, method::QUOTE, &packed, &BareHost).expect("packed");
+    let from_packed: RailQuote = wire::from_packed(&reply).unwrap();
+
+    let json = serde_json::to_string(&req).unwrap();
+    let reply = call_method(module, method::QUOTE, &json, &BareHost).expect("json");
+    let from_json: RailQuote = serde_json::from_str(&reply).unwrap();
+
+    assert_eq!(from_packed.amount_out, from_json.amount_out);
+    assert_eq!(from_packed.min_out, from_json.min_out);
+    assert_eq!(from_packed.amount_in, req.amount);
+
+    let other = wire::to_packed(&serde_json::json!({"routeId": 7})).unwrap();
+    let failure = call_method_packed(module, method::QUOTE, &other, &BareHost).unwrap_err();
+    assert_eq!(failure.kind, FailureKind::Contract);
+    assert!(
+        failure.message.starts_with("malformed request"),
+        "{failure}"
+    );
+}

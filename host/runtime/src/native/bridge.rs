@@ -11,7 +11,8 @@ use relay_plugin_api::{
     ChainRef, Host, HostError, HostErrorKind, HttpRequest, HttpResponse, LogLevel, RailError,
 };
 use relay_plugin_native::{
-    call_manifest, call_method, method, CallFailure, FailureKind, RailModuleRef,
+    call_manifest, call_method, call_method_packed, has_packed_entry, method, wire, CallFailure,
+    FailureKind, RailModuleRef,
 };
 use serde::{de::DeserializeOwned, Serialize};
 use tokio::runtime::Handle;
@@ -67,30 +68,88 @@ impl Host for BlockingHost {
     }
 }
 
-/// Runs `call` in the plugin, blocking until it returns.
+/// Runs `call` in the plugin, blocking until it returns: on the packed
+/// wire, or in JSON for a plugin built before the packed entry existed.
 pub(super) fn run(
     module: RailModuleRef,
     call: &RailCall,
     host: &dyn Host,
 ) -> Result<RailReply, BackendError> {
-    let invoke = |name: &str, request: String| call_method(module, name, &request, host);
-    let reply = match call {
-        RailCall::Manifest => call_manifest(module),
-        RailCall::Quote(req) => invoke(method::QUOTE, to_json(req)?),
-        RailCall::Prepare(req) => invoke(method::PREPARE, to_json(req)?),
-        RailCall::Track(req) => invoke(method::TRACK, to_json(req)?),
-        RailCall::Health => invoke(method::HEALTH, "null".into()),
+    let (name, wire) = match call {
+        RailCall::Manifest => {
+            let json = call_manifest(module).map_err(from_failure)?;
+            return decode_reply(call, Wire::Json, json.as_bytes());
+        }
+        RailCall::Quote(_) => (method::QUOTE, Wire::of(module)),
+        RailCall::Prepare(_) => (method::PREPARE, Wire::of(module)),
+        RailCall::Track(_) => (method::TRACK, Wire::of(module)),
+        RailCall::Health => (method::HEALTH, Wire::of(module)),
     };
-    decode_reply(call, &reply.map_err(from_failure)?)
+    let request = match call {
+        RailCall::Quote(req) => wire.encode(req)?,
+        RailCall::Prepare(req) => wire.encode(req)?,
+        RailCall::Track(req) => wire.encode(req)?,
+        RailCall::Manifest | RailCall::Health => wire.encode(&())?,
+    };
+    match wire {
+        Wire::Packed => {
+            let reply = call_method_packed(module, name, &request, host).map_err(from_failure)?;
+            decode_reply(call, wire, &reply)
+        }
+        Wire::Json => {
+            let request = std::str::from_utf8(&request)
+                .map_err(|e| BackendError::Contract(format!("unserialisable request: {e}")))?;
+            let reply = call_method(module, name, request, host).map_err(from_failure)?;
+            decode_reply(call, wire, reply.as_bytes())
+        }
+    }
 }
 
-fn decode_reply(call: &RailCall, json: &str) -> Result<RailReply, BackendError> {
+/// How a call's request is written and its reply read.
+#[derive(Clone, Copy, Debug)]
+enum Wire {
+    /// MessagePack, on the packed entry.
+    Packed,
+    /// JSON, on the original entry (and the manifest's).
+    Json,
+}
+
+impl Wire {
+    /// The plugin's best wire.
+    fn of(module: RailModuleRef) -> Wire {
+        if has_packed_entry(module) {
+            Wire::Packed
+        } else {
+            Wire::Json
+        }
+    }
+
+    fn encode<T: Serialize>(self, value: &T) -> Result<Vec<u8>, BackendError> {
+        match self {
+            Wire::Packed => wire::to_packed(value).map_err(|e| e.to_string()),
+            Wire::Json => wire::to_json(value)
+                .map(String::into_bytes)
+                .map_err(|e| e.to_string()),
+        }
+        .map_err(|e| BackendError::Contract(format!("unserialisable request: {e}")))
+    }
+
+    fn decode<T: DeserializeOwned>(self, bytes: &[u8]) -> Result<T, BackendError> {
+        match self {
+            Wire::Packed => wire::from_packed(bytes).map_err(|e| e.to_string()),
+            Wire::Json => serde_json::from_slice(bytes).map_err(|e| e.to_string()),
+        }
+        .map_err(|e| BackendError::Contract(format!("malformed reply: {e}")))
+    }
+}
+
+fn decode_reply(call: &RailCall, wire: Wire, bytes: &[u8]) -> Result<RailReply, BackendError> {
     Ok(match call {
-        RailCall::Manifest => RailReply::Manifest(from_json(json)?),
-        RailCall::Quote(_) => RailReply::Quote(from_json(json)?),
-        RailCall::Prepare(_) => RailReply::Plan(from_json(json)?),
-        RailCall::Track(_) => RailReply::Track(from_json(json)?),
-        RailCall::Health => RailReply::Health(from_json(json)?),
+        RailCall::Manifest => RailReply::Manifest(wire.decode(bytes)?),
+        RailCall::Quote(_) => RailReply::Quote(wire.decode(bytes)?),
+        RailCall::Prepare(_) => RailReply::Plan(wire.decode(bytes)?),
+        RailCall::Track(_) => RailReply::Track(wire.decode(bytes)?),
+        RailCall::Health => RailReply::Health(wire.decode(bytes)?),
     })
 }
 
@@ -105,15 +164,6 @@ fn from_failure(failure: CallFailure) -> BackendError {
         FailureKind::Panicked => BackendError::Crashed(format!("panicked: {message}")),
         FailureKind::Contract => BackendError::Contract(message),
     }
-}
-
-fn to_json<T: Serialize>(value: &T) -> Result<String, BackendError> {
-    relay_plugin_native::to_json(value)
-        .map_err(|e| BackendError::Contract(format!("unserialisable request: {e}")))
-}
-
-fn from_json<T: DeserializeOwned>(json: &str) -> Result<T, BackendError> {
-    serde_json::from_str(json).map_err(|e| BackendError::Contract(format!("malformed reply: {e}")))
 }
 
 #[cfg(test)]
@@ -140,7 +190,11 @@ mod tests {
 
     #[test]
     fn malformed_replies_break_the_contract() {
-        let err = decode_reply(&RailCall::Health, "{\"status\":\"sideways\"}").unwrap_err();
+        let json = br#"{"status":"sideways"}"#;
+        let err = decode_reply(&RailCall::Health, Wire::Json, json).unwrap_err();
+        assert!(matches!(err, BackendError::Contract(m) if m.starts_with("malformed reply")));
+        let packed = wire::to_packed(&serde_json::json!({"status": "sideways"})).unwrap();
+        let err = decode_reply(&RailCall::Health, Wire::Packed, &packed).unwrap_err();
         assert!(matches!(err, BackendError::Contract(m) if m.starts_with("malformed reply")));
     }
 }
