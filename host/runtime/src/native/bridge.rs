@@ -1,5 +1,6 @@
 //! One native call, on the blocking thread that runs it: the typed
-//! [`RailCall`] as JSON into the plugin, its reply or failure back as a
+//! [`RailCall`] into the plugin (MessagePack, or JSON for a plugin built
+//! before the packed entry), its reply or failure back as a
 //! [`RailReply`] or [`BackendError`], and the lent [`CallCapabilities`] as a
 //! blocking [`Host`] in between.
 
@@ -75,21 +76,16 @@ pub(super) fn run(
     call: &RailCall,
     host: &dyn Host,
 ) -> Result<RailReply, BackendError> {
-    let (name, wire) = match call {
+    let wire = Wire::of(module);
+    let (name, request) = match call {
         RailCall::Manifest => {
             let json = call_manifest(module).map_err(from_failure)?;
             return decode_reply(call, Wire::Json, json.as_bytes());
         }
-        RailCall::Quote(_) => (method::QUOTE, Wire::of(module)),
-        RailCall::Prepare(_) => (method::PREPARE, Wire::of(module)),
-        RailCall::Track(_) => (method::TRACK, Wire::of(module)),
-        RailCall::Health => (method::HEALTH, Wire::of(module)),
-    };
-    let request = match call {
-        RailCall::Quote(req) => wire.encode(req)?,
-        RailCall::Prepare(req) => wire.encode(req)?,
-        RailCall::Track(req) => wire.encode(req)?,
-        RailCall::Manifest | RailCall::Health => wire.encode(&())?,
+        RailCall::Quote(req) => (method::QUOTE, wire.encode(req)?),
+        RailCall::Prepare(req) => (method::PREPARE, wire.encode(req)?),
+        RailCall::Track(req) => (method::TRACK, wire.encode(req)?),
+        RailCall::Health => (method::HEALTH, wire.encode(&())?),
     };
     match wire {
         Wire::Packed => {
