@@ -50,6 +50,11 @@ impl StandaloneDevnet {
         let plugins = relay_fixtures::plugins_copy(&dir.join("plugins"));
         let port = free_port();
         let devnet_dir = dir.join("devnet");
+        // `relay devnet --dir` gives its hosts `<dir>/data`: sharing the
+        // tests' compiled-module cache there spares every `relay serve`
+        // compiling each wasm rail unoptimised (over a minute on a busy
+        // two-core machine with several starting at once).
+        relay_fixtures::data_dir(&devnet_dir.join("data"));
         let child = Command::new(env!("CARGO_BIN_EXE_relay"))
             .args(["devnet", "--chains", &format!("{SRC},{DST}"), "--dir"])
             .arg(&devnet_dir)

@@ -23,7 +23,12 @@ fn relay_up_serves_the_devnet_mesh_and_stops_on_ctrl_c() {
         .args(["up", "--chains", "8453,42161,10"])
         .env("RELAY_LISTEN", format!("127.0.0.1:{port}"))
         .env("RELAY_PLUGINS_DIR", &plugins)
-        .env("RELAY_DATA_DIR", dir.path().join("data"))
+        // the tests' shared compiled-module cache: what is timed is the
+        // mesh coming up, not cranelift compiling unoptimised
+        .env(
+            "RELAY_DATA_DIR",
+            relay_fixtures::data_dir(&dir.path().join("data")),
+        )
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
