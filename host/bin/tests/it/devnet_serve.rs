@@ -158,7 +158,7 @@ impl StandaloneDevnet {
     /// `relay serve --config <config>` with `env` only from the devnet's
     /// world (the test's own `RELAY_*` variables removed); output appended
     /// to `<dir>/host.log`.
-    pub fn serve(&self, config: &Path, env: &[(String, String)]) -> Child {
+    pub fn serve(&self, config: &Path, env: &[(String, String)]) -> common::HostProcess {
         let log = self.dir.join("host.log");
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_relay"));
         cmd.args(["serve", "--config"]).arg(config);
@@ -167,9 +167,8 @@ impl StandaloneDevnet {
         }
         cmd.envs(env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::from(append(&log)))
-            .stderr(Stdio::from(append(&log)))
-            .spawn()
-            .expect("relay serve starts")
+            .stderr(Stdio::from(append(&log)));
+        common::HostProcess::spawn(&mut cmd)
     }
 
     /// Everything the host processes printed.

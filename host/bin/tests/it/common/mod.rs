@@ -312,12 +312,12 @@ pub fn relay_cli(dir: &Path, args: &[&str]) -> (i32, String, String) {
 /// Starts `relay serve` as its own process (a `kill -9` kills only it)
 /// with `dir/relay.toml`, the devnet's relayer key and upstream key; its
 /// output goes to `dir/host.log`.
-pub fn spawn_host(dir: &Path) -> std::process::Child {
+pub fn spawn_host(dir: &Path) -> HostProcess {
     spawn_host_with(dir, &[])
 }
 
 /// Like [`spawn_host`], with `env` added to the process's environment.
-pub fn spawn_host_with(dir: &Path, env: &[(&str, &str)]) -> std::process::Child {
+pub fn spawn_host_with(dir: &Path, env: &[(&str, &str)]) -> HostProcess {
     use std::process::{Command, Stdio};
     let key = relay_devnet::keys::relayer().to_bytes();
     let log = std::fs::OpenOptions::new()
@@ -325,16 +325,53 @@ pub fn spawn_host_with(dir: &Path, env: &[(&str, &str)]) -> std::process::Child 
         .append(true)
         .open(dir.join("host.log"))
         .unwrap();
-    Command::new(env!("CARGO_BIN_EXE_relay"))
-        .arg("serve")
-        .env("RELAY_CONFIG", dir.join("relay.toml"))
-        .env("RELAY_RELAYER_KEY", format!("0x{}", hex::encode(key)))
-        .env(relay_host::devnet::DEVNET_UPSTREAM_KEY_ENV, "devnet-only")
-        .envs(env.iter().copied())
-        .stdout(Stdio::from(log.try_clone().unwrap()))
-        .stderr(Stdio::from(log))
-        .spawn()
-        .expect("relay serve starts")
+    HostProcess::spawn(
+        Command::new(env!("CARGO_BIN_EXE_relay"))
+            .arg("serve")
+            .env("RELAY_CONFIG", dir.join("relay.toml"))
+            .env("RELAY_RELAYER_KEY", format!("0x{}", hex::encode(key)))
+            .env(relay_host::devnet::DEVNET_UPSTREAM_KEY_ENV, "devnet-only")
+            .envs(env.iter().copied())
+            .stdout(Stdio::from(log.try_clone().unwrap()))
+            .stderr(Stdio::from(log)),
+    )
+}
+
+/// A spawned `relay serve`: killed when dropped, so a test that fails
+/// (panics) before stopping its host leaves no process behind to load
+/// the machine for the tests after it.
+#[derive(Debug)]
+pub struct HostProcess(pub std::process::Child);
+
+impl HostProcess {
+    /// Starts `cmd`, expecting it to be a `relay serve`.
+    pub fn spawn(cmd: &mut std::process::Command) -> Self {
+        HostProcess(cmd.spawn().expect("relay serve starts"))
+    }
+}
+
+impl std::ops::Deref for HostProcess {
+    type Target = std::process::Child;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for HostProcess {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl Drop for HostProcess {
+    fn drop(&mut self) {
+        // Already gone when the test stopped it itself.
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
 }
 
 /// Waits (bounded: 60 s) until a host answers at `base`.
