@@ -66,14 +66,14 @@ async fn relay_serve_exports_its_request_spans_over_otlp_http() {
     config.telemetry.service_name = Some("relay-otlp-test".into());
     let file = dir.path().join("relay.toml");
     std::fs::write(&file, toml::to_string(&config).unwrap()).unwrap();
-    let mut host = Command::new(env!("CARGO_BIN_EXE_relay"))
-        .args(["serve", "--config"])
-        .arg(&file)
-        .env("OTEL_BSP_SCHEDULE_DELAY", "100")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut host = crate::common::HostProcess::spawn(
+        Command::new(env!("CARGO_BIN_EXE_relay"))
+            .args(["serve", "--config"])
+            .arg(&file)
+            .env("OTEL_BSP_SCHEDULE_DELAY", "100")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null()),
+    );
     let base = format!("http://127.0.0.1:{port}");
     wait_ready(&base).await;
     let r = reqwest::get(format!("{base}/api/route/chains"))

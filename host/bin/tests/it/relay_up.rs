@@ -19,20 +19,20 @@ fn relay_up_serves_the_devnet_mesh_and_stops_on_ctrl_c() {
     let plugins = relay_fixtures::plugins_copy(&dir.path().join("plugins"));
     let port = free_port();
     let started = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_relay"))
-        .args(["up", "--chains", "8453,42161,10"])
-        .env("RELAY_LISTEN", format!("127.0.0.1:{port}"))
-        .env("RELAY_PLUGINS_DIR", &plugins)
-        // the tests' shared compiled-module cache: what is timed is the
-        // mesh coming up, not cranelift compiling unoptimised
-        .env(
-            "RELAY_DATA_DIR",
-            relay_fixtures::data_dir(&dir.path().join("data")),
-        )
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("relay up starts");
+    let mut child = common::HostProcess::spawn(
+        Command::new(env!("CARGO_BIN_EXE_relay"))
+            .args(["up", "--chains", "8453,42161,10"])
+            .env("RELAY_LISTEN", format!("127.0.0.1:{port}"))
+            .env("RELAY_PLUGINS_DIR", &plugins)
+            // the tests' shared compiled-module cache: what is timed is the
+            // mesh coming up, not cranelift compiling unoptimised
+            .env(
+                "RELAY_DATA_DIR",
+                relay_fixtures::data_dir(&dir.path().join("data")),
+            )
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null()),
+    );
     let stdout = child.stdout.take().unwrap();
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {

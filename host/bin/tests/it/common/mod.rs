@@ -337,16 +337,16 @@ pub fn spawn_host_with(dir: &Path, env: &[(&str, &str)]) -> HostProcess {
     )
 }
 
-/// A spawned `relay serve`: killed when dropped, so a test that fails
-/// (panics) before stopping its host leaves no process behind to load
-/// the machine for the tests after it.
+/// A spawned `relay serve` or `relay up`: killed when dropped, so a test
+/// that fails (panics) before stopping its host leaves no process behind
+/// to load the machine for the tests after it.
 #[derive(Debug)]
 pub struct HostProcess(pub std::process::Child);
 
 impl HostProcess {
-    /// Starts `cmd`, expecting it to be a `relay serve`.
+    /// Starts `cmd`, the `relay` binary.
     pub fn spawn(cmd: &mut std::process::Command) -> Self {
-        HostProcess(cmd.spawn().expect("relay serve starts"))
+        HostProcess(cmd.spawn().expect("the relay binary starts"))
     }
 }
 
