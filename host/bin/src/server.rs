@@ -467,7 +467,10 @@ impl Host {
         let ncaccount = ncaccount_service(&store, &config, (&reader, &prices), relayer.as_ref());
         Ok(Host {
             state: AppState::new(Services {
-                health: Arc::new(HealthCache::new(Duration::from_secs(30), reader.clone())),
+                health: Arc::new(HealthCache::new(
+                    Duration::from_millis(config.runtime.health_ttl_ms),
+                    reader.clone(),
+                )),
                 reader,
                 config,
                 rails,

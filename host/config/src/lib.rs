@@ -174,6 +174,10 @@ pub struct RuntimeConfig {
     /// First quarantine after a plugin fault, ms (default 2000), doubling up
     /// to five minutes.
     pub quarantine_base_ms: u64,
+    /// How long one health reading of the rails and chains is reused by
+    /// quoting, the mesh and status, ms (default 30000). An older one is
+    /// still served while one background reading replaces it.
+    pub health_ttl_ms: u64,
 }
 
 impl Default for RuntimeConfig {
@@ -185,6 +189,7 @@ impl Default for RuntimeConfig {
             reload_interval_ms: 2_000,
             prefer: Packaging::Wasm,
             quarantine_base_ms: 2_000,
+            health_ttl_ms: 30_000,
         }
     }
 }

@@ -35,47 +35,121 @@ impl HealthReport {
     }
 }
 
-/// A health cache with a time-to-live; concurrent readers share one refresh.
+/// A health cache with a time-to-live. Only the first reading is waited
+/// for (concurrent first readers share it); once there is one, a reading
+/// older than the ttl is still served while one background reading
+/// replaces it, so a rail whose health call hangs (its upstream does)
+/// never delays a quote or a status read: it delays only its own next
+/// reading, by at most its call deadline.
 #[derive(Debug)]
 pub struct HealthCache {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
     ttl: Duration,
     reader: Arc<ChainReader>,
-    slot: Mutex<Option<(Instant, Arc<HealthReport>)>>,
+    slot: std::sync::Mutex<Slot>,
+    /// Held while the first reading is taken.
+    first: Mutex<()>,
+}
+
+/// The kept reading.
+#[derive(Debug, Default)]
+struct Slot {
+    kept: Option<(Instant, Arc<HealthReport>)>,
+    /// Whether a background reading is out.
+    refreshing: bool,
+    /// Bumped when the reading is forgotten, so a background reading
+    /// taken before that is not kept.
+    generation: u64,
 }
 
 impl HealthCache {
     /// A cache whose readings live `ttl`; chains are asked through `reader`.
     pub fn new(ttl: Duration, reader: Arc<ChainReader>) -> Self {
         HealthCache {
-            ttl,
-            reader,
-            slot: Mutex::new(None),
+            shared: Arc::new(Shared {
+                ttl,
+                reader,
+                slot: std::sync::Mutex::default(),
+                first: Mutex::new(()),
+            }),
         }
     }
 
-    /// The cached reading, refreshed when older than the ttl.
+    /// The kept reading; one older than the ttl is served while a
+    /// background reading replaces it, and only when there is none yet is
+    /// a reading taken inline.
     pub async fn get(&self, snap: &RailSnapshot, config: &HostConfig) -> Arc<HealthReport> {
-        let mut slot = self.slot.lock().await;
-        if let Some((at, r)) = slot.as_ref() {
-            if at.elapsed() < self.ttl {
+        if let Some(kept) = self.kept_or_refresh(snap, config) {
+            return kept;
+        }
+        let _first = self.shared.first.lock().await;
+        let generation = {
+            let slot = self.shared.slot();
+            if let Some((_, r)) = &slot.kept {
                 return r.clone();
             }
-        }
-        let report = Arc::new(self.measure(snap, config).await);
-        *slot = Some((Instant::now(), report.clone()));
+            slot.generation
+        };
+        let report = Arc::new(self.shared.measure(snap, config).await);
+        self.shared.keep(generation, report.clone());
         report
+    }
+
+    /// The kept reading, if any, starting the one background reading when
+    /// it is older than the ttl.
+    fn kept_or_refresh(
+        &self,
+        snap: &RailSnapshot,
+        config: &HostConfig,
+    ) -> Option<Arc<HealthReport>> {
+        let mut slot = self.shared.slot();
+        let (at, report) = slot.kept.as_ref()?;
+        let report = report.clone();
+        if at.elapsed() >= self.shared.ttl && !slot.refreshing {
+            slot.refreshing = true;
+            let (shared, generation) = (self.shared.clone(), slot.generation);
+            let (snap, config) = (snap.clone(), config.clone());
+            tokio::spawn(async move {
+                let fresh = Arc::new(shared.measure(&snap, &config).await);
+                shared.keep(generation, fresh);
+            });
+        }
+        Some(report)
     }
 
     /// Takes a fresh reading now (the uptime probe job stores its verdict
     /// as one sample). The reading is not put in the cache, so what status
     /// and quoting see is exactly as without the probe.
     pub async fn probe(&self, snap: &RailSnapshot, config: &HostConfig) -> HealthReport {
-        self.measure(snap, config).await
+        self.shared.measure(snap, config).await
     }
 
-    /// Forgets the cached reading.
+    /// Forgets the cached reading: the next read takes a fresh one (a
+    /// reload changed the rails).
     pub async fn invalidate(&self) {
-        *self.slot.lock().await = None;
+        let mut slot = self.shared.slot();
+        slot.kept = None;
+        slot.refreshing = false;
+        slot.generation += 1;
+    }
+}
+
+impl Shared {
+    fn slot(&self) -> std::sync::MutexGuard<'_, Slot> {
+        self.slot.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Keeps `report` unless the reading was forgotten since it was begun.
+    fn keep(&self, generation: u64, report: Arc<HealthReport>) {
+        let mut slot = self.slot();
+        if slot.generation == generation {
+            slot.kept = Some((Instant::now(), report));
+            slot.refreshing = false;
+        }
     }
 
     async fn measure(&self, snap: &RailSnapshot, config: &HostConfig) -> HealthReport {

@@ -6,7 +6,8 @@
 //!   (`cached: true`, a `quotedAt` within the bound, an honest minimum);
 //! - a book answer older than the bound is never served as fresh;
 //! - a hung upstream never delays a warm quote and is reported as not
-//!   answering;
+//!   answering, not even when the host's health reading (which asks that
+//!   upstream too) expires meanwhile;
 //! - a burst of quotes on a cold lane is one live fan-out: the requests
 //!   that arrive while it runs are served its answers;
 //! - a price that moved past the attested `minOut` between quote and
@@ -30,9 +31,12 @@ const BASE: u64 = 8453;
 const ARB: u64 = 42161;
 /// The book's staleness bound in these tests, ms.
 const STALE_MS: u64 = 1_500;
+/// The health reading's lifetime in these tests, ms.
+const HEALTH_TTL_MS: u64 = 200;
 
 /// The mesh with the aggregators competing alone (no float lane, no
-/// burn-and-mint) and a quote book that ages in [`STALE_MS`].
+/// burn-and-mint), a quote book that ages in [`STALE_MS`] and a health
+/// reading that expires every [`HEALTH_TTL_MS`].
 async fn mesh() -> (Devnet, tempfile::TempDir, Running) {
     let devnet = Devnet::start(DevnetConfig::with_chains([BASE, ARB]))
         .await
@@ -46,6 +50,7 @@ async fn mesh() -> (Devnet, tempfile::TempDir, Running) {
         c.quote_book.tick_ms = 50;
         c.quote_book.default_rpm = 600;
         c.quote.deadline_ms = 4_000;
+        c.runtime.health_ttl_ms = HEALTH_TTL_MS;
     })
     .await;
     for rail in ["floatlane", "cctp"] {
@@ -163,6 +168,8 @@ async fn a_hung_upstream_never_delays_a_warm_quote_nor_is_served_stale() {
     let (devnet, _dir, h) = mesh().await;
     let (cold, _) = quote(&h, 6_000_000, false).await;
     assert_eq!(entry(&cold, "lifi")["ok"], true, "{cold}");
+    // From now on LI.FI's health probe hangs too, until the rail's call
+    // deadline (10 s); the health reading expires several times below.
     h.sims
         .set_faults(Upstream::Lifi, FaultConfig::mode(FaultMode::Hang));
     let mut last = Value::Null;
