@@ -6,14 +6,14 @@
 use std::{
     io::Read,
     path::{Path, PathBuf},
-    time::SystemTime,
+    time::{Duration, SystemTime},
 };
 
 use relay_plugin_api::{contract_version, is_supported_contract};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::PluginManifest;
+use crate::{hashes::Hashes, PluginManifest};
 
 /// What identifies one build of an artifact: its checksum and mtime.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -69,8 +69,15 @@ pub struct Discovery {
     pub rejected: Vec<RejectedPlugin>,
 }
 
-/// Scans `dir` (one level of subdirectories, plus `dir` itself).
+/// Scans `dir` (one level of subdirectories, plus `dir` itself), hashing
+/// every artifact.
 pub fn discover(dir: &Path) -> Discovery {
+    discover_with(dir, &Hashes::with_racy_window(Duration::MAX))
+}
+
+/// Scans `dir` as [`discover`] does, with checksums remembered in `hashes`
+/// between scans (hot reload's rescans: [`crate::hashes`]).
+pub fn discover_with(dir: &Path, hashes: &Hashes) -> Discovery {
     let mut out = Discovery::default();
     let mut manifests = Vec::new();
     if dir.join("plugin.toml").is_file() {
@@ -97,7 +104,7 @@ pub fn discover(dir: &Path) -> Discovery {
         }),
     }
     for path in manifests {
-        match check(&path) {
+        match check(&path, hashes) {
             Ok(p) => out.plugins.push(p),
             Err((id, reason)) => {
                 tracing::warn!(manifest = %path.display(), %reason, "plugin refused");
@@ -112,7 +119,7 @@ pub fn discover(dir: &Path) -> Discovery {
     out
 }
 
-fn check(path: &Path) -> Result<DiscoveredPlugin, (Option<String>, String)> {
+fn check(path: &Path, hashes: &Hashes) -> Result<DiscoveredPlugin, (Option<String>, String)> {
     let manifest = PluginManifest::read(path).map_err(|e| (None, e.to_string()))?;
     let id = Some(manifest.plugin.id.clone());
     let contract = &manifest.plugin.contract;
@@ -127,7 +134,7 @@ fn check(path: &Path) -> Result<DiscoveredPlugin, (Option<String>, String)> {
     }
     let dir = path.parent().unwrap_or(Path::new("."));
     let artifact_path = dir.join(&manifest.plugin.artifact);
-    let fingerprint = fingerprint(path, &artifact_path).map_err(|e| (id.clone(), e))?;
+    let fingerprint = fingerprint(path, &artifact_path, hashes).map_err(|e| (id.clone(), e))?;
     if !fingerprint
         .sha256
         .eq_ignore_ascii_case(&manifest.plugin.sha256)
@@ -150,9 +157,15 @@ fn check(path: &Path) -> Result<DiscoveredPlugin, (Option<String>, String)> {
     })
 }
 
-/// Hashes an artifact and reads the newer mtime of it and its manifest.
-pub fn fingerprint(manifest: &Path, artifact: &Path) -> Result<ArtifactFingerprint, String> {
-    let sha256 = sha256_file(artifact)
+/// Hashes an artifact (or remembers its checksum in `hashes`) and reads
+/// the newer mtime of it and its manifest.
+pub fn fingerprint(
+    manifest: &Path,
+    artifact: &Path,
+    hashes: &Hashes,
+) -> Result<ArtifactFingerprint, String> {
+    let sha256 = hashes
+        .sha256(artifact)
         .map_err(|e| format!("cannot read artifact {}: {e}", artifact.display()))?;
     let mtime = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     Ok(ArtifactFingerprint {

@@ -10,11 +10,14 @@
 //! This crate reads files and hashes them; it loads no code and holds no keys.
 
 pub mod discovery;
+pub mod hashes;
 pub mod manifest;
 pub mod state;
 
 pub use discovery::{
-    discover, sha256_file, ArtifactFingerprint, DiscoveredPlugin, Discovery, RejectedPlugin,
+    discover, discover_with, sha256_file, ArtifactFingerprint, DiscoveredPlugin, Discovery,
+    RejectedPlugin,
 };
+pub use hashes::Hashes;
 pub use manifest::{ManifestError, PluginKind, PluginManifest};
 pub use state::{LaneState, OperatorState, OperatorStateStore, RailState, StateError};

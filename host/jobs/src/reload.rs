@@ -1,9 +1,12 @@
 //! Plugin reload: every `runtime.reload_interval_ms`, the plugins
 //! directory is rescanned; changed, added and removed plugins are swapped
 //! in (wasm atomically, native beside the old instance) and the health
-//! cache is invalidated so the mesh shows the change at once.
+//! cache is invalidated so the mesh shows the change at once. An
+//! artifact's checksum is remembered between rescans while the file's
+//! change stamp is unchanged ([`relay_registry::hashes`]).
 
 use relay_engine::health::HealthCache;
+use relay_registry::Hashes;
 use relay_runtime::rails::RailSet;
 use std::{path::PathBuf, sync::Arc, time::Duration};
 use tokio_util::sync::CancellationToken;
@@ -16,18 +19,21 @@ pub fn spawn(
     dir: PathBuf,
     every: Duration,
 ) -> tokio::task::JoinHandle<()> {
+    let hashes = Arc::new(Hashes::default());
     tokio::spawn(crate::every(cancel, every, false, move || {
         let (rails, health, dir) = (rails.clone(), health.clone(), dir.clone());
-        async move { tick(&rails, &health, dir).await }
+        let hashes = hashes.clone();
+        async move { tick(&rails, &health, dir, hashes).await }
     }))
 }
 
-/// One rescan; swaps in what changed.
-pub async fn tick(rails: &RailSet, health: &HealthCache, dir: PathBuf) {
+/// One rescan, checksums remembered in `hashes`; swaps in what changed.
+pub async fn tick(rails: &RailSet, health: &HealthCache, dir: PathBuf, hashes: Arc<Hashes>) {
     let before = fingerprints(rails);
-    let discovery = tokio::task::spawn_blocking(move || relay_registry::discover(&dir))
-        .await
-        .unwrap_or_default();
+    let discovery =
+        tokio::task::spawn_blocking(move || relay_registry::discover_with(&dir, &hashes))
+            .await
+            .unwrap_or_default();
     let unchanged = discovery.plugins.len() == before.len()
         && discovery
             .plugins
