@@ -22,8 +22,10 @@
 //! After measuring it prints one summary line: warm p50/p90, cold p50 and
 //! the engine's overhead over the slowest rail it awaited (the slowest
 //! answering rail's injected latency, or the soft deadline when a rail was
-//! late), and warm-quote throughput with 16 in flight against the echo's,
-//! with how many of those warm answers asked a rail live.
+//! late), and warm-quote throughput with 16 in flight against the echo's
+//! (with the process's CPU time per request of each: server and client
+//! share the machine's cores), and how many of those warm answers asked a
+//! rail live.
 //!
 //! `cargo bench -p relay-host --bench quote_http`; under `cargo test
 //! --benches` each function runs once and the summary loop is short.
@@ -259,17 +261,24 @@ impl Stack {
     }
 
     /// Requests per second with [`IN_FLIGHT`] always in flight (a finished
-    /// request is replaced at once), `n` in all; and how many answers had
-    /// a rail asked live (a `compared` entry not `cached`) for them. The
-    /// client reads each answer's bytes and parses none, quote or echo
-    /// alike: what is measured is the server.
-    fn concurrent_rps(&self, url: &str, n: usize, body: impl Fn() -> Value) -> (f64, usize) {
+    /// request is replaced at once), `n` in all; how many answers had a
+    /// rail asked live (a `compared` entry not `cached`) for them; and the
+    /// process's CPU time per request, µs (server and client, when the
+    /// platform tells). The client reads each answer's bytes and parses
+    /// none, quote or echo alike: what is measured is the server.
+    fn concurrent_rps(
+        &self,
+        url: &str,
+        n: usize,
+        body: impl Fn() -> Value,
+    ) -> (f64, usize, Option<f64>) {
         use futures::StreamExt as _;
         let bodies: Vec<Vec<u8>> = (0..n)
             .map(|_| serde_json::to_vec(&body()).expect("body"))
             .collect();
         let live = std::sync::atomic::AtomicUsize::new(0);
         let needle: &[u8] = br#""cached":false"#;
+        let cpu_before = process_cpu();
         let started = Instant::now();
         self.rt.block_on(
             futures::stream::iter(bodies.into_iter().map(|b| self.post_bytes(url, b)))
@@ -280,10 +289,11 @@ impl Stack {
                     async {}
                 }),
         );
-        (
-            n as f64 / started.elapsed().as_secs_f64(),
-            live.into_inner(),
-        )
+        let rps = n as f64 / started.elapsed().as_secs_f64();
+        let cpu = cpu_before
+            .zip(process_cpu())
+            .map(|(a, b)| (b - a).as_secs_f64() * 1e6 / n as f64);
+        (rps, live.into_inner(), cpu)
     }
 
     /// A cold quote's time over the slowest rail it awaited, ms: the
@@ -309,7 +319,7 @@ impl Stack {
     /// The one-line summary.
     fn summary(&self, full: bool) -> String {
         let (n, cold_n, total) = if full {
-            (200, 20, 400 * IN_FLIGHT)
+            (200, 20, 1_200 * IN_FLIGHT)
         } else {
             (5, 3, IN_FLIGHT)
         };
@@ -317,22 +327,40 @@ impl Stack {
         let mut echo = self.samples(n, Self::echo);
         let (mut cold, mut over): (Vec<f64>, Vec<f64>) =
             (0..cold_n).map(|_| self.overhead()).unzip();
-        let (warm_rps, live) = self.concurrent_rps(&self.quote_url, total, || self.warm_body());
-        let (echo_rps, _) = self.concurrent_rps(&self.echo_url, total * 4, || body(5_000_000, 50));
+        let (warm_rps, live, warm_cpu) =
+            self.concurrent_rps(&self.quote_url, total, || self.warm_body());
+        let (echo_rps, _, echo_cpu) =
+            self.concurrent_rps(&self.echo_url, total * 4, || body(5_000_000, 50));
+        let us = |c: Option<f64>| c.map_or("n/a".into(), |c| format!("{c:.0} µs"));
         format!(
             "quote_http: warm quote p50 {:.1} ms p90 {:.1} ms (echo p50 {:.2} ms); \
              cold quote p50 {:.0} ms, engine overhead over the slowest awaited rail \
              p50 {:.1} ms; {IN_FLIGHT} in flight: warm quote {warm_rps:.0} req/s vs echo \
-             {echo_rps:.0} req/s ({:.0} %), {live} of {total} warm answers asked a rail live \
-             (n={n}, cold n={cold_n})",
+             {echo_rps:.0} req/s ({:.0} %), CPU per request {} vs echo {}, {live} of {total} \
+             warm answers asked a rail live (n={n}, cold n={cold_n})",
             pct(&mut warm, 50),
             pct(&mut warm, 90),
             pct(&mut echo, 50),
             pct(&mut cold, 50),
             pct(&mut over, 50),
             warm_rps / echo_rps * 100.0,
+            us(warm_cpu),
+            us(echo_cpu),
         )
     }
+}
+
+/// The CPU time this process has used (user and system, all threads),
+/// where `/proc/self/stat` tells it.
+fn process_cpu() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command's closing parenthesis; utime and stime
+    // are the 14th and 15th of the whole line, in clock ticks (100 Hz on
+    // Linux).
+    let rest = stat.rsplit_once(')')?.1;
+    let mut fields = rest.split_whitespace().skip(11);
+    let ticks: u64 = fields.next()?.parse::<u64>().ok()? + fields.next()?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
 }
 
 fn rail_entry<'a>(q: &'a Value, rail: &str) -> &'a Value {
