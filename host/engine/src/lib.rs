@@ -51,6 +51,7 @@ pub mod prices;
 pub mod quote;
 pub mod quotebook;
 pub mod rank;
+pub mod rates;
 pub mod recent;
 pub mod request;
 pub mod route;

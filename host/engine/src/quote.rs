@@ -26,7 +26,7 @@ use std::{
 };
 
 use alloy::primitives::U256;
-use relay_plugin_api::{Amount, ChainRef, QuoteRequest, RailErrorKind, RailQuote, RailRole, Token};
+use relay_plugin_api::{Amount, QuoteRequest, RailErrorKind, RailQuote, RailRole, Token};
 
 use futures::{
     future::Either,
@@ -41,10 +41,10 @@ use super::{
     inflight::{self, Turn},
     membership::{self, Membership},
     mesh::MeshInputs,
-    oracle::PriceBook,
-    prices,
+    oracle::{self, PriceBook},
     quotebook::{self, QuoteBook},
     rank,
+    rates::Rates,
     route::RouteAsk,
 };
 use relay_chain::reader::ChainReader;
@@ -442,10 +442,12 @@ impl Quoter {
         tracing::Span::current().record("member", membership.member);
         let tier = self.schedule.tier(membership.member);
         let req = request(ask, membership.member);
+        let mut rates = Rates::read(&self.prices, ask, gas.keys().copied());
         let answers = match self.answers_from_book(&candidates, &req) {
             Some(a) => a,
             None => {
-                let priceable = |q: &RailQuote| self.price(ask, tier, q.clone(), &gas).is_ok();
+                let priceable =
+                    |q: &RailQuote| self.price(ask, tier, q.clone(), (&gas, &rates)).is_ok();
                 self.live(&candidates, &req, &priceable).await
             }
         };
@@ -455,13 +457,14 @@ impl Quoter {
             .filter_map(|a| a.0.as_ref().ok()?.gas.as_ref()?.chain.evm_id())
             .filter(|c| !gas.contains_key(c))
             .collect();
+        rates.add_chains(more.iter().copied());
         gas.extend(self.gas_prices(more).await);
         let mut results: Vec<RailResult> = candidates
             .into_iter()
             .zip(answers)
             .map(|(c, (answer, quoted_at_ms, cached))| {
                 let m = c.rail.manifest();
-                let outcome = answer.and_then(|q| self.price(ask, tier, q, &gas));
+                let outcome = answer.and_then(|q| self.price(ask, tier, q, (&gas, &rates)));
                 let quote_only = c.quote_only.or_else(|| {
                     outcome
                         .as_ref()
@@ -668,18 +671,19 @@ impl Quoter {
             .collect()
     }
 
-    /// Nets one answer (spec §8.2).
+    /// Nets one answer (spec §8.2) at the quote's gas prices and USD
+    /// prices.
     fn price(
         &self,
         ask: &RouteAsk,
         tier: Tier,
         q: RailQuote,
-        gas: &GasPrices,
+        (gas, rates): (&GasPrices, &Rates<'_>),
     ) -> Result<Priced, Silence> {
         let conversion =
             Conversion::between(&ask.from_token, &ask.to_token, q.amount_in, q.amount_out);
         let route_fee = fees::route_fee(ask.amount, tier.route_fee_bps);
-        let bill = self.gas_bill(ask, tier, &q, gas, conversion)?;
+        let bill = self.gas_bill(ask, tier, &q, (gas, rates), conversion)?;
         let rail_fees = q
             .fees
             .iter()
@@ -723,7 +727,7 @@ impl Quoter {
         ask: &RouteAsk,
         tier: Tier,
         q: &RailQuote,
-        gas: &GasPrices,
+        (gas, rates): (&GasPrices, &Rates<'_>),
         conversion: Conversion,
     ) -> Result<GasBill, Silence> {
         let mut units: BTreeMap<u64, u64> = BTreeMap::new();
@@ -749,8 +753,7 @@ impl Quoter {
                 .cloned()
                 .unwrap_or_else(|| Err("not read".into()))
                 .map_err(|e| Silence::Unpriced(format!("gas price of chain {chain}: {e}")))?;
-            let native_usd_e6 = self
-                .prices
+            let native_usd_e6 = rates
                 .native_usd_e6(chain)
                 .map_err(|e| Silence::Unpriced(format!("gas of chain {chain}: {e}")))?;
             bill.chains.insert(chain, (u, price));
@@ -760,33 +763,33 @@ impl Quoter {
                 native_usd_e6,
             });
         }
-        bill.fee = self.gas_in_token(ask, &spends, tier.gas_markup_bps, conversion)?;
+        bill.fee = gas_in_token(ask, rates, &spends, tier.gas_markup_bps, conversion)?;
         Ok(bill)
     }
+}
 
-    /// Gas in the destination token: directly when it has a price,
-    /// otherwise through the source token's price and the quote's rate.
-    fn gas_in_token(
-        &self,
-        ask: &RouteAsk,
-        spends: &[GasSpend],
-        markup_bps: u32,
-        conversion: Conversion,
-    ) -> Result<Amount, Silence> {
-        if spends.is_empty() {
-            return Ok(Amount::ZERO);
-        }
-        let priced = |chain: ChainRef, t: &Token| {
-            let p = prices::token_price(&self.prices, chain, t).map_err(|e| e.to_string())?;
-            fees::gas_fee(spends, markup_bps, p)
-                .ok_or_else(|| format!("{} is priced at zero", t.symbol))
-        };
-        let to = match priced(ask.to_chain, &ask.to_token) {
-            Ok(fee) => return Ok(fee),
-            Err(e) => e,
-        };
-        priced(ask.from_chain, &ask.from_token)
-            .map(|in_source| conversion.apply(in_source))
-            .map_err(|from| Silence::Unpriced(format!("gas in the token: {to}; {from}")))
+/// Gas in the destination token: directly when it has a price, otherwise
+/// through the source token's price and the quote's rate.
+fn gas_in_token(
+    ask: &RouteAsk,
+    rates: &Rates<'_>,
+    spends: &[GasSpend],
+    markup_bps: u32,
+    conversion: Conversion,
+) -> Result<Amount, Silence> {
+    if spends.is_empty() {
+        return Ok(Amount::ZERO);
     }
+    let priced = |price: &Result<fees::TokenPrice, oracle::Unpriced>, t: &Token| {
+        let p = price.clone().map_err(|e| e.to_string())?;
+        fees::gas_fee(spends, markup_bps, p)
+            .ok_or_else(|| format!("{} is priced at zero", t.symbol))
+    };
+    let to = match priced(&rates.to, &ask.to_token) {
+        Ok(fee) => return Ok(fee),
+        Err(e) => e,
+    };
+    priced(&rates.from, &ask.from_token)
+        .map(|in_source| conversion.apply(in_source))
+        .map_err(|from| Silence::Unpriced(format!("gas in the token: {to}; {from}")))
 }

@@ -49,6 +49,11 @@
 //! served min    served out · M / O                — the rail's own slippage ratio
 //! ```
 //!
+//! The included fees listed with the served answer are the ones its output
+//! implies: `F·A'/A` when the proportional side was served, `F` when the
+//! fixed side was. A rail's own `detail` (the float lane's block, a
+//! non-EVM leg's rail object) is the book's, for amount `A`.
+//!
 //! Fees not included in the rail's output, its gas units and the host's
 //! own fees are fixed per transfer and are netted afresh for `A'` (route
 //! fee, gas at the current gas price). The served minimum is what the
@@ -66,7 +71,7 @@ use std::{
 
 use alloy::primitives::U256;
 use relay_config::QuoteBookConfig;
-use relay_plugin_api::{Amount, QuoteRequest, RailQuote};
+use relay_plugin_api::{Amount, Fee, QuoteRequest, RailQuote};
 use relay_runtime::LoadedRail;
 use tokio_util::sync::CancellationToken;
 
@@ -448,19 +453,44 @@ pub fn scale(q: &RailQuote, amount: Amount, req: &QuoteRequest) -> RailQuote {
         .mul_div(q.min_out.0, q.amount_out.0)
         .unwrap_or_default()
         .min(out);
+    // The fees listed are the ones the served output implies: scaled with
+    // the amount when the proportional side was served, as they are when
+    // the fixed side was.
+    let fees = if prop <= with_fixed {
+        q.fees
+            .iter()
+            .map(|f| Fee {
+                amount: if f.included {
+                    f.amount.mul_div(a2, a).unwrap_or(f.amount)
+                } else {
+                    f.amount
+                },
+                ..f.clone()
+            })
+            .collect()
+    } else {
+        q.fees.clone()
+    };
     RailQuote {
         amount_in: amount,
         amount_out: out,
         min_out: min,
+        fees,
         upstream_ref: None,
-        ..q.clone()
+        rail: q.rail.clone(),
+        lane: q.lane.clone(),
+        gas: q.gas.clone(),
+        duration_sec: q.duration_sec,
+        quote_only_reason: q.quote_only_reason.clone(),
+        expires_at_ms: q.expires_at_ms,
+        detail: q.detail.clone(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use relay_plugin_api::{ChainRef, Fee, FeeKind, Token};
+    use relay_plugin_api::{ChainRef, FeeKind, Token};
 
     fn usdc() -> Token {
         Token {
@@ -588,10 +618,13 @@ mod tests {
         assert_eq!(up.amount_out, Amount::from_u128(6_986_000));
         assert_eq!(up.min_out, Amount::from_u128(6_951_070));
         assert_eq!(up.upstream_ref, None);
+        // The fee listed is the proportional one the output implies.
+        assert_eq!(up.fees[0].amount, Amount::from_u128(14_000));
         let down = scale(&q, Amount::from_u128(4_000_000), &req(4_000_000));
         // Fixed fee: 3.99 (lower than proportional 3.992).
         assert_eq!(down.amount_out, Amount::from_u128(3_990_000));
         assert!(down.min_out <= down.amount_out);
+        assert_eq!(down.fees[0].amount, Amount::from_u128(10_000));
         assert_eq!(scale(&q, q.amount_in, &req(5_000_000)), q);
     }
 }
