@@ -442,12 +442,12 @@ impl Quoter {
         tracing::Span::current().record("member", membership.member);
         let tier = self.schedule.tier(membership.member);
         let req = request(ask, membership.member);
-        let mut rates = Rates::read(&self.prices, ask, gas.keys().copied());
         let answers = match self.answers_from_book(&candidates, &req) {
             Some(a) => a,
             None => {
+                let early = Rates::read(&self.prices, ask, gas.keys().copied());
                 let priceable =
-                    |q: &RailQuote| self.price(ask, tier, q.clone(), (&gas, &rates)).is_ok();
+                    |q: &RailQuote| self.price(ask, tier, q.clone(), (&gas, &early)).is_ok();
                 self.live(&candidates, &req, &priceable).await
             }
         };
@@ -457,8 +457,9 @@ impl Quoter {
             .filter_map(|a| a.0.as_ref().ok()?.gas.as_ref()?.chain.evm_id())
             .filter(|c| !gas.contains_key(c))
             .collect();
-        rates.add_chains(more.iter().copied());
         gas.extend(self.gas_prices(more).await);
+        // Read once the answers are in, as every answer is netted now.
+        let rates = Rates::read(&self.prices, ask, gas.keys().copied());
         let mut results: Vec<RailResult> = candidates
             .into_iter()
             .zip(answers)

@@ -30,22 +30,14 @@ impl<'a> Rates<'a> {
         ask: &RouteAsk,
         chains: impl IntoIterator<Item = u64>,
     ) -> Self {
-        let mut rates = Rates {
+        Rates {
             book,
-            native: BTreeMap::new(),
+            native: chains
+                .into_iter()
+                .map(|c| (c, book.native_usd_e6(c)))
+                .collect(),
             to: prices::token_price(book, ask.to_chain, &ask.to_token),
             from: prices::token_price(book, ask.from_chain, &ask.from_token),
-        };
-        rates.add_chains(chains);
-        rates
-    }
-
-    /// Reads the native prices of `chains` not read yet.
-    pub fn add_chains(&mut self, chains: impl IntoIterator<Item = u64>) {
-        for chain in chains {
-            if !self.native.contains_key(&chain) {
-                self.native.insert(chain, self.book.native_usd_e6(chain));
-            }
         }
     }
 
