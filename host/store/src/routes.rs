@@ -92,17 +92,44 @@ impl Store {
         r: &RouteRecord,
         key: Option<&str>,
     ) -> Result<(), StoreError> {
+        self.insert(r, key, None).await
+    }
+
+    /// Inserts a new route already leased to `owner` for `lease_ms`: no
+    /// other replica's resume tick can take it between the insert and a
+    /// claim.
+    pub async fn insert_claimed_route(
+        &self,
+        r: &RouteRecord,
+        owner: &str,
+        lease_ms: u64,
+    ) -> Result<(), StoreError> {
+        self.insert(r, None, Some((owner, lease_ms))).await
+    }
+
+    async fn insert(
+        &self,
+        r: &RouteRecord,
+        key: Option<&str>,
+        claim: Option<(&str, u64)>,
+    ) -> Result<(), StoreError> {
         let body = serde_json::to_string(r).map_err(corrupt)?;
         let now = now_ms() as i64;
+        let (owner, until) = match claim {
+            Some((owner, lease_ms)) => (Some(owner), now + lease_ms as i64),
+            None => (None, 0),
+        };
         let mut tx = self.pool().begin().await?;
         sqlx::query(
             "INSERT INTO routes (id, status, version, body, terminal, claim_owner, claim_until_ms, created_ms, updated_ms) \
-             VALUES ($1, $2, 1, $3, $4, NULL, 0, $5, $5)",
+             VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $7)",
         )
         .bind(&r.id)
         .bind(r.status.as_str())
         .bind(&body)
         .bind(r.status.is_terminal() as i64)
+        .bind(owner)
+        .bind(until)
         .bind(now)
         .execute(&mut *tx)
         .await?;

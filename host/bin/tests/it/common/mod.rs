@@ -143,12 +143,10 @@ pub fn sample_route(id: &str) -> relay_types::route::RouteRecord {
 /// Stores `r` as a route another replica is running (leased for an hour),
 /// so this host's resume tick leaves it exactly as the test wrote it.
 pub async fn store_idle_route(store: &relay_store::Store, r: &relay_types::route::RouteRecord) {
-    store.insert_route(r).await.unwrap();
-    let held = store
-        .claim_route(&r.id, "another-replica", 3_600_000)
+    store
+        .insert_claimed_route(r, "another-replica", 3_600_000)
         .await
         .unwrap();
-    assert!(held || r.status.is_terminal(), "{} was taken first", r.id);
 }
 
 /// Balance of the devnet's `token` (USDC, USDT, WBTC) on `chain`.
