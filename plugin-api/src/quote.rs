@@ -3,6 +3,8 @@
 //! [`QuoteRequest`] says when the host asks for a quote and what it does
 //! with the answer.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::{Amount, ChainRef};
@@ -158,5 +160,9 @@ pub struct RailQuote {
     pub expires_at_ms: u64,
     /// Rail-specific JSON object surfaced in the API (e.g. the `floatlane`
     /// block, the non-EVM rail object). Always an object, possibly empty.
-    pub detail: serde_json::Value,
+    ///
+    /// Shared: the host copies an answer for every quote it serves from
+    /// its book, and a copy of the detail is a reference count (build one
+    /// with `json!({..}).into()`; amend one with [`Arc::make_mut`]).
+    pub detail: Arc<serde_json::Value>,
 }

@@ -201,7 +201,7 @@ pub fn every_direction(rail: &str, quoted: &[Quoted]) -> ClauseResult {
 fn same_terms(x: &RailQuote, y: &RailQuote) -> bool {
     let terms = |q: &RailQuote| RailQuote {
         upstream_ref: None,
-        detail: serde_json::Value::Null,
+        detail: serde_json::Value::Null.into(),
         ..q.clone()
     };
     terms(x) == terms(y)

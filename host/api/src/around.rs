@@ -8,7 +8,10 @@
 //! layer under it — with the edge's observers that was a tenth of a warm
 //! quote's CPU. The edge's synchronous checks and observers (URI cap, rate
 //! limits, metrics, usage, the dashboard's recent errors) are [`Around`]s;
-//! only what must await (reading the body, signing a refusal) stays a
+//! an observer that sometimes has to await (re-reading an error body to
+//! rewrite or sign it) returns the rest as a boxed future from
+//! [`Around::finish`], so only that rare answer pays for the box. Only the
+//! body gate, which must read the body before the handler runs, stays a
 //! `from_fn`.
 
 use std::{
@@ -34,8 +37,19 @@ pub trait Around: Clone + Send + Sync + 'static {
     fn before(&self, req: &Request) -> Result<Self::Seen, Box<Response>>;
 
     /// Looks at, or amends, the handler's response.
-    fn after(&self, seen: Self::Seen, resp: &mut Response);
+    fn after(&self, _seen: Self::Seen, _resp: &mut Response) {}
+
+    /// [`Around::after`]; or, when amending the response has to await, the
+    /// future of the final response (it takes `resp` with
+    /// [`std::mem::take`]). The default never awaits.
+    fn finish(&self, seen: Self::Seen, resp: &mut Response) -> Option<Later> {
+        self.after(seen, resp);
+        None
+    }
 }
+
+/// The rest of an [`Around::finish`] that has to await: the final response.
+pub type Later = Pin<Box<dyn Future<Output = Response> + Send>>;
 
 /// The layer of an [`Around`].
 #[derive(Clone)]
@@ -79,24 +93,27 @@ where
                 inner: Some(self.inner.call(req)),
                 answered: None,
                 after: Some((self.around.clone(), seen)),
+                later: None,
             },
             Err(resp) => AroundFuture {
                 inner: None,
                 answered: Some(*resp),
                 after: None,
+                later: None,
             },
         }
     }
 }
 
 pin_project_lite::pin_project! {
-    /// The handler's future, then [`Around::after`]; or the answer
-    /// [`Around::before`] gave instead.
+    /// The handler's future, then [`Around::finish`] (and what it left to
+    /// await); or the answer [`Around::before`] gave instead.
     pub struct AroundFuture<A: Around, F> {
         #[pin]
         inner: Option<F>,
         answered: Option<Response>,
         after: Option<(A, A::Seen)>,
+        later: Option<Later>,
     }
 }
 
@@ -109,20 +126,27 @@ where
     type Output = Result<Response, Infallible>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
+        let mut this = self.project();
         if let Some(resp) = this.answered.take() {
             return Poll::Ready(Ok(resp));
         }
-        let Some(inner) = this.inner.as_pin_mut() else {
+        if let Some(later) = this.later.as_mut() {
+            return later.as_mut().poll(cx).map(Ok);
+        }
+        let Some(inner) = this.inner.as_mut().as_pin_mut() else {
             panic!("AroundFuture polled after it finished");
         };
         let Ok(resp) = std::task::ready!(inner.poll(cx));
+        this.inner.set(None);
         // The edge's bodies are already axum's: no new allocation.
         let mut resp = resp.into_response();
-        if let Some((around, seen)) = this.after.take() {
-            around.after(seen, &mut resp);
+        let Some((around, seen)) = this.after.take() else {
+            return Poll::Ready(Ok(resp));
+        };
+        match around.finish(seen, &mut resp) {
+            None => Poll::Ready(Ok(resp)),
+            Some(later) => this.later.insert(later).as_mut().poll(cx).map(Ok),
         }
-        Poll::Ready(Ok(resp))
     }
 }
 
@@ -183,5 +207,53 @@ mod tests {
         assert_eq!(no.status(), StatusCode::FORBIDDEN);
         assert!(no.headers().get("x-seen").is_none());
         assert_eq!(gate.0.load(Ordering::SeqCst), 1, "after ran for /yes only");
+    }
+
+    /// Upper-cases an answer's body, which means reading it: the rest
+    /// awaits.
+    #[derive(Clone)]
+    struct Shout;
+
+    impl Around for Shout {
+        type Seen = ();
+
+        fn before(&self, _: &Request) -> Result<(), Box<Response>> {
+            Ok(())
+        }
+
+        fn finish(&self, (): (), resp: &mut Response) -> Option<Later> {
+            if resp.status() != StatusCode::NOT_FOUND {
+                return None;
+            }
+            let resp = std::mem::take(resp);
+            Some(Box::pin(async move {
+                let (parts, body) = resp.into_parts();
+                let text = axum::body::to_bytes(body, 64).await.unwrap();
+                let loud = String::from_utf8_lossy(&text).to_uppercase();
+                Response::from_parts(parts, Body::from(loud))
+            }))
+        }
+    }
+
+    #[tokio::test]
+    async fn what_finish_leaves_to_await_is_the_answer_and_the_rest_pass_untouched() {
+        let app = Router::new()
+            .route("/fine", get(|| async { "fine" }))
+            .route("/gone", get(|| async { (StatusCode::NOT_FOUND, "gone") }))
+            .layer(AroundLayer(Shout));
+        let body = |path: &'static str| {
+            let app = app.clone();
+            async move {
+                let resp = app
+                    .oneshot(Request::get(path).body(Body::empty()).unwrap())
+                    .await
+                    .unwrap();
+                let status = resp.status();
+                let bytes = axum::body::to_bytes(resp.into_body(), 64).await.unwrap();
+                (status, String::from_utf8_lossy(&bytes).into_owned())
+            }
+        };
+        assert_eq!(body("/gone").await, (StatusCode::NOT_FOUND, "GONE".into()));
+        assert_eq!(body("/fine").await, (StatusCode::OK, "fine".into()));
     }
 }

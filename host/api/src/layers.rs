@@ -43,7 +43,7 @@
 use std::time::Duration;
 
 use super::{
-    around::{Around, AroundLayer},
+    around::{Around, AroundLayer, Later},
     edge, ApiError, ErrorCode,
 };
 use axum::{
@@ -94,10 +94,7 @@ pub fn edge<S: Clone + Send + Sync + 'static>(
         limit: http.body_limit_bytes,
     };
     let stack = tower::ServiceBuilder::new()
-        .layer(middleware::from_fn_with_state(
-            observers.state,
-            crate::refusal::sign,
-        ))
+        .layer(AroundLayer(crate::refusal::Sign(observers.state)))
         .layer(AroundLayer(crate::usage::Record(observers.keys)))
         .layer(AroundLayer(crate::admin::Observe(observers.signals)))
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
@@ -115,7 +112,7 @@ pub fn edge<S: Clone + Send + Sync + 'static>(
             ApiError::new(ErrorCode::Internal, "the host failed while answering").into_response()
         }))
         .layer(crate::limits::cors())
-        .layer(middleware::map_response(json_errors))
+        .layer(AroundLayer(JsonErrors))
         .layer(AroundLayer(crate::limits::Enforce(limiter)))
         .layer(AroundLayer(UriCap(http.uri_limit_bytes)))
         .layer(TimeoutLayer::with_status_code(
@@ -153,8 +150,23 @@ impl Around for UriCap {
             .into_response(),
         ))
     }
+}
 
-    fn after(&self, (): (), _: &mut Response) {}
+/// Rewrites an error answer that is not JSON into the error object.
+#[derive(Clone, Copy)]
+struct JsonErrors;
+
+impl Around for JsonErrors {
+    type Seen = ();
+
+    fn before(&self, _: &Request) -> Result<(), Box<Response>> {
+        Ok(())
+    }
+
+    fn finish(&self, (): (), resp: &mut Response) -> Option<Later> {
+        let code = json_error_code(resp)?;
+        Some(Box::pin(json_error(code, std::mem::take(resp))))
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -279,8 +291,9 @@ fn is_length_limit(e: &axum::Error) -> bool {
     false
 }
 
-/// Rewrites an error answer that is not JSON into the error object.
-async fn json_errors(resp: Response) -> Response {
+/// The code of an error answer that is not JSON, which the edge rewrites
+/// into the error object; `None` for any other answer.
+fn json_error_code(resp: &Response) -> Option<ErrorCode> {
     let status = resp.status();
     let is_json_answer = resp
         .headers()
@@ -288,9 +301,9 @@ async fn json_errors(resp: Response) -> Response {
         .and_then(|v| v.to_str().ok())
         .is_some_and(|ct| ct.starts_with("application/json"));
     if status.as_u16() < 400 || is_json_answer {
-        return resp;
+        return None;
     }
-    let code = match status {
+    Some(match status {
         StatusCode::BAD_REQUEST => ErrorCode::MalformedBody,
         StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED => ErrorCode::NotFound,
         StatusCode::REQUEST_TIMEOUT => ErrorCode::RequestTimeout,
@@ -301,8 +314,15 @@ async fn json_errors(resp: Response) -> Response {
         StatusCode::TOO_MANY_REQUESTS => ErrorCode::RateLimited,
         StatusCode::SERVICE_UNAVAILABLE => ErrorCode::HandlerTimeout,
         s if s.is_server_error() => ErrorCode::Internal,
-        _ => return resp,
-    };
+        _ => return None,
+    })
+}
+
+/// `resp`, an error answer that is not JSON, as the error object with
+/// `code`: its text (or its status's reason) the message, its headers
+/// kept.
+async fn json_error(code: ErrorCode, resp: Response) -> Response {
+    let status = resp.status();
     let (parts, body) = resp.into_parts();
     let text = axum::body::to_bytes(body, 4096).await.unwrap_or_default();
     let text = String::from_utf8_lossy(&text);
@@ -350,17 +370,34 @@ mod tests {
         }
     }
 
+    /// What [`JsonErrors`] answers for `resp`.
+    async fn rewrite(mut resp: Response) -> Response {
+        match JsonErrors.finish((), &mut resp) {
+            Some(later) => later.await,
+            None => resp,
+        }
+    }
+
     #[tokio::test]
     async fn plain_text_errors_become_the_error_object() {
         let plain = (StatusCode::PAYLOAD_TOO_LARGE, "length limit exceeded").into_response();
-        let resp = json_errors(plain).await;
+        let resp = rewrite(plain).await;
         assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
         let body = axum::body::to_bytes(resp.into_body(), 4096).await.unwrap();
         let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(v["errorCode"], "BODY_TOO_LARGE");
         assert_eq!(v["error"], "length limit exceeded");
         let empty = StatusCode::SERVICE_UNAVAILABLE.into_response();
-        let resp = json_errors(empty).await;
+        let resp = rewrite(empty).await;
+        for mut passed in [
+            StatusCode::OK.into_response(),
+            ApiError::new(ErrorCode::NotFound, "x").into_response(),
+        ] {
+            assert!(
+                JsonErrors.finish((), &mut passed).is_none(),
+                "answers that are fine or JSON pass untouched"
+            );
+        }
         let body = axum::body::to_bytes(resp.into_body(), 4096).await.unwrap();
         let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(

@@ -13,12 +13,12 @@ use super::{
     edge::{self, JsonObject},
     ApiError, AppState, ErrorCode,
 };
+use crate::around::Later;
 use alloy::primitives::B256;
 use axum::{
     body::Body,
     extract::{Request, State},
     http::{header, StatusCode},
-    middleware::Next,
     response::Response,
     Json,
 };
@@ -68,19 +68,36 @@ impl RequestHash {
 /// few hundred bytes; anything larger is passed on unsigned).
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
-/// Signs every typed 4xx answer (middleware, outermost).
-pub async fn sign(State(s): State<AppState>, req: Request, next: Next) -> Response {
-    let fallback = RequestHash::of(req.method(), req.uri(), Default::default());
-    let resp = next.run(req).await;
-    let status = resp.status();
-    if !status.is_client_error() || status == StatusCode::PAYMENT_REQUIRED {
-        return resp;
+/// Signs every typed 4xx answer (the edge's outermost layer).
+#[derive(Clone)]
+pub(crate) struct Sign(pub AppState);
+
+impl crate::around::Around for Sign {
+    /// The hash of a request refused before its body was read.
+    type Seen = RequestHash;
+
+    fn before(&self, req: &Request) -> Result<RequestHash, Box<Response>> {
+        Ok(RequestHash::of(req.method(), req.uri(), Default::default()))
     }
-    let hash = resp
-        .extensions()
-        .get::<RequestHash>()
-        .unwrap_or(&fallback)
-        .hash();
+
+    fn finish(&self, fallback: RequestHash, resp: &mut Response) -> Option<Later> {
+        let status = resp.status();
+        if !status.is_client_error() || status == StatusCode::PAYMENT_REQUIRED {
+            return None;
+        }
+        let hash = resp
+            .extensions()
+            .get::<RequestHash>()
+            .unwrap_or(&fallback)
+            .hash();
+        let resp = std::mem::take(resp);
+        Some(Box::pin(signed(self.0.clone(), hash, resp)))
+    }
+}
+
+/// `resp`, a typed 4xx, with its `refusal` object over `hash`.
+async fn signed(s: AppState, hash: B256, resp: Response) -> Response {
+    let status = resp.status();
     let (mut parts, body) = resp.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, MAX_ERROR_BODY).await else {
         // Not an error object this layer can re-read (none is this large):

@@ -25,7 +25,10 @@
 //! late), and warm-quote throughput with 16 in flight against the echo's
 //! (with the process's CPU time per request of each: server and client
 //! share the machine's cores), and how many of those warm answers asked a
-//! rail live.
+//! rail live. The throughput is measured in three rounds, each quotes then
+//! echoes, and the median round is reported beside every round's ratio: a
+//! drift in the machine's speed (a shared VM's is large) then touches both
+//! sides of a round.
 //!
 //! `cargo bench -p relay-host --bench quote_http`; under `cargo test
 //! --benches` each function runs once and the summary loop is short.
@@ -56,6 +59,23 @@ const WARM_SPAN: u64 = 4_100_000;
 
 /// Requests in flight in the throughput part of the summary.
 const IN_FLIGHT: usize = 16;
+
+/// Rounds of the throughput part (quotes, then echoes).
+const ROUNDS: usize = 3;
+
+/// One round of the throughput part: `(req/s, answers that asked a rail
+/// live, CPU µs per request)` of the quotes and of the echoes.
+struct Round {
+    quote: (f64, usize, Option<f64>),
+    echo: (f64, usize, Option<f64>),
+}
+
+impl Round {
+    /// Warm-quote throughput over the echo's.
+    fn ratio(&self) -> f64 {
+        self.quote.0 / self.echo.0
+    }
+}
 
 /// The rail each simulated upstream serves on this lane.
 const RAILS: [(&str, Upstream); 3] = [
@@ -318,8 +338,8 @@ impl Stack {
 
     /// The one-line summary.
     fn summary(&self, full: bool) -> String {
-        let (n, cold_n, total) = if full {
-            (200, 20, 1_200 * IN_FLIGHT)
+        let (n, cold_n, per_round) = if full {
+            (200, 20, 400 * IN_FLIGHT)
         } else {
             (5, 3, IN_FLIGHT)
         };
@@ -327,25 +347,51 @@ impl Stack {
         let mut echo = self.samples(n, Self::echo);
         let (mut cold, mut over): (Vec<f64>, Vec<f64>) =
             (0..cold_n).map(|_| self.overhead()).unzip();
-        let (warm_rps, live, warm_cpu) =
-            self.concurrent_rps(&self.quote_url, total, || self.warm_body());
-        let (echo_rps, _, echo_cpu) =
-            self.concurrent_rps(&self.echo_url, total * 4, || body(5_000_000, 50));
-        let us = |c: Option<f64>| c.map_or("n/a".into(), |c| format!("{c:.0} µs"));
+        let t = self.throughput(per_round);
         format!(
             "quote_http: warm quote p50 {:.1} ms p90 {:.1} ms (echo p50 {:.2} ms); \
              cold quote p50 {:.0} ms, engine overhead over the slowest awaited rail \
-             p50 {:.1} ms; {IN_FLIGHT} in flight: warm quote {warm_rps:.0} req/s vs echo \
-             {echo_rps:.0} req/s ({:.0} %), CPU per request {} vs echo {}, {live} of {total} \
-             warm answers asked a rail live (n={n}, cold n={cold_n})",
+             p50 {:.1} ms; {IN_FLIGHT} in flight: {t} (n={n}, cold n={cold_n})",
             pct(&mut warm, 50),
             pct(&mut warm, 90),
             pct(&mut echo, 50),
             pct(&mut cold, 50),
             pct(&mut over, 50),
-            warm_rps / echo_rps * 100.0,
-            us(warm_cpu),
-            us(echo_cpu),
+        )
+    }
+
+    /// Warm-quote throughput against the echo's, in [`ROUNDS`] rounds of
+    /// `per_round` quotes then four times as many echoes, so a drift in
+    /// the machine's speed touches both sides of a round alike: the
+    /// median round's figures, and every round's ratio.
+    fn throughput(&self, per_round: usize) -> String {
+        let rounds: Vec<Round> = (0..ROUNDS)
+            .map(|_| {
+                let quote = self.concurrent_rps(&self.quote_url, per_round, || self.warm_body());
+                let echo =
+                    self.concurrent_rps(&self.echo_url, per_round * 4, || body(5_000_000, 50));
+                Round { quote, echo }
+            })
+            .collect();
+        let mut by_ratio: Vec<&Round> = rounds.iter().collect();
+        by_ratio.sort_by(|a, b| a.ratio().total_cmp(&b.ratio()));
+        let mid = by_ratio[by_ratio.len() / 2];
+        let us = |c: Option<f64>| c.map_or("n/a".into(), |c| format!("{c:.0} µs"));
+        let ratios: Vec<String> = rounds
+            .iter()
+            .map(|r| format!("{:.0}", r.ratio() * 100.0))
+            .collect();
+        let live: usize = rounds.iter().map(|r| r.quote.1).sum();
+        format!(
+            "warm quote {:.0} req/s vs echo {:.0} req/s ({:.0} %; rounds {} %), CPU per \
+             request {} vs echo {}, {live} of {} warm answers asked a rail live",
+            mid.quote.0,
+            mid.echo.0,
+            mid.ratio() * 100.0,
+            ratios.join(" / "),
+            us(mid.quote.2),
+            us(mid.echo.2),
+            per_round * ROUNDS,
         )
     }
 }

@@ -295,9 +295,11 @@ pub struct Quote {
     /// Why.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quote_only_reason: Option<String>,
-    /// The float lane's own block, when it can serve the pair.
+    /// The float lane's own block, when it can serve the pair (the rail's
+    /// detail, shared).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub floatlane: Option<Value>,
+    #[schema(value_type = Option<Value>)]
+    pub floatlane: Option<std::sync::Arc<Value>>,
     /// A non-EVM leg's rail block (the rail's detail, its id and lane).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
@@ -345,7 +347,7 @@ impl Quote {
         via.extend(winner.upstream.iter().cloned());
         let float = o.results.iter().find(|r| r.role == RailRole::FloatLane);
         let rail = (!(ask.from_chain.is_evm() && ask.to_chain.is_evm())).then(|| {
-            let mut rail = p.quote.detail.clone();
+            let mut rail = (*p.quote.detail).clone();
             if !rail.is_object() {
                 rail = Value::Object(Default::default());
             }

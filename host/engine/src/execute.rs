@@ -413,7 +413,7 @@ pub(crate) mod tests {
             quote_only_reason: None,
             upstream_ref: None,
             expires_at_ms: u64::MAX,
-            detail: serde_json::json!({}),
+            detail: serde_json::json!({}).into(),
         };
         RailResult {
             rail: rail.into(),

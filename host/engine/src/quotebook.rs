@@ -532,7 +532,7 @@ mod tests {
             quote_only_reason: None,
             upstream_ref: Some("abc".into()),
             expires_at_ms: u64::MAX,
-            detail: serde_json::json!({}),
+            detail: serde_json::json!({}).into(),
         }
     }
 
@@ -626,5 +626,7 @@ mod tests {
         assert!(down.min_out <= down.amount_out);
         assert_eq!(down.fees[0].amount, Amount::from_u128(10_000));
         assert_eq!(scale(&q, q.amount_in, &req(5_000_000)), q);
+        // Every served copy shares the rail's detail rather than copying it.
+        assert!(Arc::ptr_eq(&up.detail, &q.detail) && Arc::ptr_eq(&down.detail, &q.detail));
     }
 }

@@ -110,7 +110,8 @@ mod tests {
             expires_at_ms: u64::MAX,
             detail: serde_json::json!({
                 "route": ["a", 1, -2, 2.5, null, true], "n": {"deep": "é\"x"}
-            }),
+            })
+            .into(),
         };
         let back: RailQuote = from_packed(&to_packed(&quote).unwrap()).unwrap();
         assert_eq!(back, quote);

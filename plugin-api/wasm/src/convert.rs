@@ -136,16 +136,16 @@ impl Lift<semver::Version> for String {
 }
 
 /// `detail` travels as the JSON text of an object.
-impl Lower<String> for serde_json::Value {
+impl Lower<String> for std::sync::Arc<serde_json::Value> {
     fn lower(self) -> String {
         self.to_string()
     }
 }
 
-impl Lift<serde_json::Value> for String {
-    fn lift(self) -> Result<serde_json::Value, ConvertError> {
+impl Lift<std::sync::Arc<serde_json::Value>> for String {
+    fn lift(self) -> Result<std::sync::Arc<serde_json::Value>, ConvertError> {
         match serde_json::from_str(&self) {
-            Ok(v @ serde_json::Value::Object(_)) => Ok(v),
+            Ok(v @ serde_json::Value::Object(_)) => Ok(v.into()),
             Ok(_) => Err(ConvertError::new("not a JSON object")),
             Err(e) => Err(ConvertError::new(format!("not JSON: {e}"))),
         }
@@ -447,11 +447,11 @@ mod tests {
 
     #[test]
     fn detail_must_be_a_json_object() {
-        let ok: Result<serde_json::Value, _> = String::from(r#"{"a":1}"#).lift();
+        let ok: Result<std::sync::Arc<serde_json::Value>, _> = String::from(r#"{"a":1}"#).lift();
         assert_eq!(ok.unwrap()["a"], 1);
         for bad in ["[1]", "\"text\"", "{"] {
             assert!(
-                Lift::<serde_json::Value>::lift(bad.to_string()).is_err(),
+                Lift::<std::sync::Arc<serde_json::Value>>::lift(bad.to_string()).is_err(),
                 "{bad}"
             );
         }

@@ -114,7 +114,7 @@ impl Rail for Btc {
         if req.quote.rail != ID {
             return Err(RailError::invalid("quote", "not a btc quote"));
         }
-        let o: RailObject = serde_json::from_value(req.quote.detail.clone())
+        let o: RailObject = RailObject::deserialize(&*req.quote.detail)
             .map_err(|e| RailError::invalid("quote.detail", e))?;
         let swap = lanes::swap_between(
             host,
@@ -212,7 +212,7 @@ fn quote_from(host: &dyn Host, req: &QuoteRequest, swap: &Swap, p: Priced) -> Ra
         quote_only_reason: None,
         upstream_ref: None,
         expires_at_ms: host.now_ms() + QUOTE_TTL_MS,
-        detail: serde_json::to_value(&object).unwrap_or_default(),
+        detail: serde_json::to_value(&object).unwrap_or_default().into(),
     }
 }
 

@@ -188,7 +188,7 @@ pub fn parse(
         quote_only_reason: None,
         upstream_ref: Some(route.route_id),
         expires_at_ms: host.now_ms() + QUOTE_TTL_MS,
-        detail: detail.to_json(),
+        detail: detail.to_json().into(),
     })
 }
 

@@ -141,7 +141,8 @@ impl Rail for Cctp {
                 "minFinalityThreshold": FINALITY_STANDARD,
                 "maxFee": "0",
                 "mintGasUnits": calls::MINT_GAS,
-            }),
+            })
+            .into(),
         })
     }
 

@@ -199,7 +199,7 @@ fn quote_from_price(host: &dyn Host, req: &QuoteRequest, p: &FloatPrice) -> Rail
         quote_only_reason: None,
         upstream_ref: None,
         expires_at_ms: host.now_ms() + 60_000,
-        detail,
+        detail: detail.into(),
     }
 }
 

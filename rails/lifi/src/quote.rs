@@ -162,7 +162,7 @@ pub fn parse(
         quote_only_reason: None,
         upstream_ref: Some(q.id),
         expires_at_ms: host.now_ms() + QUOTE_TTL_MS,
-        detail: detail.to_json(),
+        detail: detail.to_json().into(),
     })
 }
 

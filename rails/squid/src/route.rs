@@ -185,7 +185,7 @@ pub fn parse(
         quote_only_reason: None,
         upstream_ref: track.request_id.clone().or(track.quote_id.clone()),
         expires_at_ms: host.now_ms() + QUOTE_TTL_MS,
-        detail: detail.to_json(),
+        detail: detail.to_json().into(),
     })
 }
 

@@ -141,7 +141,7 @@ impl Rail for StableBridge {
                 lane.name, lane.name
             )));
         }
-        let object: RailObject = serde_json::from_value(req.quote.detail.clone())
+        let object: RailObject = RailObject::deserialize(&*req.quote.detail)
             .map_err(|e| RailError::invalid("quote.detail", e))?;
         lanes::check_recipient(&req.to_chain, &req.recipient)?;
         if !lane.outbound {
@@ -295,7 +295,7 @@ fn quote_from(host: &dyn Host, req: &QuoteRequest, t: &Transfer, p: &Priced) -> 
         quote_only_reason: None,
         upstream_ref: None,
         expires_at_ms: host.now_ms() + QUOTE_TTL_MS,
-        detail: serde_json::to_value(&object).unwrap_or_default(),
+        detail: serde_json::to_value(&object).unwrap_or_default().into(),
     }
 }
 

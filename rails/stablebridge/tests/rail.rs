@@ -65,7 +65,7 @@ fn quote_asks_allbridge_by_token_address_and_takes_the_best_stablecoin_fee_optio
     );
     assert_eq!(q.lane, "evm->solana");
     assert_eq!(q.duration_sec, 90);
-    let o: RailObject = serde_json::from_value(q.detail.clone()).unwrap();
+    let o: RailObject = serde_json::from_value((*q.detail).clone()).unwrap();
     assert_eq!(
         (o.messenger.as_str(), o.fee),
         ("ALLBRIDGE", Amount::from_u128(120_000))

@@ -86,7 +86,7 @@ impl Rail for Sui {
         q.rail = ID.into();
         q.quote_only_reason = Some(REASON.into());
         q.gas = None;
-        if let Some(o) = q.detail.as_object_mut() {
+        if let Some(o) = std::sync::Arc::make_mut(&mut q.detail).as_object_mut() {
             o.insert("quoteOnly".into(), true.into());
         }
         Ok(q)
@@ -169,7 +169,7 @@ fn allbridge_quote(ab: &dyn Host, req: &QuoteRequest, lane: Lane) -> Result<Rail
         to: side(&req.to_chain, &req.to_token, "toToken")?,
     };
     let mut q = relay_rail_stablebridge::priced_quote(ab, req, &t)?;
-    if let Some(o) = q.detail.as_object_mut() {
+    if let Some(o) = std::sync::Arc::make_mut(&mut q.detail).as_object_mut() {
         o.insert("pricing".into(), "allbridge-core".into());
     }
     Ok(q)
@@ -235,7 +235,8 @@ fn indicative_quote(
             "egressAmount": out.to_string(),
             "fees": [{"type": "indicative", "amount": fee.to_string(), "asset": "USDC"}],
             "indicativeFeeBps": bps,
-        }),
+        })
+        .into(),
     })
 }
 

@@ -100,7 +100,7 @@ impl Rail for TronComparator {
         q.rail = ID.into();
         q.quote_only_reason = Some(reason.into());
         q.gas = None;
-        if let Some(o) = q.detail.as_object_mut() {
+        if let Some(o) = std::sync::Arc::make_mut(&mut q.detail).as_object_mut() {
             o.insert("quoteOnly".into(), true.into());
         }
         Ok(q)

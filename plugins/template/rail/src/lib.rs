@@ -145,7 +145,7 @@ impl Rail for TemplateRail {
             quote_only_reason: None,
             upstream_ref: None,
             expires_at_ms: host.now_ms() + 30_000,
-            detail: serde_json::json!({}),
+            detail: serde_json::json!({}).into(),
         })
     }
 

@@ -122,7 +122,8 @@ impl Rail for EchoRail {
                 "echo": true,
                 "greeting": host.config("greeting"),
                 "to": req.to_chain,
-            }),
+            })
+            .into(),
         })
     }
 

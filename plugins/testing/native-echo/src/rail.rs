@@ -103,7 +103,7 @@ fn echo(req: &QuoteRequest, amount: Amount, now_ms: u64, calls: u64) -> RailQuot
         quote_only_reason: Some("test rail".into()),
         upstream_ref: req.to_address.clone(),
         expires_at_ms: now_ms + 30_000,
-        detail: serde_json::json!({ "calls": calls }),
+        detail: serde_json::json!({ "calls": calls }).into(),
     }
 }
 

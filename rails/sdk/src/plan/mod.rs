@@ -101,7 +101,7 @@ impl EvmQuoteDetail {
     /// Reads the detail back from an accepted quote; refuses a quote priced
     /// for another sender than the relayer that will execute it.
     pub fn from_prepare(req: &PrepareRequest) -> Result<Self, RailError> {
-        let d: EvmQuoteDetail = serde_json::from_value(req.quote.detail.clone())
+        let d = EvmQuoteDetail::deserialize(&*req.quote.detail)
             .map_err(|e| RailError::invalid("quote.detail", e))?;
         if !d.sender.eq_ignore_ascii_case(&req.relayer) {
             return Err(RailError::new(
