@@ -122,7 +122,7 @@ impl fmt::Display for Amount {
         // A token amount almost always fits in 128 bits, whose formatting
         // is a fraction of a 256-bit one's (every answer writes dozens).
         match self.to_u128() {
-            Some(v) => fmt::Display::fmt(&v, f),
+            Some(v) => f.pad_integral(true, "", itoa::Buffer::new().format(v)),
             None => fmt::Display::fmt(&self.0, f),
         }
     }
@@ -136,7 +136,10 @@ impl From<u128> for Amount {
 
 impl Serialize for Amount {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        match self.to_u128() {
+            Some(v) => s.serialize_str(itoa::Buffer::new().format(v)),
+            None => s.collect_str(self),
+        }
     }
 }
 
@@ -203,6 +206,15 @@ mod tests {
             let a = Amount::from_limbs(limbs);
             prop_assert_eq!(a.to_string().parse::<Amount>().unwrap(), a);
             prop_assert_eq!(a.to_string(), a.0.to_string());
+        }
+
+        #[test]
+        fn token_sized_amounts_write_as_the_wide_number_does(v in any::<u128>(), wide in any::<[u64; 4]>()) {
+            for a in [Amount::from_u128(v), Amount::from_limbs(wide)] {
+                prop_assert_eq!(a.to_string(), a.0.to_string());
+                prop_assert_eq!(format!("{a:>45}"), format!("{:>45}", a.0));
+                prop_assert_eq!(serde_json::to_string(&a).unwrap(), format!("\"{}\"", a.0));
+            }
         }
 
         #[test]

@@ -19,9 +19,10 @@
 //! so a client cannot grow the series without bound.
 
 use std::{
+    collections::HashMap,
     sync::{
         atomic::{AtomicU64, Ordering},
-        OnceLock,
+        LazyLock, OnceLock, RwLock,
     },
     time::{Duration, Instant},
 };
@@ -147,28 +148,57 @@ fn method_label(m: &Method) -> &'static str {
 #[derive(Clone, Copy)]
 pub struct Track;
 
+/// One request series: its counter and its histogram.
+type Series = (metrics::Counter, metrics::Histogram);
+
+/// A route's series by method and status.
+type RouteSeries = HashMap<(&'static str, u16), Series>;
+
+/// The request series by matched route, then method and status: each is
+/// registered with the recorder once, so a request's bookkeeping is two
+/// lookups under a read lock and no allocation. Bounded as the labels are
+/// (module docs).
+static SERIES: LazyLock<RwLock<HashMap<String, RouteSeries>>> = LazyLock::new(Default::default);
+
+/// The series of `method`, `route` and `status`, registered on first use.
+fn series(method: &'static str, route: &str, status: u16) -> Series {
+    let key = (method, status);
+    let known = SERIES.read().unwrap_or_else(|e| e.into_inner());
+    if let Some(s) = known.get(route).and_then(|by| by.get(&key)) {
+        return s.clone();
+    }
+    drop(known);
+    let mut all = SERIES.write().unwrap_or_else(|e| e.into_inner());
+    let by = all.entry(route.to_string()).or_default();
+    by.entry(key)
+        .or_insert_with(|| {
+            let labels = vec![
+                metrics::Label::new("method", method),
+                metrics::Label::new("route", route.to_string()),
+                metrics::Label::new("status", status.to_string()),
+            ];
+            (
+                metrics::counter!("relay_http_requests_total", labels.clone()),
+                metrics::histogram!("relay_http_request_duration_seconds", labels),
+            )
+        })
+        .clone()
+}
+
 impl crate::around::Around for Track {
     /// When the request came, its method label and matched route.
-    type Seen = (Instant, &'static str, String);
+    type Seen = (Instant, &'static str, Option<MatchedPath>);
 
     fn before(&self, req: &Request) -> Result<Self::Seen, Box<Response>> {
-        let route = req
-            .extensions()
-            .get::<MatchedPath>()
-            .map_or("(unmatched)", |m| m.as_str());
-        Ok((
-            Instant::now(),
-            method_label(req.method()),
-            route.to_string(),
-        ))
+        let route = req.extensions().get::<MatchedPath>().cloned();
+        Ok((Instant::now(), method_label(req.method()), route))
     }
 
     fn after(&self, (started, method, route): Self::Seen, resp: &mut Response) {
-        let status = resp.status().as_u16().to_string();
-        metrics::counter!("relay_http_requests_total", "method" => method, "route" => route.clone(), "status" => status.clone())
-            .increment(1);
-        metrics::histogram!("relay_http_request_duration_seconds", "method" => method, "route" => route, "status" => status)
-            .record(started.elapsed());
+        let route = route.as_ref().map_or("(unmatched)", MatchedPath::as_str);
+        let (requests, duration) = series(method, route, resp.status().as_u16());
+        requests.increment(1);
+        duration.record(started.elapsed());
         if REQUESTS.fetch_add(1, Ordering::Relaxed) % UPKEEP_EVERY == UPKEEP_EVERY - 1 {
             handle().run_upkeep();
         }

@@ -68,26 +68,27 @@ pub struct QuoteTerms {
 impl QuoteTerms {
     /// The canonical text that is hashed.
     pub fn canonical(&self) -> String {
-        let lower = |s: &str| s.to_ascii_lowercase();
-        [
-            SCHEME.to_string(),
-            format!("fromChain={}", self.from_chain),
-            format!("toChain={}", self.to_chain),
-            format!("fromToken={}", lower(&self.from_token)),
-            format!("toToken={}", lower(&self.to_token)),
-            format!("amount={}", self.amount),
-            format!("rail={}", self.rail),
-            format!("lane={}", self.lane),
-            format!("estimated={}", self.estimated),
-            format!("minOut={}", self.min_out),
-            format!(
-                "recipient={}",
-                lower(self.recipient.as_deref().unwrap_or(""))
-            ),
-            format!("member={}", self.member),
-            format!("expiresAt={}", self.expires_at),
-        ]
-        .join("\n")
+        use std::fmt::Write as _;
+        let mut text = String::with_capacity(320);
+        // Writing to a String never fails.
+        let _ = write!(
+            text,
+            "{SCHEME}\nfromChain={}\ntoChain={}\nfromToken={}\ntoToken={}\namount={}\n\
+             rail={}\nlane={}\nestimated={}\nminOut={}\nrecipient={}\nmember={}\nexpiresAt={}",
+            self.from_chain,
+            self.to_chain,
+            self.from_token.to_ascii_lowercase(),
+            self.to_token.to_ascii_lowercase(),
+            self.amount,
+            self.rail,
+            self.lane,
+            self.estimated,
+            self.min_out,
+            self.recipient.as_deref().unwrap_or("").to_ascii_lowercase(),
+            self.member,
+            self.expires_at,
+        );
+        text
     }
 
     /// keccak-256 of the canonical text.
@@ -157,7 +158,7 @@ pub fn personal_sign(
         .map_err(|e| AttestError::Sign(e.to_string()))?;
     Ok(PersonalSignature {
         signer: signer.map(RelayerSigner::address),
-        signature: signature.map(|s| format!("0x{}", hex::encode(s.as_bytes()))),
+        signature: signature.map(|s| alloy::hex::encode_prefixed(s.as_bytes())),
     })
 }
 
@@ -240,6 +241,21 @@ mod tests {
         assert!(terms()
             .canonical()
             .starts_with("relay-quote-v1\nfromChain=8453\n"));
+    }
+
+    #[test]
+    fn the_signed_text_is_the_documented_one_line_per_term() {
+        let mut t = terms();
+        t.recipient = Some("0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into());
+        assert_eq!(
+            t.canonical(),
+            "relay-quote-v1\nfromChain=8453\ntoChain=42161\n\
+             fromToken=0x833589fcd6edb6e08f4c7c32d4f71b54bda02913\n\
+             toToken=0xaf88d065e77c8cc2239327c5edb3a432268e5831\namount=5000000\n\
+             rail=floatlane\nlane=evm->evm\nestimated=4900000\nminOut=4900000\n\
+             recipient=0x70997970c51812dc3a010c7d01b50e0d17dc79c8\nmember=false\nexpiresAt=2000"
+        );
+        assert!(terms().canonical().contains("\nrecipient=\nmember=false\n"));
     }
 
     #[test]

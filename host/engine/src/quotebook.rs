@@ -71,7 +71,7 @@ use std::{
 
 use alloy::primitives::U256;
 use relay_config::QuoteBookConfig;
-use relay_plugin_api::{Amount, Fee, QuoteRequest, RailQuote};
+use relay_plugin_api::{Amount, ChainRef, Fee, QuoteRequest, RailQuote};
 use relay_runtime::LoadedRail;
 use tokio_util::sync::CancellationToken;
 
@@ -89,8 +89,8 @@ pub const HEAT_HALF_LIFE: Duration = Duration::from_secs(30);
 /// A lane of the book.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LaneKey {
-    from: String,
-    to: String,
+    from: (ChainRef, String),
+    to: (ChainRef, String),
     bucket: usize,
     member: bool,
     slippage_bps: u32,
@@ -112,8 +112,8 @@ impl LaneKey {
     /// The lane of `req`.
     pub fn of(req: &QuoteRequest) -> Self {
         LaneKey {
-            from: format!("{}:{}", req.from_chain, token_key(&req.from_token)),
-            to: format!("{}:{}", req.to_chain, token_key(&req.to_token)),
+            from: (req.from_chain, token_key(&req.from_token)),
+            to: (req.to_chain, token_key(&req.to_token)),
             bucket: bucket(req.amount),
             member: req.member,
             slippage_bps: req.slippage_bps,
@@ -252,7 +252,12 @@ impl QuoteBook {
             lane.used = now;
             lane.heat.bump(now);
             lane.req = req.clone();
-            lane.rails = rails.to_vec();
+            // A warm lane sees the same rails on every quote.
+            let same_rails = lane.rails.len() == rails.len()
+                && lane.rails.iter().zip(rails).all(|(a, b)| Arc::ptr_eq(a, b));
+            if !same_rails {
+                lane.rails = rails.to_vec();
+            }
             return Some(
                 rails
                     .iter()
