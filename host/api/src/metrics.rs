@@ -204,3 +204,45 @@ impl crate::around::Around for Track {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::around::Around as _;
+    use axum::{body::Body, http::StatusCode};
+
+    /// One request through the layer, answered with `status`.
+    fn answer(status: u16) {
+        let req = Request::builder()
+            .method("PATCH")
+            .uri("/not-a-route")
+            .body(Body::empty())
+            .unwrap();
+        let seen = Track.before(&req).unwrap();
+        let mut resp = Response::new(Body::empty());
+        *resp.status_mut() = StatusCode::from_u16(status).unwrap();
+        Track.after(seen, &mut resp);
+    }
+
+    /// The count `/metrics` shows for unmatched PATCH requests answered
+    /// with `status`.
+    fn shown(status: u16) -> Option<String> {
+        let prefix = format!(
+            "relay_http_requests_total{{method=\"PATCH\",route=\"(unmatched)\",status=\"{status}\"}} "
+        );
+        let text = handle().render();
+        let count = text.lines().find_map(|l| l.strip_prefix(&prefix))?;
+        Some(count.to_string())
+    }
+
+    #[test]
+    fn every_request_counts_once_in_its_own_series() {
+        handle();
+        for status in [418, 418, 417] {
+            answer(status);
+        }
+        assert_eq!(shown(418).as_deref(), Some("2"));
+        assert_eq!(shown(417).as_deref(), Some("1"));
+        assert_eq!(shown(416), None);
+    }
+}
