@@ -9,6 +9,8 @@
 //! | `relay_http_request_duration_seconds` | histogram | `method`, `route`, `status` | time to the response head (a stream's later events are not included) |
 //! | `relay_rail_calls_total` | counter | `rail`, `method`, `outcome` | plugin calls (`quote`, `prepare`, `track`, `health`, …) by outcome: `ok`, `rail_error`, `fault`, `hung`, `quarantined` |
 //! | `relay_rail_call_duration_seconds` | histogram | `rail`, `method`, `outcome` | plugin call latency (quarantined calls are not timed) |
+//! | `relay_quote_attestations_total` | counter | — | quote attestations signed; over `relay_quote_attestation_signatures_total` (signatures made), the mean batch of quotes one signature covers |
+//! | `relay_quote_attestation_signatures_total` | counter | — | relayer signatures over attestation batches (one Merkle root each) |
 //! | `relay_routes` | gauge | `status` | stored routes by internal status (`PENDING`, `BRIDGING`, `DONE`, …), counted on each scrape |
 //! | `relay_relayer_native_balance` | gauge | `chain` | the relayer's native balance per configured chain, whole units (ETH …), read on each scrape; a failed read keeps the last value |
 //! | `relay_relayer_balance_read_failures_total` | counter | `chain` | scrapes whose balance read failed or timed out |
@@ -83,7 +85,7 @@ pub(crate) fn routes() -> OpenApiRouter<AppState> {
 }
 
 /// The Prometheus text exposition.
-#[utoipa::path(get, path = "/metrics", tag = "discovery", summary = "Prometheus metrics (text format): requests, rail calls, routes by status, relayer balances", responses((status = 200, description = "OK", content_type = "text/plain", body = String)))]
+#[utoipa::path(get, path = "/metrics", tag = "discovery", summary = "Prometheus metrics (text format): requests, rail calls, quote attestations, routes by status, relayer balances", responses((status = 200, description = "OK", content_type = "text/plain", body = String)))]
 #[tracing::instrument(skip_all)]
 async fn scrape(State(s): State<AppState>) -> Response {
     let timeout = Duration::from_millis(s.config.quote.chain_read_timeout_ms.max(1));

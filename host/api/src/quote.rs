@@ -89,15 +89,19 @@ impl Quoting {
 
 pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
     let service = q.service.clone();
+    let key = q.app.relayer.as_ref().map(|r| r.signer().clone());
+    let attest = Arc::new(attest::QuoteSigner::new(key));
     OpenApiRouter::new()
         .routes(routes!(quote))
-        .with_state(QuoteState { q, service })
+        .with_state(QuoteState { q, service, attest })
 }
 
 #[derive(Clone)]
 struct QuoteState {
     q: Quoting,
     service: std::sync::Arc<relay_execution::execute::ExecuteService>,
+    /// Signs attestations, batching quotes answered together.
+    attest: Arc<attest::QuoteSigner>,
 }
 
 /// The router intent a quote serves beside its price when the sender is
@@ -142,9 +146,11 @@ async fn quote(
     };
     span.record("rail", winner.rail.as_str());
     span.record("best_of", outcome.answered());
-    let signer = q.app.relayer.as_ref().map(|r| r.signer());
     let terms = terms(&outcome, winner, priced, q.app.config.quote.validity_ms);
-    let attestation = attest::sign(signer, terms)
+    let attestation = s
+        .attest
+        .sign(terms)
+        .await
         .map_err(|e| ApiError::new(ErrorCode::RelayerUnavailable, e.to_string()))?;
     let mut answer = Quote::of(&outcome, winner, priced, attestation);
     (answer.intent, answer.intent_note) = intent_for(&s, &params, &outcome).await;

@@ -24,11 +24,12 @@
 //! answering rail's injected latency, or the soft deadline when a rail was
 //! late), and warm-quote throughput with 16 in flight against the echo's
 //! (with the process's CPU time per request of each: server and client
-//! share the machine's cores), and how many of those warm answers asked a
-//! rail live. The throughput is measured in three rounds, each quotes then
-//! echoes, and the median round is reported beside every round's ratio: a
-//! drift in the machine's speed (a shared VM's is large) then touches both
-//! sides of a round.
+//! share the machine's cores), how many of those warm answers asked a
+//! rail live, and how many attestations each relayer signature covered
+//! (quotes answered together are signed as one batch). The throughput is
+//! measured in three rounds, each quotes then echoes, and the median round
+//! is reported beside every round's ratio: a drift in the machine's speed
+//! (a shared VM's is large) then touches both sides of a round.
 //!
 //! `cargo bench -p relay-host --bench quote_http`; under `cargo test
 //! --benches` each function runs once and the summary loop is short.
@@ -140,7 +141,7 @@ struct Stack {
     echo_url: String,
     /// Changes amounts and lanes per call.
     bump: AtomicU64,
-    _served: Served,
+    served: Served,
     _devnet: Devnet,
     _dir: tempfile::TempDir,
     rt: Runtime,
@@ -173,7 +174,7 @@ impl Stack {
             compare_url: format!("{}/api/route/compare", served.base),
             echo_url,
             bump: AtomicU64::new(0),
-            _served: served,
+            served,
             _devnet: devnet,
             _dir: dir,
             rt,
@@ -360,11 +361,31 @@ impl Stack {
         )
     }
 
+    /// The host's `(relay_quote_attestations_total,
+    /// relay_quote_attestation_signatures_total)` from `GET /metrics`.
+    fn attestations(&self) -> (f64, f64) {
+        let text = self.rt.block_on(async {
+            let url = format!("{}/metrics", self.served.base);
+            let resp = self.client.get(url).send().await.expect("metrics");
+            resp.text().await.expect("metrics text")
+        });
+        let read = |name: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+                .unwrap_or(0.0)
+        };
+        (
+            read("relay_quote_attestations_total"),
+            read("relay_quote_attestation_signatures_total"),
+        )
+    }
+
     /// Warm-quote throughput against the echo's, in [`ROUNDS`] rounds of
     /// `per_round` quotes then four times as many echoes, so a drift in
     /// the machine's speed touches both sides of a round alike: the
     /// median round's figures, and every round's ratio.
     fn throughput(&self, per_round: usize) -> String {
+        let signed_before = self.attestations();
         let rounds: Vec<Round> = (0..ROUNDS)
             .map(|_| {
                 let quote = self.concurrent_rps(&self.quote_url, per_round, || self.warm_body());
@@ -382,9 +403,12 @@ impl Stack {
             .map(|r| format!("{:.0}", r.ratio() * 100.0))
             .collect();
         let live: usize = rounds.iter().map(|r| r.quote.1).sum();
+        let (quotes, signatures) = self.attestations();
+        let batch = (quotes - signed_before.0) / (signatures - signed_before.1).max(1.0);
         format!(
             "warm quote {:.0} req/s vs echo {:.0} req/s ({:.0} %; rounds {} %), CPU per \
-             request {} vs echo {}, {live} of {} warm answers asked a rail live",
+             request {} vs echo {}, {live} of {} warm answers asked a rail live, \
+             {batch:.1} attestations per signature",
             mid.quote.0,
             mid.echo.0,
             mid.ratio() * 100.0,

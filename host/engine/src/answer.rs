@@ -284,7 +284,8 @@ pub struct Quote {
     pub member: bool,
     /// How it was chosen.
     pub note: String,
-    /// The signed price lock (`{scheme, hash, signer, signature, expiresAt, terms}`).
+    /// The signed price lock (`{scheme, hash, root, proof, signer, signature,
+    /// expiresAt, terms}`; [`crate::attest`]).
     #[schema(value_type = Object)]
     pub attestation: Attestation,
     /// When the attestation expires, epoch ms.

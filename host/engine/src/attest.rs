@@ -3,14 +3,20 @@
 //! promised — lane, amounts, minimum out, recipient, tier, expiry — so a
 //! later execute can hold it to that price.
 //!
-//! Scheme `relay-quote-v1`: the terms are written one `key=value` per line
-//! in a fixed order (below), hashed with keccak-256, and the 32-byte hash is
-//! signed as an EIP-191 personal message by the relayer key. Any client can
-//! rebuild the text from the `terms` object and check the signer with
-//! `ecrecover` (viem `verifyMessage({message: {raw: hash}})`).
+//! Scheme `relay-quote-v2`: the terms are written one `key=value` per line
+//! in a fixed order (below) and hashed with keccak-256 (`hash`). Quotes
+//! answered together are signed together ([`batch`]): `root` is the Merkle
+//! root of their hashes (keccak-256 of each sorted pair, OpenZeppelin's
+//! `MerkleProof`), `proof` the hash's siblings from the leaf up, and the
+//! 32-byte `root` is signed as an EIP-191 personal message by the relayer
+//! key. A quote answered alone has `root = hash` and an empty `proof` — the
+//! v1 scheme, whose signature covered the hash itself. Any client can
+//! rebuild the text from the `terms` object, fold the proof into the root
+//! and check the signer with `ecrecover` (viem
+//! `verifyMessage({message: {raw: root}})`).
 //!
 //! ```text
-//! relay-quote-v1
+//! relay-quote-v2
 //! fromChain=8453
 //! toChain=42161
 //! fromToken=0x…      (lower-case address; the symbol for a native asset)
@@ -27,13 +33,18 @@
 //!
 //! The key never leaves the signer; nothing here logs a signature.
 
+pub mod batch;
+pub mod merkle;
+
+pub use batch::QuoteSigner;
+
 use alloy::primitives::{keccak256, Address, Signature, B256};
 use relay_chain::signer::RelayerSigner;
 use relay_plugin_api::{Amount, ChainRef};
 use serde::{Deserialize, Serialize};
 
-/// The scheme name, first line of the signed text.
-pub const SCHEME: &str = "relay-quote-v1";
+/// The scheme name, first line of the hashed text.
+pub const SCHEME: &str = "relay-quote-v2";
 
 /// What a quote promises.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,16 +114,32 @@ impl QuoteTerms {
 pub struct Attestation {
     /// [`SCHEME`].
     pub scheme: &'static str,
-    /// keccak-256 of the canonical terms.
+    /// keccak-256 of the canonical terms: this quote's leaf.
     pub hash: B256,
+    /// The Merkle root of the batch the quote was signed in (`hash` when
+    /// alone).
+    pub root: B256,
+    /// `hash`'s siblings from the leaf up to `root` (empty when alone).
+    pub proof: Vec<B256>,
     /// The relayer address; `None` when this host has no key.
     pub signer: Option<Address>,
-    /// 65-byte EIP-191 signature of `hash`, 0x-hex; `None` without a key.
+    /// 65-byte EIP-191 signature of `root`, 0x-hex; `None` without a key.
     pub signature: Option<String>,
     /// Expiry, epoch ms.
     pub expires_at: u64,
     /// The terms, to rebuild the text.
     pub terms: QuoteTerms,
+}
+
+/// An attestation as a client sends it back to lock a price.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Presented {
+    /// The quoted terms.
+    pub terms: QuoteTerms,
+    /// Their hash's Merkle proof up to the signed root.
+    pub proof: Vec<B256>,
+    /// The relayer's signature of the root, 0x-hex.
+    pub signature: String,
 }
 
 /// Why an attestation does not hold.
@@ -169,24 +196,12 @@ pub fn recover(message: &[u8], signature: &str) -> Result<Address, AttestError> 
         .map_err(|_| AttestError::Malformed)
 }
 
-/// Signs `terms` with the relayer key (unsigned when there is none).
-pub fn sign(signer: Option<&RelayerSigner>, terms: QuoteTerms) -> Result<Attestation, AttestError> {
-    let hash = terms.hash();
-    let signed = personal_sign(signer, hash.as_slice())?;
-    Ok(Attestation {
-        scheme: SCHEME,
-        hash,
-        signer: signed.signer,
-        signature: signed.signature,
-        expires_at: terms.expires_at,
-        terms,
-    })
-}
-
-/// Checks that `signature` over `terms` is `expected`'s and unexpired at
-/// `now_ms` (the price lock of a later execute).
+/// Checks that `signature` over the root `terms` and `proof` hash to is
+/// `expected`'s and unexpired at `now_ms` (the price lock of a later
+/// execute).
 pub fn verify(
     terms: &QuoteTerms,
+    proof: &[B256],
     signature: &str,
     expected: Address,
     now_ms: u64,
@@ -194,17 +209,18 @@ pub fn verify(
     if now_ms > terms.expires_at {
         return Err(AttestError::Expired(terms.expires_at));
     }
-    if recover(terms.hash().as_slice(), signature)? != expected {
+    let root = merkle::root(terms.hash(), proof);
+    if recover(root.as_slice(), signature)? != expected {
         return Err(AttestError::WrongSigner { expected });
     }
     Ok(())
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn terms() -> QuoteTerms {
+    pub(crate) fn terms() -> QuoteTerms {
         QuoteTerms {
             from_chain: ChainRef::Evm(8453),
             to_chain: ChainRef::Evm(42161),
@@ -221,26 +237,30 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_signed_quote_verifies_and_a_changed_one_does_not() {
-        let key = RelayerSigner::from_hex(
+    /// The relayer key of the tests (anvil's second account).
+    pub(crate) fn key() -> RelayerSigner {
+        RelayerSigner::from_hex(
             "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
         )
-        .unwrap();
-        let a = sign(Some(&key), terms()).unwrap();
-        let sig = a.signature.clone().unwrap();
-        assert_eq!(a.signer, Some(key.address()));
-        assert_eq!(verify(&terms(), &sig, key.address(), 1_000), Ok(()));
+        .unwrap()
+    }
+
+    #[test]
+    fn a_signed_quote_verifies_and_a_changed_one_does_not() {
+        let key = key();
+        let sig = personal_sign(Some(&key), terms().hash().as_slice())
+            .unwrap()
+            .signature
+            .unwrap();
+        assert_eq!(verify(&terms(), &[], &sig, key.address(), 1_000), Ok(()));
         let mut changed = terms();
         changed.min_out = Amount::from_u128(4_999_999);
-        assert!(verify(&changed, &sig, key.address(), 1_000).is_err());
+        assert!(verify(&changed, &[], &sig, key.address(), 1_000).is_err());
         assert_eq!(
-            verify(&terms(), &sig, key.address(), 3_000),
+            verify(&terms(), &[], &sig, key.address(), 3_000),
             Err(AttestError::Expired(2_000))
         );
-        assert!(terms()
-            .canonical()
-            .starts_with("relay-quote-v1\nfromChain=8453\n"));
+        assert!(verify(&terms(), &[B256::ZERO], &sig, key.address(), 1_000).is_err());
     }
 
     #[test]
@@ -249,19 +269,12 @@ mod tests {
         t.recipient = Some("0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into());
         assert_eq!(
             t.canonical(),
-            "relay-quote-v1\nfromChain=8453\ntoChain=42161\n\
+            "relay-quote-v2\nfromChain=8453\ntoChain=42161\n\
              fromToken=0x833589fcd6edb6e08f4c7c32d4f71b54bda02913\n\
              toToken=0xaf88d065e77c8cc2239327c5edb3a432268e5831\namount=5000000\n\
              rail=floatlane\nlane=evm->evm\nestimated=4900000\nminOut=4900000\n\
              recipient=0x70997970c51812dc3a010c7d01b50e0d17dc79c8\nmember=false\nexpiresAt=2000"
         );
         assert!(terms().canonical().contains("\nrecipient=\nmember=false\n"));
-    }
-
-    #[test]
-    fn without_a_key_the_attestation_is_unsigned_but_hashed() {
-        let a = sign(None, terms()).unwrap();
-        assert_eq!((a.signer, a.signature), (None, None));
-        assert_eq!(a.hash, terms().hash());
     }
 }

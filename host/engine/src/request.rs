@@ -4,11 +4,12 @@
 //! parsed here. Every problem is a typed 4xx that names the field; nothing
 //! moves on a request that failed validation.
 
+use alloy::primitives::B256;
 use relay_plugin_api::{Amount, ChainRef, ExecutionPlan, PlanAction, SourceMode, Token};
 use serde_json::Value;
 
 use super::{
-    attest::QuoteTerms,
+    attest::{Presented, QuoteTerms},
     error::EngineError,
     route::{parse_route, RequestError, RouteAsk},
 };
@@ -47,7 +48,7 @@ pub struct ExecuteAsk {
     /// Price lock: the least the recipient must receive.
     pub min_out: Option<Amount>,
     /// Price lock: a quote's signed terms and signature.
-    pub attestation: Option<(QuoteTerms, String)>,
+    pub attestation: Option<Presented>,
     /// `dryRun: true`: a dry run whatever the rail.
     pub dry_run: bool,
     /// `live`, when given. Spec §4.2: `live:false` is a dry run; omitting
@@ -171,9 +172,9 @@ fn permit(v: &Value) -> Result<SignedPermit, RequestError> {
     })
 }
 
-/// The attestation of an earlier quote: `{terms, signature}` as the quote
-/// returned it.
-fn attestation(v: &Value) -> Result<Option<(QuoteTerms, String)>, RequestError> {
+/// The attestation of an earlier quote: `{terms, proof, signature}` as the
+/// quote returned it (`proof` may be omitted for a quote signed alone).
+fn attestation(v: &Value) -> Result<Option<Presented>, RequestError> {
     let Some(a) = v.get("attestation").filter(|a| !a.is_null()) else {
         return Ok(None);
     };
@@ -188,7 +189,20 @@ fn attestation(v: &Value) -> Result<Option<(QuoteTerms, String)>, RequestError> 
         .get("signature")
         .and_then(Value::as_str)
         .ok_or_else(|| missing("attestation.signature"))?;
-    Ok(Some((terms, sig.to_string())))
+    let proof = match a.get("proof").filter(|p| !p.is_null()) {
+        None => Vec::new(),
+        Some(p) => serde_json::from_value::<Vec<B256>>(p.clone()).map_err(|_| {
+            invalid(
+                "attestation.proof",
+                "must be an array of 32-byte 0x-hex hashes",
+            )
+        })?,
+    };
+    Ok(Some(Presented {
+        terms,
+        proof,
+        signature: sig.to_string(),
+    }))
 }
 
 /// Parses an ExecuteRequest body.

@@ -436,7 +436,12 @@ impl ExecuteService {
     /// The minimum the recipient must get: the stricter of `minOut` and a
     /// verified attestation's `minOut` (which must be for this very route).
     fn price_lock(&self, ask: &ExecuteAsk) -> Result<Option<Amount>, ExecuteError> {
-        let Some((terms, sig)) = &ask.attestation else {
+        let Some(attest::Presented {
+            terms,
+            proof,
+            signature,
+        }) = &ask.attestation
+        else {
             return Ok(ask.min_out);
         };
         let bad = ExecuteError::AttestationInvalid;
@@ -446,7 +451,7 @@ impl ExecuteService {
             .as_ref()
             .map(|r| r.address())
             .ok_or_else(|| bad("this host has no relayer key to check it against".into()))?;
-        attest::verify(terms, sig, signer, self.d.clock.now_ms())
+        attest::verify(terms, proof, signature, signer, self.d.clock.now_ms())
             .map_err(|e| bad(e.to_string()))?;
         let same_token = |a: &str, t: &relay_plugin_api::Token| {
             t.address

@@ -13,43 +13,15 @@ const DST: u64 = 42161;
 
 /// `node conformance/tools/verify-evidence.mjs` on `file`: passed or not.
 fn viem_verifies(file: &Path, relayer: &str) -> bool {
-    let script =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/tools/verify-evidence.mjs");
-    let out = std::process::Command::new("node")
-        .arg(script)
-        .arg(crate::router::viem_dir())
-        .arg(file)
-        .arg(relayer)
-        .output()
-        .expect("node runs");
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        said.starts_with("OK") || said.starts_with("FAILED"),
-        "viem script: {said} {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.status.success()
+    crate::router::viem_script("verify-evidence.mjs", &[file.as_os_str(), relayer.as_ref()])
 }
 
 /// `node conformance/tools/verify-receipts.mjs` on `file`: passed or not.
 pub(crate) fn viem_checks_receipts(file: &Path, relayer: &str, address: &str) -> bool {
-    let script =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/tools/verify-receipts.mjs");
-    let out = std::process::Command::new("node")
-        .arg(script)
-        .arg(crate::router::viem_dir())
-        .arg(file)
-        .arg(relayer)
-        .arg(address)
-        .output()
-        .expect("node runs");
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        said.starts_with("OK") || said.starts_with("FAILED"),
-        "viem script: {said} {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.status.success()
+    crate::router::viem_script(
+        "verify-receipts.mjs",
+        &[file.as_os_str(), relayer.as_ref(), address.as_ref()],
+    )
 }
 
 #[tokio::test(flavor = "multi_thread")]

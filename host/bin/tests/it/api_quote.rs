@@ -7,7 +7,7 @@ use crate::common;
 use std::{path::Path, time::Instant};
 
 use alloy::{
-    primitives::{keccak256, Address, Signature, U256},
+    primitives::{keccak256, Address, Signature, B256, U256},
     providers::Provider,
 };
 use common::{get, send, serve_with, Answer, Running};
@@ -109,8 +109,10 @@ async fn expected_gas(devnet: &Devnet, markup_bps: u128) -> u128 {
     u128::try_from(num.div_ceil(den)).unwrap()
 }
 
-/// Rebuilds the attestation text from its terms (the module docs' format)
-/// and recovers the signer.
+/// Rebuilds the attestation text from its terms (the module docs' format),
+/// folds its Merkle proof into the root and recovers the signer of the root
+/// (`conformance/tools/verify-attestations.mjs` checks the same with viem
+/// and OpenZeppelin's merkle-tree).
 fn attestation_signer(a: &Value) -> Address {
     let t = &a["terms"];
     let s = |k: &str| match &t[k] {
@@ -119,7 +121,7 @@ fn attestation_signer(a: &Value) -> Address {
         v => v.to_string(),
     };
     let text = format!(
-        "relay-quote-v1\nfromChain={}\ntoChain={}\nfromToken={}\ntoToken={}\namount={}\nrail={}\nlane={}\nestimated={}\nminOut={}\nrecipient={}\nmember={}\nexpiresAt={}",
+        "relay-quote-v2\nfromChain={}\ntoChain={}\nfromToken={}\ntoToken={}\namount={}\nrail={}\nlane={}\nestimated={}\nminOut={}\nrecipient={}\nmember={}\nexpiresAt={}",
         s("fromChain"), s("toChain"), s("fromToken"), s("toToken"), s("amount"), s("rail"),
         s("lane"), s("estimated"), s("minOut"), s("recipient"), s("member"), s("expiresAt")
     );
@@ -129,8 +131,33 @@ fn attestation_signer(a: &Value) -> Address {
         json!(hash),
         "the hash covers the canonical terms"
     );
+    let proof: Vec<B256> = serde_json::from_value(a["proof"].clone()).unwrap();
+    let root = relay_engine::attest::merkle::root(hash, &proof);
+    assert_eq!(a["root"], json!(root), "the proof leads to the signed root");
     let sig: Signature = a["signature"].as_str().unwrap().parse().unwrap();
-    sig.recover_address_from_msg(hash.as_slice()).unwrap()
+    sig.recover_address_from_msg(root.as_slice()).unwrap()
+}
+
+/// Bursts of twelve concurrent quotes, each for its own amount, until one
+/// signature has covered several: every attestation of the bursts.
+async fn batched_attestations(base: &str, user: Address) -> Vec<Value> {
+    let mut all = Vec::new();
+    for burst in 0..10u128 {
+        let answers = futures::future::join_all((0..12u128).map(|i| {
+            let mut body = usdc_body(user);
+            body["amount"] = json!((AMOUNT + burst * 100 + i).to_string());
+            async move { quote(base, &body).await }
+        }))
+        .await;
+        for q in answers {
+            assert_eq!(q.status, 200, "{}", q.body);
+            all.push(q.body["attestation"].clone());
+        }
+        if all.iter().any(|a| a["proof"] != json!([])) {
+            return all;
+        }
+    }
+    panic!("ten bursts of twelve concurrent quotes were each signed one by one");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -188,6 +215,28 @@ async fn a_usdc_quote_is_won_by_the_float_lane_net_of_every_fee() {
     let a = &v["attestation"];
     assert_eq!(a["terms"]["estimated"], v["to"]["estimated"]);
     assert_eq!(attestation_signer(a), keys::relayer().address());
+
+    // Quotes answered together share one signature over their Merkle root,
+    // and each verifies on its own — here, and with viem and
+    // OpenZeppelin's merkle-tree; an altered proof does not.
+    let mut signed = batched_attestations(&h.base, user).await;
+    for a in &signed {
+        assert_eq!(attestation_signer(a), keys::relayer().address());
+    }
+    let relayer = keys::relayer().address().to_string();
+    let file = dir.path().join("attestations.json");
+    std::fs::write(&file, serde_json::to_vec(&signed).unwrap()).unwrap();
+    let verify = |file: &Path| {
+        crate::router::viem_script(
+            "verify-attestations.mjs",
+            &[file.as_os_str(), relayer.as_ref()],
+        )
+    };
+    assert!(verify(&file));
+    let batched = signed.iter_mut().find(|a| a["proof"] != json!([])).unwrap();
+    batched["proof"][0] = json!(format!("0x{}", "11".repeat(32)));
+    std::fs::write(&file, serde_json::to_vec(&signed).unwrap()).unwrap();
+    assert!(!verify(&file));
 
     // With executeReady switched off the lane leaves quotes at once: here
     // it was the only rail left, so the lane is unroutable.

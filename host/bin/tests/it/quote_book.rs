@@ -215,6 +215,20 @@ async fn a_price_that_moved_past_min_out_is_never_executed() {
     let mut body = permit_body(&devnet, (BASE, ARB), 6_000_000, 900);
     body["rail"] = json!("lifi");
     body["attestation"] = q["attestation"].clone();
+    // An altered attestation locks nothing: a lowered minimum, or a proof
+    // that does not lead to the signed root.
+    let sibling = json!([format!("0x{}", "11".repeat(32))]);
+    for (at, forged) in [("/terms/minOut", json!("1")), ("/proof", sibling)] {
+        let mut altered = body.clone();
+        *altered["attestation"].pointer_mut(at).unwrap() = forged;
+        let (code, text) = post(&h.base, "/api/route/execute", &altered, &[]).await;
+        let e: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            (code, &e["errorCode"], &e["field"]),
+            (400, &json!("ATTESTATION_INVALID"), &json!("attestation")),
+            "{at}: {e}"
+        );
+    }
     let (code, text) = post(&h.base, "/api/route/execute", &body, &[]).await;
     assert_eq!(code, 409, "{text}");
     let e: Value = serde_json::from_str(&text).unwrap();

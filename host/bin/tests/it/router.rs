@@ -484,6 +484,27 @@ async fn discovery_reports_the_router_and_bad_or_lapsed_intents_are_refused() {
     devnet.stop();
 }
 
+/// Runs `node conformance/tools/<script> <viem dir> <args…>`, a checker
+/// that prints `OK …` or `FAILED <why>`: passed or not.
+pub(crate) fn viem_script(script: &str, args: &[&std::ffi::OsStr]) -> bool {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../conformance/tools")
+        .join(script);
+    let out = std::process::Command::new("node")
+        .arg(script)
+        .arg(viem_dir())
+        .args(args)
+        .output()
+        .expect("node runs");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.starts_with("OK") || said.starts_with("FAILED"),
+        "viem script: {said} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.status.success()
+}
+
 /// `$RELAY_VIEM`, else `<repo>/.tools/js` (conformance/tools/viem.sh installs it).
 pub(crate) fn viem_dir() -> std::path::PathBuf {
     if let Some(p) = std::env::var_os("RELAY_VIEM").filter(|p| !p.is_empty()) {
