@@ -9,8 +9,8 @@
 //! root of their hashes (keccak-256 of each sorted pair, OpenZeppelin's
 //! `MerkleProof`), `proof` the hash's siblings from the leaf up, and the
 //! 32-byte `root` is signed as an EIP-191 personal message by the relayer
-//! key. A quote answered alone has `root = hash` and an empty `proof` — the
-//! v1 scheme, whose signature covered the hash itself. Any client can
+//! key. A quote answered alone has `root = hash` and an empty `proof`, so
+//! its signature covers its own hash, as v1's did. Any client can
 //! rebuild the text from the `terms` object, fold the proof into the root
 //! and check the signer with `ecrecover` (viem
 //! `verifyMessage({message: {raw: root}})`).

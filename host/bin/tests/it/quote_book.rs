@@ -216,16 +216,26 @@ async fn a_price_that_moved_past_min_out_is_never_executed() {
     body["rail"] = json!("lifi");
     body["attestation"] = q["attestation"].clone();
     // An altered attestation locks nothing: a lowered minimum, or a proof
-    // that does not lead to the signed root.
+    // that does not lead to the signed root; a proof that is not a list of
+    // hashes is refused naming it.
     let sibling = json!([format!("0x{}", "11".repeat(32))]);
-    for (at, forged) in [("/terms/minOut", json!("1")), ("/proof", sibling)] {
+    let invalid = ("ATTESTATION_INVALID", "attestation");
+    for (at, forged, (error, field)) in [
+        ("/terms/minOut", json!("1"), invalid),
+        ("/proof", sibling, invalid),
+        (
+            "/proof",
+            json!(["0x12"]),
+            ("INVALID_FIELD", "attestation.proof"),
+        ),
+    ] {
         let mut altered = body.clone();
         *altered["attestation"].pointer_mut(at).unwrap() = forged;
         let (code, text) = post(&h.base, "/api/route/execute", &altered, &[]).await;
         let e: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(
             (code, &e["errorCode"], &e["field"]),
-            (400, &json!("ATTESTATION_INVALID"), &json!("attestation")),
+            (400, &json!(error), &json!(field)),
             "{at}: {e}"
         );
     }
