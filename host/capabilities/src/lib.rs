@@ -129,6 +129,21 @@ impl CapabilityBroker {
     }
 }
 
+/// Characters of a rail's log line kept; the rest is cut.
+const LOG_MESSAGE_CHARS: usize = 2_000;
+
+/// The first `max` characters of `s`, borrowed (a rail logs on every call;
+/// a line within the limit is not copied).
+fn truncate_chars(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    match s.char_indices().nth(max) {
+        Some((end, _)) => &s[..end],
+        None => s,
+    }
+}
+
 /// The capabilities lent to one call.
 #[derive(Debug)]
 pub struct CallCapabilities {
@@ -196,7 +211,7 @@ impl CallCapabilities {
     /// A log line from the rail, tagged with its id.
     pub fn log(&self, level: LogLevel, message: &str) {
         let rail = self.policy.rail_id.as_str();
-        let message: String = message.chars().take(2_000).collect();
+        let message = truncate_chars(message, LOG_MESSAGE_CHARS);
         match level {
             LogLevel::Debug => tracing::debug!(rail, "{message}"),
             LogLevel::Info => tracing::info!(rail, "{message}"),
@@ -213,5 +228,22 @@ impl CallCapabilities {
     /// The rail this call belongs to.
     pub fn rail_id(&self) -> &str {
         &self.policy.rail_id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::truncate_chars;
+
+    #[test]
+    fn log_lines_are_cut_by_characters_not_bytes() {
+        assert_eq!(truncate_chars("short", 2_000), "short");
+        let long = "é".repeat(2_500);
+        let cut = truncate_chars(&long, 2_000);
+        assert_eq!(cut.chars().count(), 2_000);
+        assert_eq!(cut.len(), 4_000);
+        // Within the limit in characters but not in bytes: kept whole.
+        let wide = "é".repeat(1_500);
+        assert_eq!(truncate_chars(&wide, 2_000), wide);
     }
 }

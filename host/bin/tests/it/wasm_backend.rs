@@ -398,6 +398,21 @@ async fn functions_of_another_signature_break_the_contract_at_the_manifest_read(
         .await
         .unwrap_err();
     assert!(matches!(err, BackendError::Contract(_)), "{err}");
+
+    // Whatever a component's first call is, all five are checked before
+    // any runs: a quote on a fresh load of it is refused the same way.
+    let backend = rt.load(&path, &sha256_of(&path)).unwrap();
+    let err = backend
+        .call(
+            RailCall::Quote(quote_request(Amount::from_u128(1))),
+            caps(Duration::from_secs(5)),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, BackendError::Contract(m) if m.contains("not the relay:rail interface")),
+        "{err}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

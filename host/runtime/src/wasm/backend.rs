@@ -3,7 +3,10 @@
 
 use std::{
     path::{Path, PathBuf},
-    sync::Arc,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc,
+    },
     time::{Duration, Instant},
 };
 
@@ -36,6 +39,9 @@ pub struct WasmBackend {
     runtime: WasmRuntime,
     pre: InstancePre<CallState>,
     exports: RailExports,
+    /// Whether an instance has passed the interface's type check (see
+    /// `exports`).
+    checked: AtomicBool,
     artifact: PathBuf,
     sha256: String,
 }
@@ -123,6 +129,7 @@ impl WasmBackend {
             runtime: runtime.clone(),
             pre,
             exports,
+            checked: AtomicBool::new(false),
             artifact: path.to_path_buf(),
             sha256: actual,
         })
@@ -161,13 +168,17 @@ impl WasmBackend {
     /// Instantiates the component in `store` and runs `call` on it.
     async fn run(&self, store: &mut Store<CallState>, call: RailCall) -> Result<RailReply, Fault> {
         let instance = self.pre.instantiate_async(&mut *store).await?;
-        let mut funcs = RailFuncs::new(store, &instance, &self.exports);
+        let checked = self.checked.load(Ordering::Acquire);
+        let mut funcs = RailFuncs::new(store, &instance, &self.exports, checked);
+        if !checked {
+            // The first call (the manifest, read at load) checks all five
+            // functions: one of another signature refuses the component
+            // then, and later calls take theirs unchecked.
+            funcs.check_all().map_err(Fault::Signature)?;
+            self.checked.store(true, Ordering::Release);
+        }
         Ok(match call {
             RailCall::Manifest => {
-                // The manifest is read at load: a function of another
-                // signature refuses the component then, not at its first
-                // call.
-                funcs.check_all().map_err(Fault::Signature)?;
                 let f = funcs.manifest().map_err(Fault::Signature)?;
                 RailReply::Manifest(f.call_async(funcs.store(), ()).await?.0.lift()?)
             }

@@ -3,8 +3,11 @@
 //!
 //! The generated bindings (`RailPlugin::instantiate`) look up and
 //! type-check all five of the interface's functions on every instance; a
-//! call uses one. Here a call type-checks only the function it calls,
-//! found by the index taken at load.
+//! call uses one. Here the first call of a component (its manifest, read
+//! at load) type-checks all five, and every later call takes the function
+//! it calls by the index found at load, unchecked: every instance comes
+//! from the same pre-instantiated component, so its functions have the
+//! types the first check saw.
 
 use wasmtime::{
     component::{
@@ -54,25 +57,33 @@ impl RailExports {
 /// What a rail function that can fail returns: `result<T, rail-error>`.
 pub(super) type Answer<T> = (Result<T, wit::RailError>,);
 
-/// The functions of the rail interface on one instance, each type-checked
-/// against the world when it is taken.
+/// The functions of the rail interface on one instance: type-checked
+/// against the world when they are taken, until the component's first
+/// check ([`RailFuncs::check_all`]) has passed.
 pub(super) struct RailFuncs<'s> {
     store: &'s mut Store<CallState>,
     instance: &'s Instance,
     at: &'s RailExports,
+    /// Whether all five of this component's functions have passed
+    /// [`RailFuncs::check_all`] on an earlier instance.
+    checked: bool,
 }
 
 impl<'s> RailFuncs<'s> {
-    /// The functions of `instance` (of a component whose indices are `at`).
+    /// The functions of `instance` (of a component whose indices are `at`);
+    /// `checked` when an instance of the same pre-instantiated component
+    /// has passed [`RailFuncs::check_all`].
     pub(super) fn new(
         store: &'s mut Store<CallState>,
         instance: &'s Instance,
         at: &'s RailExports,
+        checked: bool,
     ) -> Self {
         RailFuncs {
             store,
             instance,
             at,
+            checked,
         }
     }
 
@@ -107,8 +118,9 @@ impl<'s> RailFuncs<'s> {
         self.typed(&self.at.track)
     }
 
-    /// Type-checks all five (a call checks only the one it makes).
+    /// Type-checks all five.
     pub(super) fn check_all(&mut self) -> wasmtime::Result<()> {
+        self.checked = false;
         self.manifest()?;
         self.health()?;
         self.quote()?;
@@ -127,7 +139,20 @@ impl<'s> RailFuncs<'s> {
         P: ComponentNamedList + Lower,
         R: ComponentNamedList + Lift,
     {
-        self.instance
-            .get_typed_func::<P, R>(&mut *self.store, index)
+        if !self.checked {
+            return self
+                .instance
+                .get_typed_func::<P, R>(&mut *self.store, index);
+        }
+        let func = self
+            .instance
+            .get_func(&mut *self.store, index)
+            .ok_or_else(|| wasmtime::Error::msg("no function at the rail export's index"))?;
+        // SAFETY: `checked` says that this function, in an instance of the
+        // same pre-instantiated component, passed `check_all` with exactly
+        // these parameter and result types; every instance of a component
+        // has the same function types (wasmtime's generated bindings rely
+        // on the same to call through `new_unchecked`).
+        Ok(unsafe { TypedFunc::new_unchecked(func) })
     }
 }
