@@ -178,14 +178,23 @@ impl Tally {
     }
 }
 
+/// Where the Permit2 nonces the bench signs itself start: far above the
+/// first bitmap words the host hands router intents their nonces from
+/// (the owner's lowest unused nonce, in words 0–3; a random one when those
+/// are full, which writes a fresh word, ~17k gas more). Starting at 1, a
+/// run's float-lane routes filled those words before the router ran, and
+/// its gas per route then depended on how many float batches the machine
+/// managed.
+const OWN_NONCES_FROM: u64 = 1 << 40;
+
 /// Everything measured; fields drop in order, the runtime last.
 struct Stack {
     client: reqwest::Client,
     base: String,
     src: DynProvider,
     dst: DynProvider,
-    /// The next Permit2 nonce (unordered: any unused value; the router's
-    /// intents take random 64-bit ones).
+    /// The next Permit2 nonce the bench signs itself (float-lane and
+    /// two-transaction routes), from [`OWN_NONCES_FROM`] up.
     permit_nonce: Cell<u64>,
     /// The raw sender's next account nonce.
     raw_nonce: Cell<u64>,
@@ -224,7 +233,7 @@ impl Stack {
             base: served.base.clone(),
             src,
             dst,
-            permit_nonce: Cell::new(1),
+            permit_nonce: Cell::new(OWN_NONCES_FROM),
             raw_nonce: Cell::new(raw_nonce),
             raw_wallet: EthereumWallet::from(keys::anvil_signer(RAW_SENDER)),
             usdc,
