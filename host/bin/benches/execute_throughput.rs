@@ -179,12 +179,12 @@ impl Tally {
 }
 
 /// Where the Permit2 nonces the bench signs itself start: far above the
-/// first bitmap words the host hands router intents their nonces from
-/// (the owner's lowest unused nonce, in words 0–3; a random one when those
-/// are full, which writes a fresh word, ~17k gas more). Starting at 1, a
-/// run's float-lane routes filled those words before the router ran, and
-/// its gas per route then depended on how many float batches the machine
-/// managed.
+/// bitmap words the host hands router intents their nonces from (the
+/// owner's lowest unused nonce, so consecutive routes share a warm word).
+/// Starting at 1, a run's float-lane routes filled the first words before
+/// the router ran; the host then handed out nonces in fresh words (~17k
+/// gas more), and the router's gas per route depended on how many float
+/// batches the machine managed.
 const OWN_NONCES_FROM: u64 = 1 << 40;
 
 /// Everything measured; fields drop in order, the runtime last.

@@ -286,13 +286,16 @@ impl ExecuteService {
     /// The owner's lowest nonce on `contract` (Permit2's bitmap or the
     /// router's) that is unused on chain and not handed to another intent
     /// of this host still open, so consecutive routes share a bitmap word
-    /// (a warm write, not a fresh slot); a random 64-bit one when the first
-    /// words are taken or unreadable. Replicas do not share reservations:
-    /// two replicas may hand out one nonce, and the later execute answers
-    /// `NONCE_USED` (prepare again).
+    /// (a warm write, not a fresh slot, ~17k gas less). The search starts
+    /// at the lowest word this host has not seen full (bits never clear)
+    /// and reads at most [`NONCE_WORDS_READ`] words; a random 64-bit nonce
+    /// when those are taken or unreadable. Replicas do not share
+    /// reservations: two replicas may hand out one nonce, and the later
+    /// execute answers `NONCE_USED` (prepare again).
     async fn fresh_nonce(&self, chain: u64, contract: Address, owner: Address, id: &str) -> U256 {
         let until = self.d.clock.now_ms() + self.d.config.execution.intent_ttl_secs * 1000;
-        for word in 0..4u64 {
+        let first = self.reserved.first_open_word((chain, contract, owner));
+        for word in first..first.saturating_add(NONCE_WORDS_READ) {
             let Ok(bitmap) = self
                 .d
                 .reader
@@ -538,19 +541,41 @@ fn order_form(p: &Prepared, eip2612: Option<&Result<(Domain, U256), String>>) ->
     form
 }
 
+/// Bitmap words [`IntentService::fresh_nonce`] reads at most for one
+/// intent (one `eth_call` each; one when the owner's open word is known).
+const NONCE_WORDS_READ: u64 = 4;
+
 /// Nonces handed to prepared intents that are still open, per (chain,
-/// bitmap contract, owner), with when each lapses (epoch ms).
+/// bitmap contract, owner), with when each lapses (epoch ms), and each
+/// owner's lowest bitmap word not seen full on chain.
 #[derive(Debug, Default)]
-pub(crate) struct Reserved(Mutex<HashMap<NonceOwner, Lapses>>);
+pub(crate) struct Reserved(Mutex<HashMap<NonceOwner, OwnerNonces>>);
 
 /// (chain, bitmap contract, owner).
 type NonceOwner = (u64, Address, Address);
 /// Reserved nonces and when each lapses, epoch ms.
 type Lapses = BTreeMap<U256, u64>;
 
+/// One owner's reservations on one bitmap, and where its search starts.
+#[derive(Debug, Default)]
+struct OwnerNonces {
+    /// Reserved nonces.
+    held: Lapses,
+    /// Every word below this one was full on chain when read (a used
+    /// nonce is never cleared), so the search starts here.
+    first_open_word: u64,
+}
+
 impl Reserved {
+    /// The lowest word of `key`'s bitmap not seen full on chain.
+    fn first_open_word(&self, key: NonceOwner) -> u64 {
+        let all = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        all.get(&key).map_or(0, |o| o.first_open_word)
+    }
+
     /// The lowest nonce of bitmap `word` that is clear on chain and not
     /// reserved, now reserved until `until` (`(now, until)` in epoch ms).
+    /// A word full on chain moves `key`'s search past it.
     fn take(
         &self,
         key: NonceOwner,
@@ -559,16 +584,20 @@ impl Reserved {
         (now, until): (u64, u64),
     ) -> Option<U256> {
         let mut all = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        all.retain(|_, held| {
-            held.retain(|_, lapses| *lapses > now);
-            !held.is_empty()
+        all.retain(|_, owner| {
+            owner.held.retain(|_, lapses| *lapses > now);
+            !owner.held.is_empty() || owner.first_open_word > 0
         });
-        let held = all.entry(key).or_default();
+        let owner = all.entry(key).or_default();
+        if bitmap == U256::MAX {
+            owner.first_open_word = owner.first_open_word.max(word.saturating_add(1));
+            return None;
+        }
         let n = (0..256usize)
             .filter(|bit| !bitmap.bit(*bit))
-            .map(|bit| U256::from(word * 256 + bit as u64))
-            .find(|n| !held.contains_key(n))?;
-        held.insert(n, until);
+            .map(|bit| U256::from(word) * U256::from(256) + U256::from(bit))
+            .find(|n| !owner.held.contains_key(n))?;
+        owner.held.insert(n, until);
         Some(n)
     }
 }
@@ -591,5 +620,29 @@ mod tests {
         assert_eq!(take(0), Some(U256::from(4)), "2 is handed out");
         assert_eq!(take(200), Some(U256::from(2)), "the reservations lapsed");
         assert_eq!(r.take(key, 1, U256::MAX, (200, 300)), None, "a full word");
+    }
+
+    #[test]
+    fn the_search_starts_past_words_seen_full_and_not_past_reserved_ones() {
+        let r = Reserved::default();
+        let key = (8453, Address::repeat_byte(2), Address::repeat_byte(1));
+        assert_eq!(r.first_open_word(key), 0);
+        assert_eq!(r.take(key, 0, U256::MAX, (0, 100)), None);
+        assert_eq!(r.take(key, 1, U256::MAX, (0, 100)), None);
+        assert_eq!(r.first_open_word(key), 2, "words 0 and 1 are full");
+        // A word seen full earlier than the search's start moves nothing.
+        assert_eq!(r.take(key, 0, U256::MAX, (0, 100)), None);
+        assert_eq!(r.first_open_word(key), 2);
+        // A word whose free bits are all reserved is not full on chain: a
+        // reservation lapses, the search must come back to it.
+        let one_free = U256::MAX ^ U256::from(1u8);
+        assert_eq!(r.take(key, 2, one_free, (0, 100)), Some(U256::from(512)));
+        assert_eq!(r.take(key, 2, one_free, (0, 100)), None);
+        assert_eq!(r.first_open_word(key), 2);
+        // The start outlives every reservation lapsing.
+        assert_eq!(r.take(key, 2, one_free, (200, 300)), Some(U256::from(512)));
+        assert_eq!(r.first_open_word(key), 2);
+        let other = (8453, Address::repeat_byte(3), Address::repeat_byte(1));
+        assert_eq!(r.first_open_word(other), 0, "per bitmap contract");
     }
 }

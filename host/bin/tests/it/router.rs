@@ -16,7 +16,11 @@ use alloy::{
     providers::Provider,
     signers::local::PrivateKeySigner,
 };
-use relay_devnet::{keys, Devnet, DevnetConfig, Token};
+use relay_devnet::{
+    contracts::Permit2,
+    deploy::{set_balance, wallet_provider},
+    keys, Devnet, DevnetConfig, Token,
+};
 use serde_json::{json, Value};
 
 const SRC: u64 = 8453;
@@ -158,6 +162,53 @@ async fn a_wallet_with_no_gas_and_no_approval_completes_its_first_route() {
     let (code, again) = execute(&h, &signed_body(form, &user)).await;
     assert_eq!((code, again["id"].as_str()), (200, Some(id)), "{again}");
     assert_eq!(usdc_balance(&devnet, DST, recipient).await, delivered);
+    devnet.stop();
+}
+
+/// An owner that has used its first six words of Permit2 nonces (1,536
+/// signatures for other apps) is not handed a random nonce on every
+/// route, each writing a fresh bitmap word (~17k gas more): once a prepare
+/// has found words 0–3 full, the next take the lowest free nonces above
+/// them, consecutive ones in one word, and such a route runs.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_owner_whose_first_nonce_words_are_used_is_handed_the_next_free_ones() {
+    let (devnet, _dir, h) = up([SRC, DST]).await;
+    let user = fresh_wallet(&devnet, "router-used-nonces").await;
+    let chain = devnet.chain(SRC).unwrap();
+    let gas = U256::from(10u64.pow(17));
+    set_balance(&chain.provider(), user.address(), gas)
+        .await
+        .unwrap();
+    let own = wallet_provider(devnet.rpc_url(SRC).unwrap(), user.clone());
+    let permit2 = Permit2::new(chain.deployment.permit2, &own);
+    for word in 0..6u64 {
+        let sent = permit2.invalidateUnorderedNonces(U256::from(word), U256::MAX);
+        sent.send().await.unwrap().get_receipt().await.unwrap();
+    }
+    let recipient = keys::seeded_signer("router-used-nonces-recipient").address();
+    let mut bodies = Vec::new();
+    for _ in 0..3 {
+        let prepared = prepare(&h, user.address(), recipient, None).await;
+        bodies.push(signed_body(&prepared["forms"]["permit2Witness"], &user));
+    }
+    let nonces: Vec<U256> = bodies.iter().map(|b| num(&b["permit2"]["nonce"])).collect();
+    assert!(nonces[0] >= U256::from(6 * 256), "a used nonce: {nonces:?}");
+    assert_eq!(
+        nonces[1..],
+        [U256::from(6 * 256), U256::from(6 * 256 + 1)],
+        "the lowest free nonces after the used words"
+    );
+
+    let (code, receipt) = execute(&h, &bodies[1]).await;
+    assert_eq!(code, 200, "{receipt}");
+    let done = until_terminal(&h.base, receipt["id"].as_str().unwrap()).await;
+    assert_eq!(done["status"], "DONE", "{done}");
+    let word = permit2
+        .nonceBitmap(user.address(), U256::from(6))
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(word, U256::from(1), "the route spent nonce 1,536");
     devnet.stop();
 }
 
