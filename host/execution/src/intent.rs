@@ -541,13 +541,15 @@ fn order_form(p: &Prepared, eip2612: Option<&Result<(Domain, U256), String>>) ->
     form
 }
 
-/// Bitmap words [`IntentService::fresh_nonce`] reads at most for one
+/// Bitmap words [`ExecuteService::fresh_nonce`] reads at most for one
 /// intent (one `eth_call` each; one when the owner's open word is known).
 const NONCE_WORDS_READ: u64 = 4;
 
 /// Nonces handed to prepared intents that are still open, per (chain,
 /// bitmap contract, owner), with when each lapses (epoch ms), and each
-/// owner's lowest bitmap word not seen full on chain.
+/// owner's lowest bitmap word not seen full on chain. An owner stays in the
+/// map while it holds a reservation or has a full word; filling a word
+/// costs its owner a transaction, so the map does not grow cheaply.
 #[derive(Debug, Default)]
 pub(crate) struct Reserved(Mutex<HashMap<NonceOwner, OwnerNonces>>);
 
