@@ -38,6 +38,8 @@ impl From<EngineError> for ApiError {
             EngineError::Permit2(p) => {
                 let code = match p {
                     relay_chain::permit2::Permit2Error::Rpc(_) => ErrorCode::RelayerUnavailable,
+                    // one code per cause: the pull's simulation names it so too
+                    relay_chain::permit2::Permit2Error::NonceUsed(_) => ErrorCode::Permit2NonceUsed,
                     _ => ErrorCode::Permit2Invalid,
                 };
                 ApiError::new(code, p.to_string())

@@ -145,6 +145,7 @@ fn refused(e: SponsorError) -> ApiError {
             PaymentError::Underpaid { .. } => ErrorCode::PaymentInsufficient,
             PaymentError::OutsideWindow { .. } => ErrorCode::PaymentExpired,
             PaymentError::NonceUsed(_) => ErrorCode::PaymentNonceUsed,
+            PaymentError::Unfunded(_) => ErrorCode::PaymentUnfunded,
             _ => ErrorCode::PaymentInvalid,
         },
         SponsorError::RelayerUnavailable(_) => ErrorCode::RelayerUnavailable,

@@ -108,6 +108,10 @@ pub enum PaymentError {
     /// The nonce was used already.
     #[error("payment.nonce: {0} is already used")]
     NonceUsed(B256),
+    /// The payer cannot pay: its balance is short, or the settlement
+    /// would revert for another reason (simulated before anything is sent).
+    #[error("payment.from: {0}; nothing was settled")]
+    Unfunded(String),
 }
 
 /// The EIP-712 digest `from` signs for `t` under `i`'s token domain.

@@ -32,7 +32,7 @@ use std::{
 };
 
 use alloy::primitives::Address;
-use relay_chain::reader::ChainReader;
+use relay_chain::{permit2::Permit2Error, reader::ChainReader};
 use relay_config::HostConfig;
 use relay_engine::{
     answer::CompareResult,
@@ -46,7 +46,7 @@ use relay_engine::{
 use relay_plugin_api::{Amount, PlanAction, RailRole};
 use relay_runtime::rails::RailSet;
 use relay_store::Store;
-use relay_types::{clock::SharedClock, RouteRecord, RouteStatus};
+use relay_types::{clock::SharedClock, permit::SignedPermit, RouteRecord, RouteStatus};
 use sha2::{Digest, Sha256};
 
 use super::{
@@ -267,7 +267,19 @@ impl ExecuteService {
         }
         ask.min_out = self.price_lock(&ask)?;
         let maybe_live = !sandbox && !ask.dry_run && ask.live != Some(false);
-        if maybe_live && ask.permit.is_some() {
+        let claimed = match (&ask.permit, maybe_live && !rehearse) {
+            (Some(p), true) => Some(self.permit_route_id(&ask, p)?),
+            _ => None,
+        };
+        if let Some(id) = &claimed {
+            let terms = (ask.permit.as_ref(), Terms::of_ask(&ask));
+            if let Some(done) = self.signed_before(id, terms).await? {
+                return Ok(done);
+            }
+        }
+        // A dry run checks the signature exactly as a live execute does:
+        // its answer must never vouch for a permit the live route refuses.
+        if !sandbox && ask.permit.is_some() {
             self.verify_permit(&ask).await?;
         }
         let outcome = quotes.quote(&ask.route).await?;
@@ -279,7 +291,7 @@ impl ExecuteService {
         if outcome.best().is_none() {
             return Err(ExecuteError::NoRoute(outcome.no_route()));
         }
-        let id = id.unwrap_or_else(|| self.route_id(sandbox));
+        let id = id.or(claimed).unwrap_or_else(|| self.route_id(sandbox));
         tracing::Span::current().record("route", id.as_str());
         let relayer = self.relayer_address().map(|a| a.to_string());
         let relayer = relayer.unwrap_or_default();
@@ -307,6 +319,11 @@ impl ExecuteService {
             return Ok(Executed::Sandbox(self.d.sandbox.start(record)));
         }
         if dry {
+            // a dry run never takes the signed permit's route id
+            let record = RouteRecord {
+                id: self.route_id(false),
+                ..record
+            };
             return Ok(Executed::Dry(self.d.sandbox.keep_dry(record)));
         }
         if ask.spends_operator_funds(Some(&record.plan)) && !operator {
@@ -357,6 +374,54 @@ impl ExecuteService {
         h.update(self.d.clock.now_ms().to_be_bytes());
         let prefix = if sandbox { "sbx_" } else { "rt_" };
         format!("{prefix}{}", hex::encode(&h.finalize()[..10]))
+    }
+
+    /// The route id of a live execute carrying Permit2 permit `p`: one per
+    /// (chain, owner, nonce), the unit Permit2 spends once. Every copy of
+    /// the same signed request claims this id in the store
+    /// ([`relay_store::Store::insert_route_once`]); one wins, the others answer
+    /// its route.
+    fn permit_route_id(
+        &self,
+        ask: &ExecuteAsk,
+        p: &SignedPermit,
+    ) -> Result<String, ExecuteError> {
+        let chain = ask.from_chain.evm_id().ok_or_else(|| {
+            EngineError::Request(relay_engine::route::RequestError::Invalid {
+                field: "fromChain",
+                why: "permit2 needs an EVM source chain".into(),
+            })
+        })?;
+        let mut h = Sha256::new();
+        h.update(format!("relay-permit2-route:{chain}:{:#x}:{}", p.owner, p.nonce));
+        Ok(format!("rt_{}", hex::encode(&h.finalize()[..10])))
+    }
+
+    /// The route a signed request already started under `id`: the same
+    /// permit for the same destination answers its route (a retry, or a
+    /// copy sent at once); another permit with the same owner and nonce,
+    /// or the same one sent elsewhere, is the nonce spent.
+    async fn signed_before(
+        &self,
+        id: &str,
+        (permit, terms): (Option<&SignedPermit>, Terms<'_>),
+    ) -> Result<Option<Executed>, ExecuteError> {
+        let existing = self
+            .d
+            .store
+            .get_route(id)
+            .await
+            .map_err(|e| ExecuteError::Store(e.to_string()))?;
+        let Some((r, _)) = existing else {
+            return Ok(None);
+        };
+        match (&r.permit, permit) {
+            (Some(had), Some(p)) if had == p && Terms::of_record(&r).same(&terms) => {
+                Ok(Some(Executed::Live(r)))
+            }
+            (_, Some(p)) => Err(EngineError::from(Permit2Error::NonceUsed(p.nonce)).into()),
+            _ => Ok(None),
+        }
     }
 
     /// Verifies the ask's Permit2 signature (off chain, then its nonce on
@@ -581,17 +646,27 @@ impl ExecuteService {
             )
         })?;
         let store_err = |e: relay_store::StoreError| ExecuteError::Store(e.to_string());
-        self.d
+        let id = record.id.clone();
+        let claimed = self
+            .d
             .store
-            .insert_route_for_key(&record, key)
+            .insert_route_once(&record, key)
             .await
             .map_err(store_err)?;
-        let id = record.id.clone();
-        tokio::spawn(async move {
-            if let Err(e) = executor.run(&record.id).await {
-                tracing::error!(route = %record.id, error = %e, "route execution stopped");
+        if !claimed {
+            // a copy of the same signed request claimed the route first
+            tracing::info!(route = %id, "signed request already claimed; answering its route");
+            let terms = (record.permit.as_ref(), Terms::of_record(&record));
+            if let Some(answer) = self.signed_before(&id, terms).await? {
+                return Ok(answer);
             }
-        });
+        } else {
+            tokio::spawn(async move {
+                if let Err(e) = executor.run(&record.id).await {
+                    tracing::error!(route = %record.id, error = %e, "route execution stopped");
+                }
+            });
+        }
         let (r, _) = self
             .d
             .store
@@ -600,5 +675,39 @@ impl ExecuteService {
             .map_err(store_err)?
             .ok_or_else(|| ExecuteError::Store("route vanished".into()))?;
         Ok(Executed::Live(r))
+    }
+}
+
+/// Where a signed request sends the money: the same permit answers the
+/// same route only for the same destination.
+#[derive(Clone, Copy, Debug)]
+struct Terms<'a> {
+    to_chain: relay_plugin_api::ChainRef,
+    to_token: &'a str,
+    recipient: &'a str,
+}
+
+impl<'a> Terms<'a> {
+    fn of_ask(a: &'a ExecuteAsk) -> Self {
+        Terms {
+            to_chain: a.to_chain,
+            to_token: &a.to_token.symbol,
+            recipient: &a.recipient,
+        }
+    }
+
+    /// The same destination (addresses and symbols in any case).
+    fn same(&self, o: &Terms<'_>) -> bool {
+        self.to_chain == o.to_chain
+            && self.to_token.eq_ignore_ascii_case(o.to_token)
+            && self.recipient.eq_ignore_ascii_case(o.recipient)
+    }
+
+    fn of_record(r: &'a RouteRecord) -> Self {
+        Terms {
+            to_chain: r.to_chain,
+            to_token: &r.to_token,
+            recipient: &r.recipient,
+        }
     }
 }

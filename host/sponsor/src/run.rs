@@ -20,8 +20,9 @@
 
 use alloy::primitives::{keccak256, Address, Bytes, U256};
 use relay_chain::{
-    eip3009::{self, Invoice, SignedTransfer},
+    eip3009::{self, Invoice, PaymentError, SignedTransfer},
     eip7702::SignedAuthorization,
+    reader::SimCall,
     sender::{Call, SendError, Sender},
 };
 use relay_store::{SponsorshipMove, SponsorshipRow};
@@ -197,7 +198,42 @@ impl SponsorService {
         {
             return Err(eip3009::PaymentError::NonceUsed(t.nonce).into());
         }
-        Ok(())
+        match self.settlement_refusal(chain, token, t).await? {
+            Some(why) => Err(PaymentError::Unfunded(why).into()),
+            None => Ok(()),
+        }
+    }
+
+    /// Why settling `t` would fail now — the payer's balance is short, or
+    /// the settlement simulated from the relayer at the pending block
+    /// reverts — or `None` when it would go through. Nothing that can
+    /// revert is broadcast at the relayer's expense.
+    async fn settlement_refusal(
+        &self,
+        chain: u64,
+        token: Address,
+        t: &SignedTransfer,
+    ) -> Result<Option<String>, SponsorError> {
+        let held = self.deps.reader.token_balance(chain, token, t.from).await?;
+        if held < t.value {
+            return Ok(Some(format!(
+                "{:#x} holds {held} of the payment asset, the payment moves {}",
+                t.from, t.value
+            )));
+        }
+        self.sender(chain)?;
+        let relayer = self.deps.senders.as_ref().map(|s| s.relayer);
+        let sim = SimCall {
+            from: relayer.ok_or(SponsorError::RelayerUnavailable(chain))?,
+            to: token,
+            data: eip3009::settle_calldata(t)?,
+            value: U256::ZERO,
+            gas_limit: Some(SETTLE_GAS),
+        };
+        Ok(match self.deps.reader.simulate(chain, &sim).await? {
+            Ok(_) => None,
+            Err(revert) => Some(format!("its settlement would revert ({})", revert.message)),
+        })
     }
 
     /// The record an idempotency key names, reported once it is
@@ -399,6 +435,15 @@ impl SponsorService {
     ) -> Result<SponsorshipMove, SponsorError> {
         let (_, token, _) = self.asset_on(row.chain_id)?;
         let t = b.transfer()?;
+        if !self.has_step(row, 0).await? {
+            // the payer may have moved its funds since the request was checked
+            if let Some(why) = self.settlement_refusal(row.chain_id, token, &t).await? {
+                return Ok(SponsorshipMove {
+                    error: Some(format!("the payment cannot be settled: {why}; nothing was sent")),
+                    ..moved(FAILED)
+                });
+            }
+        }
         let sent = self
             .step(row, 0, || {
                 let data = eip3009::settle_calldata(&t)?;

@@ -76,6 +76,9 @@ pub enum StoreError {
     /// A stored row does not decode.
     #[error("corrupt row: {0}")]
     Corrupt(String),
+    /// A record with this unique id exists already.
+    #[error("conflict: {0}")]
+    Conflict(String),
 }
 
 /// The store handle (cheap to clone).

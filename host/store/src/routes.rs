@@ -92,6 +92,19 @@ impl Store {
         r: &RouteRecord,
         key: Option<&str>,
     ) -> Result<(), StoreError> {
+        if self.insert(r, key, None).await? {
+            Ok(())
+        } else {
+            Err(StoreError::Conflict(format!("route {} exists", r.id)))
+        }
+    }
+
+    /// Claims route id `r.id` atomically: inserts the route (recording it
+    /// as idempotency key `key`'s) and answers `true`, or — when a route
+    /// with that id exists already (a concurrent copy of the same signed
+    /// request won the claim) — inserts nothing, points `key` at the
+    /// existing route, and answers `false`. Never a unique-key error.
+    pub async fn insert_route_once(&self, r: &RouteRecord, key: Option<&str>) -> Result<bool, StoreError> {
         self.insert(r, key, None).await
     }
 
@@ -104,15 +117,20 @@ impl Store {
         owner: &str,
         lease_ms: u64,
     ) -> Result<(), StoreError> {
-        self.insert(r, None, Some((owner, lease_ms))).await
+        if self.insert(r, None, Some((owner, lease_ms))).await? {
+            Ok(())
+        } else {
+            Err(StoreError::Conflict(format!("route {} exists", r.id)))
+        }
     }
 
+    /// Inserts `r` unless its id exists; whether it did.
     async fn insert(
         &self,
         r: &RouteRecord,
         key: Option<&str>,
         claim: Option<(&str, u64)>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         let body = serde_json::to_string(r).map_err(corrupt)?;
         let now = now_ms() as i64;
         let (owner, until) = match claim {
@@ -120,9 +138,9 @@ impl Store {
             None => (None, 0),
         };
         let mut tx = self.pool().begin().await?;
-        sqlx::query(
+        let inserted = sqlx::query(
             "INSERT INTO routes (id, status, version, body, terminal, claim_owner, claim_until_ms, created_ms, updated_ms) \
-             VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $7)",
+             VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING",
         )
         .bind(&r.id)
         .bind(r.status.as_str())
@@ -132,8 +150,12 @@ impl Store {
         .bind(until)
         .bind(now)
         .execute(&mut *tx)
-        .await?;
-        super::outbox::append(&mut tx, r, 1, "created").await?;
+        .await?
+        .rows_affected()
+            == 1;
+        if inserted {
+            super::outbox::append(&mut tx, r, 1, "created").await?;
+        }
         if let Some(key) = key {
             sqlx::query("UPDATE idempotency SET route_id = $1 WHERE key = $2")
                 .bind(&r.id)
@@ -141,12 +163,16 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
         }
+        if !inserted {
+            tx.commit().await?;
+            return Ok(false);
+        }
         self.announce(&mut tx, &r.id).await?;
         tx.commit().await?;
         // Its id is about to be answered (see [`super::durability`]).
         self.durability.flush().await?;
         self.events.publish(&r.id);
-        Ok(())
+        Ok(true)
     }
 
     /// On Postgres, tells the other replicas at commit that `route`
@@ -281,6 +307,17 @@ impl Store {
             self.durability.flush().await?;
         }
         Ok(())
+    }
+
+    /// Whether `tx_hash` (`0x…`, any case) is a transaction the relayer
+    /// itself journaled (a pull, a settlement, a refund, a router call …):
+    /// evidence a caller brings is never one of these.
+    pub async fn journaled_tx(&self, tx_hash: &str) -> Result<bool, StoreError> {
+        let row = sqlx::query("SELECT 1 AS one FROM tx_journal WHERE lower(tx_hash) = $1 LIMIT 1")
+            .bind(tx_hash.to_ascii_lowercase())
+            .fetch_optional(self.pool())
+            .await?;
+        Ok(row.is_some())
     }
 
     /// The journal of a route, in step and attempt order.

@@ -11,6 +11,19 @@
 //! is withheld; the payout is a journaled transaction of the relayer, and
 //! one that fails is credited back by a reversing entry).
 //!
+//! **Whose deposit is it.** A deposit is the depositor's own plain call
+//! of the token contract: the transaction's sender is the enrolled
+//! address, its target is the USDC contract, it moved USDC from that
+//! address to the relayer, and its hash is none of the relayer's own
+//! journaled transactions. Every other transaction that moves a user's
+//! USDC to the relayer — the relayer's Permit2 pull of a route, an x402
+//! settlement, a router call, a sponsored EIP-7702 batch — is sent by the
+//! relayer (or another party) for something already paid for, and is
+//! refused (`NETTING_DEPOSIT_INVALID`). A deposit address per account was
+//! weighed and not chosen: it needs a sweep transaction per deposit
+//! (relayer gas) and a derived key per account, where the sender check
+//! binds a deposit to its depositor with one receipt read and no key.
+//!
 //! Every balance movement is an entry built in [`entries`]; every bound
 //! (no negative balance, nonces spent once, caps, the safe share) is
 //! checked inside the entry's database transaction. Amounts are USDC

@@ -290,6 +290,7 @@ impl NettingService {
                 "{confirmations} of {need} confirmations; post it again later"
             )));
         }
+        self.depositors_own(&r, tx, token, from).await?;
         let amount = paid(&r, token, (from, to));
         if amount.is_zero() {
             return Err(NettingError::DepositInvalid(format!(
@@ -299,6 +300,39 @@ impl NettingService {
             )));
         }
         Ok(amount)
+    }
+
+    /// Refuses a transaction that is not the depositor's own plain call of
+    /// the token: sent by someone else (the relayer's Permit2 pull of a
+    /// route, an x402 settlement, a router call, a sponsored batch — each
+    /// moves the user's tokens to the relayer, but for something already
+    /// paid for), sent to another contract, or one the relayer journaled.
+    async fn depositors_own(
+        &self,
+        r: &TxReceipt,
+        tx: B256,
+        token: Address,
+        depositor: Address,
+    ) -> Result<(), NettingError> {
+        let refuse = |why: String| Err(NettingError::DepositInvalid(format!("{tx:#x} {why}")));
+        if r.from != depositor {
+            return refuse(format!(
+                "was sent by {}, not by the depositor {}: only a transfer the depositor sent itself is credited",
+                texts::lower(&r.from),
+                texts::lower(&depositor)
+            ));
+        }
+        if r.to != Some(token) {
+            return refuse(format!(
+                "is not a call of the {} contract {}: send it with the token's own transfer",
+                self.cfg().asset,
+                texts::lower(&token)
+            ));
+        }
+        if self.deps.store.journaled_tx(&format!("{tx:#x}")).await? {
+            return refuse("is one of the relayer's own transactions".into());
+        }
+        Ok(())
     }
 
     /// Moves `ask.amount` from `ask.from` to `ask.to` (both enrolled),

@@ -19,7 +19,7 @@ const SRC: u64 = 8453;
 const DST: u64 = 42161;
 const USDC: u64 = 1_000_000;
 
-async fn post(base: &str, path: &str, body: &Value) -> common::Answer {
+pub(crate) async fn post(base: &str, path: &str, body: &Value) -> common::Answer {
     common::send(
         reqwest::Client::new()
             .post(format!("{base}{path}"))
@@ -28,7 +28,7 @@ async fn post(base: &str, path: &str, body: &Value) -> common::Answer {
     .await
 }
 
-async fn get(base: &str, path: &str) -> common::Answer {
+pub(crate) async fn get(base: &str, path: &str) -> common::Answer {
     common::send(reqwest::Client::new().get(format!("{base}{path}"))).await
 }
 
@@ -37,7 +37,7 @@ fn sign(who: &PrivateKeySigner, text: &str) -> String {
 }
 
 /// Enrols `who`, signing the served terms.
-async fn enrol(base: &str, who: &PrivateKeySigner) -> common::Answer {
+pub(crate) async fn enrol(base: &str, who: &PrivateKeySigner) -> common::Answer {
     let terms = get(
         base,
         &format!("/api/netting/terms?address={}", who.address()),
@@ -55,7 +55,7 @@ async fn enrol(base: &str, who: &PrivateKeySigner) -> common::Answer {
 
 /// Anvil account `index` sends `amount` USDC to the relayer on `chain`;
 /// the transaction hash.
-async fn send_to_relayer(devnet: &Devnet, chain: u64, index: usize, amount: u64) -> String {
+pub(crate) async fn send_to_relayer(devnet: &Devnet, chain: u64, index: usize, amount: u64) -> String {
     let c = devnet.chain(chain).unwrap();
     let r = relay_devnet::contracts::TestToken::new(c.deployment.usdc, c.provider())
         .transfer(devnet.relayer, U256::from(amount))
@@ -70,7 +70,7 @@ async fn send_to_relayer(devnet: &Devnet, chain: u64, index: usize, amount: u64)
     format!("{:#x}", r.transaction_hash)
 }
 
-fn deposit_body(who: Address, chain: u64, tx: &str) -> Value {
+pub(crate) fn deposit_body(who: Address, chain: u64, tx: &str) -> Value {
     json!({"address": who, "chainId": chain, "txHash": tx})
 }
 
@@ -80,7 +80,7 @@ fn transfer_body(from: &PrivateKeySigner, to: Address, amount: u64, nonce: u64) 
         "signature": sign(from, &text)})
 }
 
-fn withdraw_body(
+pub(crate) fn withdraw_body(
     who: &PrivateKeySigner,
     amount: u64,
     (chain, to): (u64, Address),
@@ -95,7 +95,7 @@ fn units(v: &Value) -> u64 {
     v.as_str().unwrap().parse().unwrap()
 }
 
-async fn balance_of(base: &str, who: Address) -> u64 {
+pub(crate) async fn balance_of(base: &str, who: Address) -> u64 {
     units(
         &get(base, &format!("/api/netting/terms?address={who}"))
             .await
@@ -103,7 +103,7 @@ async fn balance_of(base: &str, who: Address) -> u64 {
     )
 }
 
-async fn relayer_nonce(devnet: &Devnet, chain: u64) -> u64 {
+pub(crate) async fn relayer_nonce(devnet: &Devnet, chain: u64) -> u64 {
     let p = devnet.chain(chain).unwrap().provider();
     p.get_transaction_count(devnet.relayer).await.unwrap()
 }

@@ -36,7 +36,7 @@ fn num(v: &Value) -> U256 {
 }
 
 /// Signs every entry of a served form with `key` and fills its body.
-fn signed_body(form: &Value, key: &PrivateKeySigner) -> Value {
+pub(crate) fn signed_body(form: &Value, key: &PrivateKeySigner) -> Value {
     relay_chain::typed::sign_form(form, key).unwrap()
 }
 
@@ -58,7 +58,7 @@ async fn up_with<const N: usize>(
     (devnet, dir, h)
 }
 
-async fn prepare(h: &Running, owner: Address, recipient: Address, rail: Option<&str>) -> Value {
+pub(crate) async fn prepare(h: &Running, owner: Address, recipient: Address, rail: Option<&str>) -> Value {
     let mut body = json!({
         "fromChain": SRC, "toChain": DST, "fromToken": "USDC", "toToken": "USDC",
         "amount": AMOUNT.to_string(), "fromAddress": owner, "toAddress": recipient,
@@ -104,7 +104,7 @@ async fn router_holds_nothing(devnet: &Devnet) {
 }
 
 /// A fresh key holding `AMOUNT` USDC on the source chain and nothing else.
-async fn fresh_wallet(devnet: &Devnet, seed: &str) -> PrivateKeySigner {
+pub(crate) async fn fresh_wallet(devnet: &Devnet, seed: &str) -> PrivateKeySigner {
     let key = keys::seeded_signer(seed);
     devnet
         .mint(SRC, Token::Usdc, key.address(), U256::from(AMOUNT))

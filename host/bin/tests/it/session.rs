@@ -519,3 +519,53 @@ async fn revoked_and_expired_sessions_are_refused_and_their_balance_returns_to_r
     assert_eq!(view["status"], "expired", "{view}");
     devnet.stop();
 }
+
+/// Twenty copies of one session execute under one idempotency key, sent at
+/// once: one route, one reservation against the caps, no 5xx.
+#[tokio::test(flavor = "multi_thread")]
+async fn twenty_copies_of_one_keyed_session_execute_make_one_route() {
+    let (devnet, _dir, h) = up([SRC, DST], |c| c.limits.enabled = false).await;
+    let recipient = keys::seeded_signer("session-twenty-recipient").address();
+    let refund_to = keys::seeded_signer("session-twenty-refund").address();
+    let s = issue(&h, policy(recipient, 2 * USDC, 5 * USDC, 3_600), refund_to).await;
+    let fund = addr(&s["fundAddress"]);
+    devnet
+        .mint(SRC, Token::Usdc, fund, U256::from(4 * USDC))
+        .await
+        .unwrap();
+    let auth = bearer(&s);
+    let headers = [
+        ("authorization", auth.as_str()),
+        ("x-idempotency-key", "session-twenty"),
+    ];
+    let body = route(USDC, recipient);
+    let answers = futures::future::join_all(
+        (0..20).map(|_| post(&h.base, "/api/session/execute", &body, &headers)),
+    )
+    .await;
+    let mut ids = std::collections::BTreeSet::new();
+    for (code, text) in &answers {
+        assert!(*code < 500, "{code} {text}");
+        let v: Value = serde_json::from_str(text).unwrap();
+        match code {
+            200 => {
+                ids.insert(v["id"].as_str().unwrap().to_string());
+            }
+            _ => assert_eq!(v["errorCode"], "IDEMPOTENCY_IN_FLIGHT", "{code} {v}"),
+        }
+    }
+    assert_eq!(ids.len(), 1, "{answers:?}");
+    let done = until_terminal(&h.base, ids.first().unwrap()).await;
+    assert_eq!(done["status"], "DONE", "{done}");
+    assert_eq!(
+        usdc_balance(&devnet, SRC, fund).await,
+        U256::from(3 * USDC),
+        "pulled once"
+    );
+    let path = format!("/api/session/{}", s["id"].as_str().unwrap());
+    let (code, _, view) = read(&h, &path, Some(&auth)).await;
+    assert_eq!(code, 200, "{view}");
+    assert_eq!(units(&view["spent24h"]), U256::from(USDC), "reserved once: {view}");
+    assert_eq!(view["routes"].as_array().unwrap().len(), 1, "{view}");
+    devnet.stop();
+}
