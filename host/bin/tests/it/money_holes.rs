@@ -46,13 +46,27 @@ async fn nonce_of(devnet: &Devnet, chain: u64, who: Address) -> u64 {
     p.get_transaction_count(who).await.unwrap()
 }
 
-/// POSTs `body` to `path` `n` times at once; every answer's status and body.
+/// POSTs `body` to `path` 20 times at once; every answer's status and body.
 async fn twenty(base: &str, path: &str, body: &Value, key: Option<&str>) -> Vec<(u16, Value)> {
+    twenty_as(base, path, body, key, None).await
+}
+
+/// [`twenty`] with an `Authorization` header.
+async fn twenty_as(
+    base: &str,
+    path: &str,
+    body: &Value,
+    key: Option<&str>,
+    auth: Option<&str>,
+) -> Vec<(u16, Value)> {
     let client = reqwest::Client::new();
     let sends = (0..20).map(|_| {
         let mut req = client.post(format!("{base}{path}")).json(body);
         if let Some(k) = key {
             req = req.header("x-idempotency-key", k);
+        }
+        if let Some(a) = auth {
+            req = req.header("authorization", a);
         }
         async move {
             let a = common::send(req).await;
@@ -361,6 +375,37 @@ async fn twenty_copies_of_one_netting_withdrawal_pay_out_once() {
         netting::balance_of(base, user.address()).await,
         3_000_000,
         "debited once"
+    );
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn twenty_copies_of_one_keyed_operator_execute_pay_out_once() {
+    let (devnet, _dir, h) = up([SRC, DST]).await;
+    let to = PrivateKeySigner::random().address();
+    let body = serde_json::json!({"fromChain": SRC, "toChain": DST, "fromToken": "USDC",
+        "toToken": "USDC", "amount": "2000000", "mode": "self", "toAddress": to, "live": true});
+    let owner = format!("Bearer {}", relay_host::devnet::DEVNET_OWNER_TOKEN);
+    let nonce0 = nonce_of(&devnet, DST, devnet.relayer).await;
+    let answers = twenty_as(
+        &h.base,
+        "/api/route/execute",
+        &body,
+        Some("operator-twenty"),
+        Some(&owner),
+    )
+    .await;
+    no_5xx(&answers);
+    let routes = ids(&answers);
+    assert_eq!(routes.len(), 1, "{answers:?}");
+    let done = until_terminal(&h.base, routes.first().unwrap()).await;
+    assert_eq!(done["status"], "DONE", "{done}");
+    let paid: U256 = done["to"]["estimated"].as_str().unwrap().parse().unwrap();
+    assert_eq!(usdc_balance(&devnet, DST, to).await, paid, "paid out once");
+    assert_eq!(
+        nonce_of(&devnet, DST, devnet.relayer).await,
+        nonce0 + 1,
+        "one payout"
     );
     devnet.stop();
 }
