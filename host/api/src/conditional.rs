@@ -14,11 +14,13 @@
 //! States: `armed` → `triggered` (its one run executing) → `executed`
 //! (simulated or live; `runs[0].simulated` says which) or `failed` (the
 //! run's error in `runs[0]`); `armed` → `expired`; `armed` → `cancelled`
-//! (DELETE). Every move past `armed` appends a `runs[]` entry (`event`:
+//! (DELETE, only with the record's `x-cancel-token` — the `cancelToken`
+//! the create answer carries, once — or the owner's credential:
+//! [`crate::primitive`]). Every move past `armed` appends a `runs[]` entry (`event`:
 //! `triggered` with what was `observed`, or `expired`).
 
 use super::{
-    primitive::{answer, authority, check_route, object, Prim},
+    primitive::{answer, authority, canceller, check_route, object, Prim},
     quote::Quoting,
     ApiError,
 };
@@ -51,7 +53,7 @@ pub(super) fn routes(q: Quoting) -> OpenApiRouter<super::AppState> {
         "when": {"type": "priceBelow", "asset": "ETH/USD", "value": "2500"}, "live": false})),
     params(("authorization" = Option<String>, Header, description = "Bearer <owner token>: required for live:true")),
     responses(
-        (status = 200, description = "The conditional (armed)", body = ConditionalView),
+        (status = 200, description = "The conditional (armed), with its cancelToken (shown only here)", body = ConditionalView),
         (status = "default", description = "A typed error (400 naming the field: when.type, when.asset, when.value, when.at, expiresAt, route.<field>; 401 OPERATOR_AUTH_REQUIRED for live:true without the owner's credential)", body = crate::openapi::ErrorBody),
     )
 )]
@@ -93,17 +95,22 @@ async fn read(State(p): State<Prim>, Path(id): Path<String>) -> Response {
     path = "/api/route/conditional/{id}",
     tag = "primitives",
     summary = "Disarm a conditional",
-    params(("id" = String, Path, description = "The cond_ id")),
+    params(
+        ("id" = String, Path, description = "The cond_ id"),
+        ("x-cancel-token" = Option<String>, Header, description = "The cancelToken the create answer carried"),
+        ("authorization" = Option<String>, Header, description = "Bearer <owner token>: cancels any record"),
+    ),
     responses(
         (status = 200, description = "`{id, status:\"cancelled\"}`", body = Cancelled),
-        (status = "default", description = "404 PRIMITIVE_NOT_FOUND; 409 PRIMITIVE_FINISHED once it fired or expired", body = crate::openapi::ErrorBody),
+        (status = "default", description = "401 PRIMITIVE_CANCEL_UNAUTHORIZED without x-cancel-token or the owner's credential; 403 PRIMITIVE_CANCEL_FORBIDDEN for another record's token (the record is unchanged); 404 PRIMITIVE_NOT_FOUND; 409 PRIMITIVE_FINISHED once it fired or expired", body = crate::openapi::ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all, fields(conditional = %id))]
-async fn cancel(State(p): State<Prim>, Path(id): Path<String>) -> Response {
+async fn cancel(State(p): State<Prim>, Path(id): Path<String>, headers: HeaderMap) -> Response {
+    let who = canceller(&p.q.app, &headers);
     answer(
         p.svc
-            .cancel(Kind::Conditional, &id)
+            .cancel(Kind::Conditional, &id, who)
             .await
             .map_err(ApiError::from),
     )

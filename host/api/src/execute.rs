@@ -165,9 +165,13 @@ fn declined(d: Declined) -> ApiError {
         Declined::QuoteOnly(_) => ErrorCode::QuoteOnly,
         Declined::PriceMoved { .. } => ErrorCode::PriceMoved,
         Declined::FundsRequired { .. } | Declined::Failed(_) => ErrorCode::RailsUnavailable,
+        Declined::Refused { .. } => ErrorCode::InvalidField,
     };
     let err = ApiError::new(code, d.to_string());
     match d {
+        Declined::Refused { field: Some(f), .. } => err.field(f).suggest(
+            "every rail that serves the lane refuses this field: fix it and send the request again",
+        ),
         Declined::PriceMoved {
             fresh: Some(q),
             min,

@@ -1,8 +1,14 @@
 //! Webhooks (spec §4.5, §6.1, §6.3), thin over [`relay_notify`]:
 //!
-//! - `POST /api/hooks {routeId, url, secret?}` → HookRegistered (`wh_`
-//!   id, `pending`); `GET /api/hooks/{id}` → its state, deliveries and
-//!   every attempt.
+//! - `POST /api/hooks {routeId, url, secret?, signature?}` →
+//!   HookRegistered (`wh_` id, `pending`); `GET /api/hooks/{id}` → its
+//!   state, deliveries and every attempt. Only the route's owner hooks it
+//!   ([`relay_notify::hooks`]): `signature` is the route's sender's
+//!   EIP-191 signature (65 bytes hex, low-s) of
+//!   `relay-hook:v1:route=<routeId>:url=<url>`, or the request carries the
+//!   owner's credential (`Authorization: Bearer <owner token>`). Neither →
+//!   401 `HOOK_PROOF_REQUIRED`; a signature by anyone else → 403
+//!   `HOOK_PROOF_INVALID`; nothing is registered or counted.
 //! - `POST /api/events/subscribe` `{type: "price", asset, above | below,
 //!   url, secret?}` or `{type: "balance", chainId, token, address, url,
 //!   secret?}` → the subscription (`active`); `DELETE
@@ -13,10 +19,11 @@
 
 use std::sync::Arc;
 
-use alloy::primitives::Address;
+use alloy::primitives::{Address, Signature};
 use async_trait::async_trait;
 use axum::{
     extract::{Path, State},
+    http::HeaderMap,
     Json,
 };
 use relay_chain::reader::ChainReader;
@@ -28,7 +35,7 @@ use relay_engine::{
 use relay_execution::sandbox::Sandbox;
 use relay_notify::{
     dispatch::SandboxRoutes,
-    hooks::{HookError, HookRegistered, HookView, RouteKnown},
+    hooks::{hook_text, HookError, HookProof, HookRegistered, HookView, RouteKnown},
     subscribe::{Observe, Subscription},
 };
 use relay_plugin_api::ChainRef;
@@ -56,6 +63,8 @@ impl From<HookError> for ApiError {
             HookError::UnknownRoute(_) => ErrorCode::UnknownRoute,
             HookError::DryRun(_) | HookError::Field { .. } => ErrorCode::InvalidField,
             HookError::TooMany { .. } => ErrorCode::HookLimit,
+            HookError::ProofRequired(_) => ErrorCode::HookProofRequired,
+            HookError::ProofInvalid(_) => ErrorCode::HookProofInvalid,
             HookError::UnknownHook(_) => ErrorCode::UnknownHook,
             HookError::Store(_) => ErrorCode::StoreUnavailable,
         };
@@ -91,16 +100,17 @@ fn opt_text<'a>(body: &'a Map<String, Value>, field: &str) -> Result<Option<&'a 
     }
 }
 
-/// What this host knows of a route id.
-async fn route_known(s: &AppState, id: &str) -> Result<RouteKnown, ApiError> {
+/// What this host knows of a route id, and the route's sender.
+async fn route_known(s: &AppState, id: &str) -> Result<(RouteKnown, String), ApiError> {
     if let Some((r, _)) = s.sandbox.get(id) {
-        return Ok(match r.status {
+        let known = match r.status {
             RouteStatus::Dry => RouteKnown::Dry,
             _ => RouteKnown::Sandbox,
-        });
+        };
+        return Ok((known, r.sender));
     }
     if !id.starts_with("rt_") {
-        return Ok(RouteKnown::Unknown);
+        return Ok((RouteKnown::Unknown, String::new()));
     }
     let found = s
         .store
@@ -108,34 +118,77 @@ async fn route_known(s: &AppState, id: &str) -> Result<RouteKnown, ApiError> {
         .await
         .map_err(|e| ApiError::new(ErrorCode::StoreUnavailable, e.to_string()))?;
     Ok(match found {
-        Some(_) => RouteKnown::Live,
-        None => RouteKnown::Unknown,
+        Some((r, _)) => (RouteKnown::Live, r.sender),
+        None => (RouteKnown::Unknown, String::new()),
     })
+}
+
+/// What proves the caller may hook the route `sender` started (module
+/// docs): the owner's credential, or `signature` by `sender` of
+/// [`hook_text`].
+fn hook_proof(
+    s: &AppState,
+    headers: &HeaderMap,
+    signature: Option<&str>,
+    (route, url, sender): (&str, &str, &str),
+) -> HookProof {
+    if super::auth::is_operator(s.owner_token.as_ref(), headers) {
+        return HookProof::Operator;
+    }
+    let Some(signature) = signature else {
+        return HookProof::Missing;
+    };
+    let Ok(sender) = sender.parse::<Address>() else {
+        return HookProof::Invalid(
+            "the route's sender is not an EVM address, so no signature proves it: the owner's credential hooks it".into(),
+        );
+    };
+    let sig: Signature = match signature.parse() {
+        Ok(sig) => sig,
+        Err(_) => return HookProof::Invalid("not a 65-byte hex signature".into()),
+    };
+    if sig.normalize_s().is_some() {
+        return HookProof::Invalid("high-s signature".into());
+    }
+    match sig.recover_address_from_msg(hook_text(route, url).as_bytes()) {
+        Ok(signer) if signer == sender => HookProof::Sender,
+        Ok(signer) => HookProof::Invalid(format!(
+            "recovers to {signer}, not to the route's sender: the sender signs relay-hook:v1:route=<routeId>:url=<url>"
+        )),
+        Err(e) => HookProof::Invalid(e.to_string()),
+    }
 }
 
 #[utoipa::path(
     post,
     path = "/api/hooks",
     tag = "notify",
-    summary = "Register a completion webhook on a route (DONE or FAILED, delivered at least once, signed when a secret is given)",
-    request_body(content = Object, example = json!({"routeId": "rt_0123456789abcdef0123", "url": "https://example.com/relay-hook", "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})),
+    summary = "Register a completion webhook on a route (DONE or FAILED, delivered at least once, signed when a secret is given); only the route's sender (signature) or the owner hooks it",
+    request_body(content = Object, example = json!({"routeId": "rt_0123456789abcdef0123", "url": "https://example.com/relay-hook", "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "signature": "0x…: the route's sender's EIP-191 signature of relay-hook:v1:route=<routeId>:url=<url>"})),
+    params(("authorization" = Option<String>, Header, description = "Bearer <owner token>: hooks any route without a signature")),
     responses(
         (status = 200, description = "Registered, pending", body = HookRegistered),
-        (status = "default", description = "A typed error (400 WEBHOOK_URL_REFUSED, 404 UNKNOWN_ROUTE, 409 HOOK_LIMIT, …)", body = crate::openapi::ErrorBody),
+        (status = "default", description = "A typed error (400 WEBHOOK_URL_REFUSED, 401 HOOK_PROOF_REQUIRED, 403 HOOK_PROOF_INVALID, 404 UNKNOWN_ROUTE, 409 HOOK_LIMIT, …)", body = crate::openapi::ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all, fields(route))]
 async fn register(
     State(s): State<AppState>,
+    headers: HeaderMap,
     JsonObject(body): JsonObject,
 ) -> Result<Json<HookRegistered>, ApiError> {
-    edge::only_fields(&body, &["routeId", "url", "secret"])?;
+    edge::only_fields(&body, &["routeId", "url", "secret", "signature"])?;
     let route = text(&body, "routeId")?;
     tracing::Span::current().record("route", route);
     let url = text(&body, "url")?;
     let secret = opt_text(&body, "secret")?;
-    let known = route_known(&s, route).await?;
-    Ok(Json(s.hooks.register(route, url, secret, known).await?))
+    let signature = opt_text(&body, "signature")?;
+    let (known, sender) = route_known(&s, route).await?;
+    let proof = hook_proof(&s, &headers, signature, (route, url, &sender));
+    let hooks = &s.hooks;
+    Ok(Json(
+        hooks.register(route, url, secret, (known, proof)).await?,
+    ))
 }
 
 #[utoipa::path(

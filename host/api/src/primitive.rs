@@ -12,6 +12,15 @@
 //! credential → 401 `OPERATOR_AUTH_REQUIRED` naming `live`; `authority`
 //! `session` or `permit2` → 400 `AUTHORITY_UNSUPPORTED` (not served yet).
 //! A record without `live:true` needs no authority: it only simulates.
+//!
+//! Cancelling (`DELETE` of a schedule or conditional): only the owner's
+//! credential (`Authorization: Bearer <owner token>`) or the record's own
+//! cancel token — `cancelToken` in the create answer, sent back as the
+//! header `x-cancel-token` — cancels a record
+//! ([`relay_primitives::cancel`]). The token is stored hashed and shown
+//! once. Neither → 401 `PRIMITIVE_CANCEL_UNAUTHORIZED`; a token that is not
+//! the record's → 403 `PRIMITIVE_CANCEL_FORBIDDEN`; either way the record
+//! stays as it was.
 
 use super::{auth, edge::JsonObject, execute, quote::Quoting, ApiError, AppState, ErrorCode};
 use axum::{
@@ -22,6 +31,7 @@ use axum::{
 use relay_engine::request::parse_execute;
 use relay_execution::execute::ExecuteRequest;
 use relay_primitives::{
+    cancel::Canceller,
     price::{PriceSource, Usd},
     record::{self, Authority, UNSUPPORTED_AUTHORITIES},
     service::{Primitives, ServiceError},
@@ -70,8 +80,36 @@ impl From<ServiceError> for ApiError {
             ServiceError::Finished { .. } | ServiceError::AlreadyRun { .. } => {
                 ApiError::new(ErrorCode::PrimitiveFinished, message).field("id")
             }
+            ServiceError::CancelUnauthenticated { .. } => {
+                ApiError::new(ErrorCode::PrimitiveCancelUnauthorized, message)
+                    .field(CANCEL_TOKEN_HEADER)
+                    .suggest("send the cancelToken the create answer carried as x-cancel-token, or the owner's Authorization: Bearer <owner token>")
+            }
+            ServiceError::CancelForbidden { .. } => {
+                ApiError::new(ErrorCode::PrimitiveCancelForbidden, message)
+                    .field(CANCEL_TOKEN_HEADER)
+            }
             ServiceError::Store(e) => ApiError::new(ErrorCode::StoreUnavailable, e.to_string()),
         }
+    }
+}
+
+/// The header a record's cancel token is sent in.
+pub(crate) const CANCEL_TOKEN_HEADER: &str = "x-cancel-token";
+
+/// Who asks to cancel a record: the owner (by credential), the holder of
+/// a cancel token (checked by the service), or nobody.
+pub(crate) fn canceller<'h>(s: &AppState, headers: &'h HeaderMap) -> Canceller<'h> {
+    if auth::is_operator(s.owner_token.as_ref(), headers) {
+        return Canceller::Owner;
+    }
+    match headers
+        .get(CANCEL_TOKEN_HEADER)
+        .map(|v| v.to_str().map(str::trim))
+    {
+        Some(Ok(t)) if !t.is_empty() => Canceller::Token(t),
+        Some(_) => Canceller::Token(""),
+        None => Canceller::Anonymous,
     }
 }
 

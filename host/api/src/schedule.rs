@@ -6,12 +6,14 @@
 //! count, remaining, live, authority, nextRunAt, createdAt, runs[], note}`
 //! (times in epoch seconds). `active` until its last run; then
 //! `completed` (`remaining` 0, `active:false`, no `nextRunAt`); a DELETE
-//! makes it `cancelled` (`{id, status:"cancelled"}`). Each run appends
+//! makes it `cancelled` (`{id, status:"cancelled"}`) — only with the
+//! record's `x-cancel-token` (the `cancelToken` the create answer carries,
+//! once) or the owner's credential ([`crate::primitive`]). Each run appends
 //! `{seq, at, key, simulated, wouldExecute | ok, routeId, status, error}`
 //! ([`relay_primitives::watcher`]). A bad id → 404 `PRIMITIVE_NOT_FOUND`.
 
 use super::{
-    primitive::{answer, authority, check_route, object, Prim},
+    primitive::{answer, authority, canceller, check_route, object, Prim},
     quote::Quoting,
     ApiError,
 };
@@ -44,7 +46,7 @@ pub(super) fn routes(q: Quoting) -> OpenApiRouter<super::AppState> {
         "everySeconds": 3600, "count": 24, "at": "2026-12-01T09:00:00Z", "live": false})),
     params(("authorization" = Option<String>, Header, description = "Bearer <owner token>: required for live:true")),
     responses(
-        (status = 200, description = "The schedule (active)", body = ScheduleView),
+        (status = 200, description = "The schedule (active), with its cancelToken (shown only here)", body = ScheduleView),
         (status = "default", description = "A typed error (400 naming the field: everySeconds, count, at, route.<field>; 401 OPERATOR_AUTH_REQUIRED for live:true without the owner's credential)", body = crate::openapi::ErrorBody),
     )
 )]
@@ -85,17 +87,22 @@ async fn read(State(p): State<Prim>, Path(id): Path<String>) -> Response {
     path = "/api/route/schedule/{id}",
     tag = "primitives",
     summary = "Cancel a schedule: no further run starts",
-    params(("id" = String, Path, description = "The sched_ id")),
+    params(
+        ("id" = String, Path, description = "The sched_ id"),
+        ("x-cancel-token" = Option<String>, Header, description = "The cancelToken the create answer carried"),
+        ("authorization" = Option<String>, Header, description = "Bearer <owner token>: cancels any record"),
+    ),
     responses(
         (status = 200, description = "`{id, status:\"cancelled\"}`", body = Cancelled),
-        (status = "default", description = "404 PRIMITIVE_NOT_FOUND; 409 PRIMITIVE_FINISHED for a completed schedule", body = crate::openapi::ErrorBody),
+        (status = "default", description = "401 PRIMITIVE_CANCEL_UNAUTHORIZED without x-cancel-token or the owner's credential; 403 PRIMITIVE_CANCEL_FORBIDDEN for another record's token (the record is unchanged); 404 PRIMITIVE_NOT_FOUND; 409 PRIMITIVE_FINISHED for a completed schedule", body = crate::openapi::ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all, fields(schedule = %id))]
-async fn cancel(State(p): State<Prim>, Path(id): Path<String>) -> Response {
+async fn cancel(State(p): State<Prim>, Path(id): Path<String>, headers: HeaderMap) -> Response {
+    let who = canceller(&p.q.app, &headers);
     answer(
         p.svc
-            .cancel(Kind::Schedule, &id)
+            .cancel(Kind::Schedule, &id, who)
             .await
             .map_err(ApiError::from),
     )

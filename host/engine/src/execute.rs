@@ -16,6 +16,12 @@
 //! it answers [`Declined::PriceMoved`] with the best fresh quote. So no
 //! route executes a price older than the book's staleness bound.
 //!
+//! A rail that refuses the request itself (`InvalidInput`: a field it
+//! names, such as a refund address its chain cannot use) is skipped too;
+//! when every rail that was asked refused it so, the route is the caller's
+//! to fix and execution answers [`Declined::Refused`] (a typed 4xx), never
+//! the "every rail failed" of an outage.
+//!
 //! The engine never names a rail: order, prices and plans come from the
 //! loaded rails' own answers.
 
@@ -77,9 +83,35 @@ pub enum Declined {
         /// The fresh live quote behind `best`.
         fresh: Option<Box<RailQuote>>,
     },
+    /// Every rail asked refused the request itself: the caller's mistake.
+    #[error("{message}")]
+    Refused {
+        /// The request field the rails name (`fromAddress`, …), when one does.
+        field: Option<String>,
+        /// Each rail's reason.
+        message: String,
+    },
     /// Every rail failed.
     #[error("every rail failed: {0}")]
     Failed(String),
+}
+
+impl Declined {
+    /// [`Declined::Refused`] from the rails' `InvalidInput` messages
+    /// (`field: why`), each with its rail.
+    fn refused(refusals: &[(String, String)]) -> Self {
+        let field = refusals
+            .iter()
+            .filter_map(|(_, m)| m.split_once(": ").map(|(f, _)| f))
+            .find(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.'))
+            .map(str::to_string);
+        let message = refusals
+            .iter()
+            .map(|(rail, m)| format!("{rail}: {m}"))
+            .collect::<Vec<_>>()
+            .join("; ");
+        Declined::Refused { field, message }
+    }
 }
 
 /// What the relayer withholds: `(route fee, gas fee)` in source units, or
@@ -138,6 +170,7 @@ pub async fn choose(
     let mut quote_only = Vec::new();
     let mut best_below: Option<RailQuote> = None;
     let mut attempted = 0;
+    let mut refusals: Vec<(String, String)> = Vec::new();
     for r in &outcome.results {
         let Ok(priced) = &r.outcome else { continue };
         if ask.rail.as_deref().is_some_and(|want| want != r.rail) {
@@ -178,6 +211,14 @@ pub async fn choose(
                 });
                 passed.push((r.rail.clone(), message));
             }
+            Err(Attempt::Refused(why)) => {
+                tracing::info!(rail = %r.rail, reason = %why, "the rail refuses the request");
+                refusals.push((r.rail.clone(), why.clone()));
+                passed.push((
+                    r.rail.clone(),
+                    format!("{:?}: {why}", RailErrorKind::InvalidInput),
+                ));
+            }
             Err(Attempt::Failed(why)) => {
                 tracing::info!(rail = %r.rail, reason = %why, "failing over");
                 passed.push((r.rail.clone(), why));
@@ -197,21 +238,26 @@ pub async fn choose(
     if !quote_only.is_empty() && attempted == 0 {
         return Err(Declined::QuoteOnly(quote_only.join("; ")));
     }
+    if attempted > 0 && refusals.len() == attempted {
+        return Err(Declined::refused(&refusals));
+    }
     let why: Vec<String> = passed.iter().map(|(r, w)| format!("{r}: {w}")).collect();
     Err(Declined::Failed(why.join("; ")))
 }
 
 enum Attempt {
     FundsRequired(String),
+    /// The rail refused the request itself (`InvalidInput`).
+    Refused(String),
     Failed(String),
 }
 
 fn attempt_error(e: CallError) -> Attempt {
     let e = e.to_rail_error();
-    if e.kind == RailErrorKind::FundsRequired {
-        Attempt::FundsRequired(e.message)
-    } else {
-        Attempt::Failed(format!("{:?}: {}", e.kind, e.message))
+    match e.kind {
+        RailErrorKind::FundsRequired => Attempt::FundsRequired(e.message),
+        RailErrorKind::InvalidInput => Attempt::Refused(e.message),
+        _ => Attempt::Failed(format!("{:?}: {}", e.kind, e.message)),
     }
 }
 
@@ -525,6 +571,42 @@ pub(crate) mod tests {
                 assert!(why.contains("lifi") && why.contains("squid"), "{why}");
             }
             other => panic!("expected every rail failed, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn when_every_rail_refuses_the_request_it_is_the_callers_to_fix() {
+        let refusing = |kinds: [RailErrorKind; 2]| -> HashMap<String, Arc<LoadedRail>> {
+            [("lifi", kinds[0]), ("squid", kinds[1])]
+                .map(|(id, k)| (id.to_string(), loaded(id, Err(k))))
+                .into()
+        };
+        let o = outcome(vec![priced("lifi", 4_990_000), priced("squid", 4_980_000)]);
+        let both = refusing([RailErrorKind::InvalidInput, RailErrorKind::InvalidInput]);
+        match choose(&both, &o, &ask(), "rt_x", "0xrelayer").await {
+            Err(Declined::Refused { message, .. }) => {
+                assert!(
+                    message.contains("lifi") && message.contains("squid"),
+                    "{message}"
+                );
+            }
+            other => panic!("expected the caller's mistake, got {other:?}"),
+        }
+        let one = refusing([RailErrorKind::InvalidInput, RailErrorKind::Upstream]);
+        assert!(
+            matches!(
+                choose(&one, &o, &ask(), "rt_x", "0xrelayer").await,
+                Err(Declined::Failed(_))
+            ),
+            "a rail that failed otherwise might carry it later"
+        );
+        let named = Declined::refused(&[
+            ("btc".into(), "fromAddress: needs a bitcoin address".into()),
+            ("other".into(), "no field here".into()),
+        ]);
+        match named {
+            Declined::Refused { field, .. } => assert_eq!(field.as_deref(), Some("fromAddress")),
+            other => panic!("{other:?}"),
         }
     }
 

@@ -6,8 +6,13 @@
 //!
 //! Dry runs' receipts are kept here too ([`Sandbox::keep_dry`]), under their
 //! `rt_` ids and for the same hour, so the `track` a dry run answers reads
-//! `DRY` at `/api/route/status`.
+//! `DRY` at `/api/route/status`. A dry run's `wouldSend` is what the live
+//! route would send: its Permit2 pull names the amount the executor pulls
+//! (the route's amount, [`as_sent`]), not the rail's informational one. A
+//! dry run's signature is checked exactly as a live execute's (the execute
+//! service does that before it gets here).
 
+use relay_plugin_api::PlanAction;
 use relay_types::{RouteRecord, RouteStatus};
 use std::{collections::HashMap, sync::Mutex, time::Duration};
 use tokio::time::Instant;
@@ -55,6 +60,18 @@ pub fn at(mut r: RouteRecord, elapsed: Duration) -> RouteRecord {
     r
 }
 
+/// `r` with its plan's Permit2 pulls naming the amount the executor pulls
+/// (the route's amount: [`crate::steps::call_for`]); a rail's
+/// `Permit2Pull.amount` is informational.
+pub fn as_sent(mut r: RouteRecord) -> RouteRecord {
+    for step in &mut r.plan.steps {
+        if let PlanAction::Permit2Pull { amount, .. } = step {
+            *amount = r.amount;
+        }
+    }
+    r
+}
+
 impl Sandbox {
     /// Starts a sandbox route (its id starts with `sbx_`).
     pub fn start(&self, record: RouteRecord) -> RouteRecord {
@@ -73,7 +90,9 @@ impl Sandbox {
 
     /// Keeps a dry run's record (status `DRY`, which never changes) for
     /// [`SANDBOX_RETENTION`], readable by [`Sandbox::get`].
-    pub fn keep_dry(&self, mut record: RouteRecord) -> RouteRecord {
+    /// Its plan is [`as_sent`].
+    pub fn keep_dry(&self, record: RouteRecord) -> RouteRecord {
+        let mut record = as_sent(record);
         record.status = RouteStatus::Dry;
         self.start(record)
     }
@@ -163,6 +182,29 @@ mod tests {
         assert_eq!(seen, expect);
         tokio::time::advance(SANDBOX_RETENTION).await;
         assert!(sb.get("sbx_test").is_none(), "kept at most an hour");
+    }
+
+    #[test]
+    fn a_dry_runs_pull_is_the_amount_the_executor_pulls() {
+        let mut r = record();
+        r.plan.steps = vec![PlanAction::Permit2Pull {
+            chain: ChainRef::Evm(8453),
+            token: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913".into(),
+            amount: Amount::from_u128(4_990_000),
+        }];
+        let sb = Sandbox::default();
+        let kept = sb.keep_dry(r.clone());
+        let pulled = |r: &RouteRecord| match &r.plan.steps[0] {
+            PlanAction::Permit2Pull { amount, .. } => *amount,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            pulled(&kept),
+            r.amount,
+            "wouldSend pulls what the route pulls"
+        );
+        let (read, _) = sb.get(&r.id).unwrap();
+        assert_eq!(pulled(&read), r.amount, "and its track says the same");
     }
 
     #[tokio::test(start_paused = true)]

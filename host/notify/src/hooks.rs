@@ -7,6 +7,15 @@
 //! States: a completion hook is `pending` until its one delivery ends,
 //! then `delivered` or `failed` (retries exhausted, about a day). A
 //! subscription is `active` until unsubscribed (`cancelled`).
+//!
+//! **Who may hook a route.** A route's hooks are limited
+//! (`notify.max_hooks_per_route`), so a stranger must not be able to fill
+//! them: a completion hook is registered only with the route's own proof
+//! ([`HookProof`]) — the operator's owner credential, or an EIP-191
+//! signature by the route's sender (the address whose signature or funds
+//! started it) of [`hook_text`]. The adapter checks the signature (the
+//! key types live there) and hands the verdict in; this module refuses
+//! anything else before it counts or stores a hook.
 
 use std::sync::Arc;
 
@@ -53,7 +62,13 @@ pub enum HookError {
         /// What is wrong.
         why: String,
     },
-    /// No hook has that id.
+    /// No proof that the caller may hook the route came.
+    #[error("signature: hooking route {0:?} needs its sender's signature of relay-hook:v1:route=<routeId>:url=<url> (EIP-191) or the owner's credential")]
+    ProofRequired(String),
+    /// The proof sent does not prove the route's sender (why).
+    #[error("signature: {0}")]
+    ProofInvalid(String),
+    /// No webhook has that id.
     #[error("no webhook has id {0:?}")]
     UnknownHook(String),
     /// The store failed.
@@ -70,6 +85,7 @@ impl HookError {
                 Some("routeId")
             }
             HookError::Field { field, .. } => Some(field),
+            HookError::ProofRequired(_) | HookError::ProofInvalid(_) => Some("signature"),
             HookError::UnknownHook(_) | HookError::Store(_) => None,
         }
     }
@@ -86,6 +102,26 @@ pub enum RouteKnown {
     Dry,
     /// No such route.
     Unknown,
+}
+
+/// What proves the caller may hook a route (module docs), as the adapter
+/// found it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HookProof {
+    /// The operator's owner credential.
+    Operator,
+    /// A signature of [`hook_text`] that recovers to the route's sender.
+    Sender,
+    /// Nothing was sent.
+    Missing,
+    /// What was sent proves nothing (why).
+    Invalid(String),
+}
+
+/// The text the route's sender signs (EIP-191 personal message) to hook
+/// `route_id` with `url` (as sent, trimmed).
+pub fn hook_text(route_id: &str, url: &str) -> String {
+    format!("relay-hook:v1:route={route_id}:url={}", url.trim())
 }
 
 /// `POST /api/hooks` (spec §2.13 HookRegistered).
@@ -240,14 +276,15 @@ impl HookService {
     }
 
     /// Registers a completion hook on `route_id` (what the caller found of
-    /// it: `known`).
+    /// it: `known`; what proves the caller may hook it: `proof`). Nothing
+    /// is counted or stored for a caller without the route's proof.
     #[tracing::instrument(skip_all, fields(route = route_id))]
     pub async fn register(
         &self,
         route_id: &str,
         url: &str,
         secret: Option<&str>,
-        known: RouteKnown,
+        (known, proof): (RouteKnown, HookProof),
     ) -> Result<HookRegistered, HookError> {
         let target = check_url(url, &self.policy)?;
         let secret = check_secret(secret)?;
@@ -255,6 +292,11 @@ impl HookService {
             RouteKnown::Unknown => return Err(HookError::UnknownRoute(route_id.into())),
             RouteKnown::Dry => return Err(HookError::DryRun(route_id.into())),
             RouteKnown::Live | RouteKnown::Sandbox => {}
+        }
+        match proof {
+            HookProof::Operator | HookProof::Sender => {}
+            HookProof::Missing => return Err(HookError::ProofRequired(route_id.into())),
+            HookProof::Invalid(why) => return Err(HookError::ProofInvalid(why)),
         }
         let max = self.config.max_hooks_per_route;
         if self.store.hooks_on_route(route_id).await? >= u64::from(max) {

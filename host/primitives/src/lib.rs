@@ -13,7 +13,12 @@
 //! with the run's error); unfired at `expiresAt` it is `expired`; a DELETE
 //! while armed makes it `cancelled`. Every move past `armed` appends a
 //! `runs[]` entry.
+//!
+//! A schedule or conditional is cancelled only by the operator's owner
+//! credential or by its own cancel token, answered once at creation
+//! ([`cancel`]).
 
+pub mod cancel;
 pub mod price;
 pub mod record;
 pub mod service;

@@ -55,6 +55,10 @@ pub struct Schedule {
     pub authority: Option<Authority>,
     /// Epoch seconds.
     pub created_at: u64,
+    /// SHA-256 of the record's cancel token ([`crate::cancel`]); `None` for
+    /// a record stored before cancel tokens (only the owner cancels it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel_hash: Option<String>,
 }
 
 impl Schedule {
@@ -105,6 +109,10 @@ pub struct Conditional {
     pub expires_at: u64,
     /// Epoch seconds.
     pub created_at: u64,
+    /// SHA-256 of the record's cancel token ([`crate::cancel`]); `None` for
+    /// a record stored before cancel tokens (only the owner cancels it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel_hash: Option<String>,
 }
 
 /// One planned leg of a batch.
@@ -244,6 +252,7 @@ pub fn parse_schedule(
         live: parse_live(body)?,
         authority: None,
         created_at: now,
+        cancel_hash: None,
     })
 }
 
@@ -343,6 +352,7 @@ pub fn parse_conditional(
         authority: None,
         expires_at,
         created_at: now,
+        cancel_hash: None,
     })
 }
 
@@ -402,6 +412,11 @@ pub struct ScheduleView {
     /// The runs so far (`{seq, at, key, simulated, wouldExecute | routeId, ok, error?}`).
     #[schema(value_type = Vec<Object>)]
     pub runs: Vec<Value>,
+    /// The record's cancel token (`pct_…`), in the create answer only: send
+    /// it as `x-cancel-token` to DELETE the record without the owner's
+    /// credential. It is stored hashed and never shown again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cancel_token: Option<String>,
     /// That a 200 does not mean anything settled.
     pub note: String,
 }
@@ -431,6 +446,11 @@ pub struct ConditionalView {
     /// What happened (`{seq, at, event, …}`).
     #[schema(value_type = Vec<Object>)]
     pub runs: Vec<Value>,
+    /// The record's cancel token (`pct_…`), in the create answer only: send
+    /// it as `x-cancel-token` to DELETE the record without the owner's
+    /// credential. It is stored hashed and never shown again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cancel_token: Option<String>,
     /// That a 200 does not mean anything settled.
     pub note: String,
 }
@@ -457,6 +477,7 @@ pub fn schedule_view(
         authority: s.authority,
         created_at: s.created_at,
         runs,
+        cancel_token: None,
         note: NOTE.into(),
     }
 }
@@ -478,6 +499,7 @@ pub fn conditional_view(
         expires_at: c.expires_at,
         created_at: c.created_at,
         runs,
+        cancel_token: None,
         note: NOTE.into(),
     }
 }

@@ -1,6 +1,7 @@
 //! Creating, reading and cancelling records over the store.
 
 use crate::{
+    cancel::{self, CancelToken, Canceller, Guard, Refused},
     record::{
         conditional_view, schedule_view, Authority, Batch, Cancelled, Conditional, ConditionalView,
         Schedule, ScheduleView,
@@ -79,6 +80,20 @@ pub enum ServiceError {
         /// Its state.
         status: String,
     },
+    /// A cancel came with neither the owner's credential nor a cancel
+    /// token ([`crate::cancel`]); the record is unchanged.
+    #[error("{id}: cancelling needs the record's cancel token (x-cancel-token, answered as cancelToken at creation) or the owner's credential (Authorization: Bearer <owner token>)")]
+    CancelUnauthenticated {
+        /// The record.
+        id: String,
+    },
+    /// A cancel came with a token that is not the record's; the record is
+    /// unchanged.
+    #[error("{id}: the cancel token sent is not this record's; send the cancelToken its creation answered, or the owner's credential")]
+    CancelForbidden {
+        /// The record.
+        id: String,
+    },
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -147,15 +162,20 @@ impl Primitives {
     }
 
     /// Stores a new schedule (`active`, first run due at `at`).
+    /// `cancelToken` is in this answer only.
     #[tracing::instrument(skip_all, fields(id))]
-    pub async fn create_schedule(&self, s: Schedule) -> Result<ScheduleView, ServiceError> {
+    pub async fn create_schedule(&self, mut s: Schedule) -> Result<ScheduleView, ServiceError> {
         let id = crate::new_id(Kind::Schedule.prefix());
         tracing::Span::current().record("id", id.as_str());
+        let secret = CancelToken::new();
+        s.cancel_hash = Some(secret.hash.clone());
         let body = serde_json::to_string(&s).map_err(|e| corrupt(&id, e))?;
         let next = s.due_ms(0);
         self.insert(Kind::Schedule, &id, "active", body, Some(next))
             .await?;
-        Ok(schedule_view(&id, s, "active", (0, Some(next)), Vec::new()))
+        let mut view = schedule_view(&id, s, "active", (0, Some(next)), Vec::new());
+        view.cancel_token = Some(secret.token);
+        Ok(view)
     }
 
     /// A schedule.
@@ -173,13 +193,16 @@ impl Primitives {
 
     /// Stores a new conditional (`armed`; looked at from now on, or from
     /// `when.at` for `timeAfter`).
+    /// `cancelToken` is in this answer only.
     #[tracing::instrument(skip_all, fields(id))]
     pub async fn create_conditional(
         &self,
-        c: Conditional,
+        mut c: Conditional,
     ) -> Result<ConditionalView, ServiceError> {
         let id = crate::new_id(Kind::Conditional.prefix());
         tracing::Span::current().record("id", id.as_str());
+        let secret = CancelToken::new();
+        c.cancel_hash = Some(secret.hash.clone());
         let body = serde_json::to_string(&c).map_err(|e| corrupt(&id, e))?;
         let next = match c.when {
             crate::record::When::TimeAfter { at } => at.min(c.expires_at),
@@ -193,7 +216,9 @@ impl Primitives {
             Some(next.saturating_mul(1000)),
         )
         .await?;
-        Ok(conditional_view(&id, c, "armed", Vec::new()))
+        let mut view = conditional_view(&id, c, "armed", Vec::new());
+        view.cancel_token = Some(secret.token);
+        Ok(view)
     }
 
     /// A conditional.
@@ -308,11 +333,24 @@ impl Primitives {
         Ok(run)
     }
 
-    /// Cancels an active schedule or an armed conditional; cancelling a
-    /// cancelled record answers the same. A finished record is refused.
-    #[tracing::instrument(skip_all, fields(id))]
-    pub async fn cancel(&self, kind: Kind, id: &str) -> Result<Cancelled, ServiceError> {
+    /// Cancels an active schedule or an armed conditional for `who` (the
+    /// owner, or the holder of the record's cancel token: [`crate::cancel`];
+    /// anyone else is refused and the record is left as it was);
+    /// cancelling a cancelled record answers the same. A finished record
+    /// is refused.
+    #[tracing::instrument(skip_all, fields(id, owner = matches!(who, Canceller::Owner)))]
+    pub async fn cancel(
+        &self,
+        kind: Kind,
+        id: &str,
+        who: Canceller<'_>,
+    ) -> Result<Cancelled, ServiceError> {
         let (row, _) = self.load(kind, id).await?;
+        let guard: Guard = serde_json::from_str(&row.body).map_err(|e| corrupt(id, e))?;
+        cancel::authorize(guard.cancel_hash.as_deref(), who).map_err(|r| match r {
+            Refused::Unauthenticated => ServiceError::CancelUnauthenticated { id: id.into() },
+            Refused::WrongToken => ServiceError::CancelForbidden { id: id.into() },
+        })?;
         let now = relay_types::now_ms();
         let done = self
             .store
@@ -380,6 +418,46 @@ mod tests {
         };
         p.create_batch(&b).await.unwrap();
         b.id
+    }
+
+    #[tokio::test]
+    async fn a_schedule_is_cancelled_only_by_the_owner_or_its_own_token() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}/c.db?mode=rwc", dir.path().display());
+        let p = Primitives::new(Arc::new(relay_store::Store::connect(&url).await.unwrap()));
+        let body = json!({"everySeconds": 60, "count": 3})
+            .as_object()
+            .unwrap()
+            .clone();
+        let s = crate::record::parse_schedule(&body, json!({}), 1_000).unwrap();
+        let mine = p.create_schedule(s.clone()).await.unwrap();
+        let token = mine.cancel_token.clone().expect("the create answer has it");
+        let theirs = p.create_schedule(s).await.unwrap();
+        let other = theirs.cancel_token.unwrap();
+        let stored = p.store.primitive(&mine.id).await.unwrap().unwrap();
+        assert!(
+            !stored.body.contains(&token),
+            "kept hashed: {}",
+            stored.body
+        );
+        assert!(p.schedule(&mine.id).await.unwrap().cancel_token.is_none());
+        for (who, refused) in [
+            (Canceller::Anonymous, "unauthenticated"),
+            (Canceller::Token(&other), "forbidden"),
+        ] {
+            let e = p.cancel(Kind::Schedule, &mine.id, who).await.unwrap_err();
+            let ok = match e {
+                ServiceError::CancelUnauthenticated { .. } => refused == "unauthenticated",
+                ServiceError::CancelForbidden { .. } => refused == "forbidden",
+                _ => false,
+            };
+            assert!(ok, "{who:?}: {e}");
+            assert_eq!(p.schedule(&mine.id).await.unwrap().status, "active");
+        }
+        let done = p.cancel(Kind::Schedule, &mine.id, Canceller::Token(&token));
+        assert_eq!(done.await.unwrap().status, "cancelled");
+        let owner = p.cancel(Kind::Schedule, &theirs.id, Canceller::Owner);
+        assert_eq!(owner.await.unwrap().status, "cancelled");
     }
 
     #[tokio::test]

@@ -8,7 +8,10 @@
 //!
 //! Nothing is recorded or sent for a request that fails a check: a bad
 //! signature, a spent nonce, a balance or cap short, an amount at or below
-//! the payout cost, or a payout that fails its simulation.
+//! the payout cost, or a payout that fails its simulation. A recipient the
+//! token refuses (the zero address, or any payout that reverts while the
+//! relayer's float covers it) is the caller's mistake: a typed 400 naming
+//! `toAddress`, never the 503 of a float that is really short.
 
 use alloy::primitives::{Address, U256};
 use relay_chain::{
@@ -84,6 +87,12 @@ impl NettingService {
     pub async fn withdraw(&self, ask: &WithdrawAsk) -> Result<Withdrawal, NettingError> {
         let a = texts::address("address", &ask.address)?;
         let to = texts::address("toAddress", &ask.to_address)?;
+        if to.is_zero() {
+            return Err(invalid(
+                "toAddress",
+                "the zero address cannot receive USDC (the token refuses it): name the recipient's address",
+            ));
+        }
         let amount = texts::amount("amount", &ask.amount)?;
         if ask.nonce == 0 || ask.nonce > i64::MAX as u64 {
             return Err(invalid("nonce", "must be 1 or more (and fit 63 bits)"));
@@ -122,7 +131,8 @@ impl NettingService {
             });
         }
         let call = self.payout_call(token, to, amount - cost);
-        self.simulate(ask.to_chain, &call).await?;
+        self.simulate(ask.to_chain, (token, amount - cost), &call)
+            .await?;
         let row = self.record(ask, &a, (amount, cost)).await?;
         tracing::info!(id = %row.id, chain = row.to_chain, "netting withdrawal debited; paying");
         let done = self.drive(&row, &sender).await?;
@@ -145,22 +155,43 @@ impl NettingService {
         }
     }
 
-    /// Refuses a payout that would revert (the relayer's float is short).
-    async fn simulate(&self, chain: u64, call: &Call) -> Result<(), NettingError> {
+    /// Refuses a payout of `net` `token` that would revert: the relayer's
+    /// float is short ([`NettingError::FloatShort`]), or — the float
+    /// covering it — the token refuses the recipient (the caller's
+    /// `toAddress`).
+    async fn simulate(
+        &self,
+        chain: u64,
+        (token, net): (Address, u128),
+        call: &Call,
+    ) -> Result<(), NettingError> {
+        let relayer = self.payer()?.relayer;
         let sim = SimCall {
-            from: self.payer()?.relayer,
+            from: relayer,
             to: call.to,
             data: call.data.clone(),
             value: call.value,
             gas_limit: Some(call.gas_limit),
         };
-        match self.deps.reader.simulate(chain, &sim).await? {
-            Ok(_) => Ok(()),
-            Err(revert) => Err(NettingError::FloatShort {
-                chain,
-                why: revert.reason(),
-            }),
+        let Err(revert) = self.deps.reader.simulate(chain, &sim).await? else {
+            return Ok(());
+        };
+        let float = self
+            .deps
+            .reader
+            .token_balance(chain, token, relayer)
+            .await?;
+        if float >= U256::from(net) {
+            tracing::info!(chain, reason = %revert.reason(), "netting payout refused by the token");
+            return Err(invalid(
+                "toAddress",
+                "USDC refuses a payout to this recipient (the relayer's float covers it): name another address",
+            ));
         }
+        Err(NettingError::FloatShort {
+            chain,
+            why: revert.reason(),
+        })
     }
 
     /// Debits the account and records the withdrawal, in one transaction.

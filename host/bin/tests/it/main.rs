@@ -32,6 +32,7 @@ mod ncaccount;
 mod netting;
 mod operator_auth;
 mod operator_cli;
+mod ownership_attack;
 mod otlp;
 mod permit2_verify;
 mod pricefeeds;

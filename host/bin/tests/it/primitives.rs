@@ -4,7 +4,7 @@
 //! simulated and completes, moving nothing; with the gate on and
 //! `live:true` a schedule moves real tokens, and without either nothing
 //! moves; a conditional `timeAfter` fires after its time and not before; a
-//! price condition fires only while it holds; DELETE cancels.
+//! price condition fires only while it holds; the owner's DELETE cancels.
 
 use crate::common::{self, get, post, serve, until_terminal, usdc_balance, Running};
 use alloy::primitives::{address, Address, U256};
@@ -54,8 +54,12 @@ async fn create(h: &Running, path: &str, body: &Value, as_owner: bool) -> (u16, 
     )
 }
 
+/// DELETEs `path` as the owner (anyone else needs the record's
+/// cancelToken: `ownership_attack.rs`).
 async fn delete(h: &Running, path: &str) -> (u16, Value) {
-    let req = reqwest::Client::new().delete(format!("{}{path}", h.base));
+    let req = reqwest::Client::new()
+        .delete(format!("{}{path}", h.base))
+        .header("authorization", owner());
     let a = common::send(req).await;
     (a.status, a.body)
 }

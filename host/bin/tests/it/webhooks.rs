@@ -15,6 +15,7 @@ use std::{
     time::{Duration, Instant},
 };
 
+use alloy::signers::{local::PrivateKeySigner, SignerSync};
 use common::{execute_to_end, free_port, get, permit_body, post, serve, spawn_host, wait_ready};
 use relay_config::HostConfig;
 use relay_devnet::{keys, Devnet, DevnetConfig};
@@ -97,8 +98,19 @@ fn fast_notify(c: &mut HostConfig) {
     c.notify.lease_ms = 4_000;
 }
 
+/// The route's sender's proof for hooking `route` with `url` (the devnet
+/// user who signs every permit here).
+pub(crate) fn hook_signature(signer: &PrivateKeySigner, route: &str, url: &str) -> String {
+    let text = format!("relay-hook:v1:route={route}:url={url}");
+    signer
+        .sign_message_sync(text.as_bytes())
+        .unwrap()
+        .to_string()
+}
+
 async fn hook(base: &str, route: &str, url: &str, secret: Option<&str>) -> Value {
-    let mut body = json!({"routeId": route, "url": url});
+    let signature = hook_signature(&keys::anvil_signer(1), route, url);
+    let mut body = json!({"routeId": route, "url": url, "signature": signature});
     if let Some(s) = secret {
         body["secret"] = json!(s);
     }
