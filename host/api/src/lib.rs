@@ -59,7 +59,7 @@ pub mod usage;
 mod why;
 
 use axum::Router;
-pub use error::{ApiError, ErrorCode};
+pub use error::{ApiError, Blame, ErrorCode};
 use relay_chain::reader::ChainReader;
 use relay_config::HostConfig;
 use relay_engine::{health::HealthCache, mesh::MeshInputs};

@@ -5,7 +5,8 @@
 //! dry run to vouch for a forged permit; and the caller's mistakes —
 //! bitcoin → EVM without a usable refund address, a netting withdrawal to
 //! the zero address — are typed, signed, non-retryable 4xx answers that
-//! send nothing.
+//! send nothing, and the served `/api/errors` catalogue has no code for a
+//! caller's mistake that is a 5xx or retryable.
 
 use crate::{
     common::{self, permit_body, post, serve, Running},
@@ -16,6 +17,7 @@ use alloy::{
     primitives::{Address, U256},
     signers::local::PrivateKeySigner,
 };
+use relay_api::Blame;
 use relay_devnet::{keys, Devnet, DevnetConfig};
 use relay_host::devnet::DEVNET_OWNER_TOKEN;
 use serde_json::{json, Value};
@@ -331,6 +333,32 @@ async fn bitcoin_to_evm_mistakes_are_typed_signed_4xx_answers() {
             a.body
         );
     }
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_served_error_catalogue_never_answers_a_callers_mistake_as_5xx_or_retryable() {
+    let (devnet, _dir, h) = up(|_| {}).await;
+    let served = call(&h, (reqwest::Method::GET, "/api/errors"), &[], None).await;
+    let mut wrong = Vec::new();
+    for e in served.body["errors"].as_array().unwrap() {
+        let wire = e["errorCode"].as_str().unwrap();
+        let code = relay_api::ErrorCode::ALL
+            .iter()
+            .find(|c| c.as_str() == wire)
+            .unwrap_or_else(|| panic!("{wire} served but not in the table"));
+        let status = e["status"].as_u64().unwrap();
+        let fine = match code.blame() {
+            Blame::Input => (400..500).contains(&status) && e["retryable"] == false,
+            Blame::State => (400..500).contains(&status),
+            Blame::Host => (500..600).contains(&status),
+            Blame::Unclassified => false,
+        };
+        if !fine {
+            wrong.push(format!("{e}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
     devnet.stop();
 }
 
