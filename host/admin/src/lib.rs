@@ -12,8 +12,10 @@
 //!   hits; recent errors; the audit log.
 //! - [`signals`]: what the HTTP edge reports to the dashboard (rate-limit
 //!   hits, recent error answers), held in memory per host.
-//! - [`login`]: the dashboard's login cookie (an HMAC-signed expiry, never
-//!   the token) and the CSRF token derived from it.
+//! - [`login`]: the dashboard's login cookie (an issue time and expiry
+//!   HMAC-signed under a secret the host draws at start, never the token
+//!   nor derived from it; its age capped by the server), the CSRF token
+//!   derived from it, and the back-off after failed sign-ins.
 //! - [`assets`]: the page, its stylesheet and script, built into the
 //!   binary (no CDN, no build step).
 

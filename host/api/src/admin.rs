@@ -4,8 +4,13 @@
 //!   login form); `GET /admin/assets/{file}`: its stylesheet and scripts,
 //!   built into the binary.
 //! - `POST /admin/login {token}`: checks the owner token and sets the login
-//!   cookie ([`relay_admin::login`]: signed, `HttpOnly`,
-//!   `SameSite=Strict`, never the token); `POST /admin/logout` clears it.
+//!   cookie ([`relay_admin::login`]: signed under a secret this host drew
+//!   at start, never derived from the token; its age capped by the server;
+//!   `HttpOnly`, `SameSite=Strict`, never the token); `POST /admin/logout`
+//!   clears it. Sign-ins are rate limited per IP (bucket `admin-login`,
+//!   [`crate::limits`]) and, after two free ones, each failure backs its
+//!   IP off (1 s, doubling, at most 15 min: 429 `RATE_LIMITED` with
+//!   `retryAfterMs`, the token not even checked).
 //! - `GET /admin/api/snapshot`, `GET /admin/api/audit`,
 //!   `POST /admin/api/lane`, `POST /admin/api/rail`, and
 //!   `GET /admin/api/events` (server-sent events: a `snapshot` event at
@@ -24,7 +29,7 @@
 
 use super::{auth, edge::JsonObject, ApiError, AppState, ErrorCode};
 use axum::{
-    extract::{MatchedPath, Path, Query, Request, State},
+    extract::{ConnectInfo, MatchedPath, Path, Query, Request, State},
     http::{header, HeaderMap, HeaderValue, StatusCode},
     response::{
         sse::{Event, KeepAlive, Sse},
@@ -36,7 +41,7 @@ use futures::Stream;
 use relay_admin::{
     assets,
     dashboard::{self, ChainView, Dashboard, Sources},
-    login::{self, LoginKeys},
+    login::{self, Backoff, LoginKeys},
     operator::{self, Actor, AuditEntry, OperatorError},
     signals::{RecentError, Signals},
 };
@@ -44,6 +49,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::{
     convert::Infallible,
+    net::SocketAddr,
     sync::Arc,
     time::{Duration, Instant},
 };
@@ -56,6 +62,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 pub(crate) struct Admin {
     app: AppState,
     keys: Option<LoginKeys>,
+    backoff: Arc<Backoff<crate::limits::Client>>,
     signals: Arc<Signals>,
     chain: Arc<Mutex<Option<(Instant, ChainView)>>>,
     changes: Arc<watch::Sender<u64>>,
@@ -68,7 +75,8 @@ impl Admin {
             keys: app
                 .owner_token
                 .as_ref()
-                .map(|o| LoginKeys::new(o.derive_key("relay-admin-login-v1"))),
+                .map(|_| LoginKeys::generate(app.config.admin.session_ttl_secs.max(1))),
+            backoff: Arc::default(),
             app: app.clone(),
             signals: Arc::default(),
             chain: Arc::default(),
@@ -293,28 +301,45 @@ struct SignedIn {
     )
 )]
 #[tracing::instrument(skip_all)]
-async fn sign_in(State(a): State<Admin>, body: Result<JsonObject, ApiError>) -> Response {
+async fn sign_in(
+    State(a): State<Admin>,
+    peer: Option<axum::Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
+    body: Result<JsonObject, ApiError>,
+) -> Response {
+    let peer = peer.map(|axum::Extension(ConnectInfo(p))| p.ip());
+    let client = crate::limits::client_ip(&a.app.config.limits, &headers, peer);
+    let now = relay_types::now_ms();
+    if let Some(wait) = a.backoff.wait(&client, now) {
+        tracing::info!(%client, wait, "dashboard sign-in refused: backing off");
+        return ApiError::new(
+            ErrorCode::RateLimited,
+            "rate limited: a failed sign-in from this address; try again after retryAfterMs",
+        )
+        .retry_after_ms(wait.max(1))
+        .into_response();
+    }
     let token = body.ok().and_then(|JsonObject(b)| match b.get("token") {
         Some(Value::String(t)) => Some(t.clone()),
         _ => None,
     });
-    let (Some(token), Some(owner), Some(keys)) = (token, &a.app.owner_token, &a.keys) else {
+    let (Some(owner), Some(keys)) = (&a.app.owner_token, &a.keys) else {
         return with_challenge(unauthorized().into_response());
     };
-    if !owner.admits(&token) {
-        tracing::info!("dashboard sign-in refused");
+    if !token.is_some_and(|t| owner.admits(&t)) {
+        let wait = a.backoff.failed(&client, now);
+        tracing::info!(%client, wait, "dashboard sign-in refused");
         return with_challenge(unauthorized().into_response());
     }
-    let ttl = a.app.config.admin.session_ttl_secs.max(60);
-    let expires_ms = relay_types::now_ms() + ttl * 1_000;
-    let cookie = keys.issue(expires_ms);
+    a.backoff.succeeded(&client);
+    let cookie = keys.issue(now);
     tracing::info!("dashboard sign-in");
     let mut resp = Json(SignedIn {
         signed_in: true,
-        expires_ms: Some(expires_ms),
+        expires_ms: LoginKeys::expires_ms(&cookie),
     })
     .into_response();
-    if let Ok(v) = HeaderValue::from_str(&login::set_cookie(&cookie, ttl)) {
+    if let Ok(v) = HeaderValue::from_str(&login::set_cookie(&cookie, keys.max_age_secs())) {
         resp.headers_mut().insert(header::SET_COOKIE, v);
     }
     resp

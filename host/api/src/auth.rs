@@ -44,8 +44,10 @@ impl OwnerTokenHash {
     }
 
     /// A 32-byte key for `purpose` derived from the hash (SHA-256 of the
-    /// purpose and the hash): the dashboard signs its login cookies with
-    /// one, so they change when the token does.
+    /// purpose and the hash). Anyone holding the hash can compute it, so
+    /// it must not key a credential: the dashboard's login cookies are
+    /// signed under a secret the host draws at start instead
+    /// (`relay_admin::login`).
     pub fn derive_key(&self, purpose: &str) -> [u8; 32] {
         let mut h = Sha256::new();
         h.update(purpose.as_bytes());

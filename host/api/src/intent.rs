@@ -3,11 +3,18 @@
 //! `RelayRouter` call and answers the EIP-712 typed data of each signature
 //! form with the execute body to POST
 //! ([`relay_execution::intent`]). Nothing is signed or sent; the prepared
-//! route is kept until its deadline.
+//! route is kept until its deadline. A caller holds at most
+//! `limits.intents_per_ip` open intents (429 `RATE_LIMITED` naming the
+//! cap; [`requester`]).
 
 use std::sync::Arc;
 
-use axum::{body::Bytes, extract::State, Json};
+use axum::{
+    body::Bytes,
+    extract::{ConnectInfo, State},
+    http::HeaderMap,
+    Extension, Json,
+};
 use relay_engine::request::parse_execute;
 use relay_execution::{execute::ExecuteService, intent::IntentAnswer};
 use serde_json::Value;
@@ -40,7 +47,12 @@ pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
     )
 )]
 #[tracing::instrument(skip_all)]
-async fn prepare(State(x): State<Intent>, body: Bytes) -> Result<Json<IntentAnswer>, ApiError> {
+async fn prepare(
+    State(x): State<Intent>,
+    peer: Option<Extension<ConnectInfo<std::net::SocketAddr>>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Json<IntentAnswer>, ApiError> {
     let v: Value = serde_json::from_slice(&body)
         .map_err(|e| ApiError::new(ErrorCode::MalformedBody, format!("body is not JSON: {e}")))?;
     if v.get("mode").is_some() {
@@ -51,5 +63,27 @@ async fn prepare(State(x): State<Intent>, body: Bytes) -> Result<Json<IntentAnsw
         .field("mode"));
     }
     let ask = parse_execute(&v, &x.q.app.config)?;
-    Ok(Json(x.service.prepare_intent(&x.q, ask).await?))
+    let who = requester(&x.q.app, &headers, peer);
+    x.service.admit_intent(&who).map_err(cap_reached)?;
+    let answer = x.service.prepare_intent(&x.q, ask).await?;
+    x.service.intent_opened(&who);
+    Ok(Json(answer))
+}
+
+/// Who opens an intent, for the per-IP cap: the client IP as the rate
+/// limiter counts it.
+pub(super) fn requester(
+    app: &AppState,
+    headers: &HeaderMap,
+    peer: Option<Extension<ConnectInfo<std::net::SocketAddr>>>,
+) -> String {
+    let peer = peer.map(|Extension(ConnectInfo(p))| p.ip());
+    super::limits::client_ip(&app.config.limits, headers, peer).to_string()
+}
+
+/// The 429 of a requester at its cap of open intents.
+pub(super) fn cap_reached(e: relay_execution::intent::IntentCapReached) -> ApiError {
+    ApiError::new(ErrorCode::RateLimited, e.to_string())
+        .retry_after_ms(e.retry_after_ms)
+        .suggest("execute an open intent, or wait retryAfterMs for the oldest to lapse")
 }

@@ -1,18 +1,28 @@
 //! Rate limits and CORS (spec §5.2, §5.10, §8.1), on the `governor` crate.
 //!
-//! **Limits** are per client per endpoint, N per minute, counted by the
-//! generic cell rate algorithm (GCRA): a client may send N requests at
-//! once, and one more every 60/N seconds after that — never more than N in
-//! a burst, N per minute sustained. The endpoints of §8.1 have their spec
-//! limits (operators override them per bucket in `[limits.per_minute]`);
-//! every other endpoint is unlimited unless `limits.default_per_minute`
-//! is set (then each matched route has its own bucket, and every unknown
-//! path shares one). GET and POST compare share one bucket, as do GET and
-//! POST solve. Endpoints §8.1 does not list but that fan out to every rail
-//! get their own buckets here: `preflight` 40 (one quote, like `quote`),
-//! `plan` 20 and `agent` 20 (up to ten quotes, or a quote and a sandbox
-//! execute — like `solve`); `keys` 10 (`POST /api/keys/create`, always
-//! counted per IP — [`BY_IP`] — so that a key cannot buy more keys);
+//! **Limits** are per client per endpoint, N per window (a minute unless
+//! the bucket says otherwise: [`Window`]), counted by the generic cell
+//! rate algorithm (GCRA): a client may send N requests at once, and one
+//! more every window/N after that — never more than N in a burst, N per
+//! window sustained. **Every matched route is limited.** The endpoints of
+//! §8.1 have their spec limits and the host's own listed endpoints theirs
+//! ([`TABLE`]; operators override a bucket in `[limits.per_minute]`, or
+//! `per_hour` / `per_day` for a bucket counted over those); every other
+//! route gets a bucket of its own (`"<METHOD> <route template>"`, e.g.
+//! `"GET /api/route/status"`) of `limits.default_per_minute` (120), and
+//! every unknown path shares one (`"(unknown path)"`). GET and POST compare
+//! share one bucket, as do GET and POST solve. Endpoints §8.1 does not
+//! list but that fan out to every rail get their own buckets here:
+//! `preflight` 40 (one quote, like `quote`), `plan` 20 and `agent` 20 (up
+//! to ten quotes, or a quote and a sandbox execute — like `solve`),
+//! `improve` 20 and `preflight-full` 20 (several quotes, or every rail's
+//! answer and chain reads); `intent` 20 (`POST /api/route/intent` stores a
+//! prepared route and reserves its owner's nonces — also capped per IP and
+//! per owner, `relay_execution::intent`); `conditional` 30 (like
+//! `schedule`); `balance`, `account`, `ncaccount-account` and `receipts`
+//! 30 (each reads every chain); `keys` 10 **per day** (`POST
+//! /api/keys/create`); `admin-login` 10 (`POST /admin/login`, with a
+//! per-IP back-off after failed sign-ins, `crate::admin`);
 //! `session-execute` 60 (`POST /api/session/execute`: an agent's routes,
 //! also bounded by its session's caps); `hooks` 30 and `subscribe` 30
 //! (`POST /api/hooks`, `POST /api/events/subscribe`: each registration
@@ -24,31 +34,33 @@
 //! (seconds until the full limit is available again); a refused one is 429
 //! `{error: "rate limited", errorCode: "RATE_LIMITED", retryable: true,
 //! retryAfterMs}` with `retry-after` (seconds until the next request can
-//! pass). A per-minute limit of 0 refuses every request to the bucket.
+//! pass). A limit of 0 refuses every request to the bucket.
 //!
 //! The discovery reads of §4.1 beyond `/api/status` ([`DISCOVERY`]) are
 //! limited like status — its limit, `per_minute.status` included — each
 //! path in its own bucket (§8.1 counts per endpoint), so a dashboard
 //! polling them all is not throttled by their sum.
 //!
-//! **The client** is an *issued* API key when the request's `x-relay-key`
-//! is one ([`KeyRegistry`]): the limit is then the key's, wherever it calls
-//! from (except in the per-IP buckets of [`BY_IP`]). The host's developer
-//! keys answer it (`relay_accounts::keys`, from memory); any other
+//! **The client** is the IP: the TCP peer's — or, only when that peer is
+//! one of `limits.trusted_proxies`, the right-most `X-Forwarded-For`
+//! address that is not itself a trusted proxy (a client cannot spoof its
+//! way out of its limit). An IPv6 client is counted by its /64 network
+//! (one subscriber's allocation), an IPv4-mapped IPv6 address as the IPv4
+//! address. An *issued* API key (`x-relay-key`, [`KeyRegistry`]) scopes a
+//! bucket of its own, wherever it calls from, **and the request still
+//! counts against its IP's bucket** (except in the per-IP-only buckets of
+//! [`BY_IP`], counted once, by IP): a key raises no ceiling its IP did
+//! not have — keys are free, so ten keys must not buy ten buckets — and
+//! the answer's headers are the tighter of the two. The host's developer
+//! keys answer "issued?" (`relay_accounts::keys`, from memory); any other
 //! `x-relay-key` — made up, or revoked — is **unrecognised**: the request
-//! is limited by its IP exactly as if it carried no key — a made-up
-//! `ak_…` per request buys nothing — and the response says so with
-//! `x-relay-key-status: unrecognised` (`issued` for an issued key). The
-//! IP is the TCP peer's — or, only when that peer is one of
-//! `limits.trusted_proxies`, the right-most `X-Forwarded-For` address that
-//! is not itself a trusted proxy (a client cannot spoof its way out of its
-//! limit). An IPv6 client is
-//! counted by its /64 network (one subscriber's allocation), an
-//! IPv4-mapped IPv6 address as the IPv4 address.
+//! is limited by its IP exactly as if it carried no key, and the response
+//! says so with `x-relay-key-status: unrecognised` (`issued` for an issued
+//! key).
 //!
 //! **Memory** stays bounded: every 1024 requests, buckets that have fully
 //! refilled (indistinguishable from a fresh client) are dropped, so the
-//! state holds at most the clients seen in the last minute.
+//! state holds at most the clients seen in the last window.
 //!
 //! **CORS** allows any origin, the methods the API uses, and the headers
 //! of §5 (`content-type`, `x-relay-sandbox`, `x-idempotency-key`,
@@ -82,10 +94,48 @@ use governor::{
 use relay_config::LimitsConfig;
 use tower_http::cors::{Any, CorsLayer};
 
-/// The period every limit is counted over.
+/// The period a limit is counted over unless its bucket says otherwise.
 pub const WINDOW: Duration = Duration::from_secs(60);
 
-/// The limited endpoints of §8.1: bucket, methods, path, per-minute limit.
+/// The period a bucket is counted over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Window {
+    /// N per minute (every bucket unless [`WINDOWS`] says otherwise).
+    Minute,
+    /// N per hour.
+    Hour,
+    /// N per day.
+    Day,
+}
+
+impl Window {
+    /// The window's length.
+    pub fn duration(self) -> Duration {
+        match self {
+            Window::Minute => WINDOW,
+            Window::Hour => WINDOW * 60,
+            Window::Day => WINDOW * 60 * 24,
+        }
+    }
+}
+
+/// Buckets counted over a window other than a minute.
+const WINDOWS: &[(&str, Window)] = &[("keys", Window::Day)];
+
+/// A bucket a request counts in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bucket {
+    /// Its name (the key of its override in `[limits]`).
+    pub name: String,
+    /// Requests per window.
+    pub limit: u32,
+    /// The window.
+    pub window: Window,
+}
+
+/// The listed endpoints (§8.1 and the host's own): bucket, methods, path
+/// or route template, limit per window (a minute unless [`WINDOWS`] says
+/// otherwise).
 const TABLE: &[(&str, &[Method], &str, u32)] = &[
     ("status", &[Method::GET], "/api/status", 60),
     ("quote", &[Method::POST], "/api/route/quote", 40),
@@ -114,7 +164,26 @@ const TABLE: &[(&str, &[Method], &str, u32)] = &[
         "/api/session/execute",
         60,
     ),
+    // keys created per IP per day (WINDOWS)
     ("keys", &[Method::POST], "/api/keys/create", 10),
+    // the operator's sign-in: token guessing (plus a back-off per IP after
+    // each failure, crate::admin)
+    ("admin-login", &[Method::POST], "/admin/login", 10),
+    // issue 40: stores a prepared route and reserves its owner's nonces
+    ("intent", &[Method::POST], "/api/route/intent", 20),
+    ("conditional", &[Method::POST], "/api/route/conditional", 30),
+    ("improve", &[Method::POST], "/api/route/improve", 20),
+    ("preflight-full", &[Method::POST], "/api/preflight/full", 20),
+    // reads of every chain for one address
+    ("balance", &[Method::GET], "/api/balance/{addr}", 30),
+    ("account", &[Method::GET], "/api/account/{addr}", 30),
+    (
+        "ncaccount-account",
+        &[Method::GET],
+        "/api/ncaccount/{agent}",
+        30,
+    ),
+    ("receipts", &[Method::GET], "/api/receipts/{addr}", 30),
     ("ask", &[Method::POST], "/api/ask", 30),
     ("hooks", &[Method::POST], "/api/hooks", 30),
     ("subscribe", &[Method::POST], "/api/events/subscribe", 30),
@@ -166,9 +235,9 @@ const TABLE: &[(&str, &[Method], &str, u32)] = &[
     ),
 ];
 
-/// Buckets always counted by the client's IP, even for a request with an
-/// issued key: creating keys must not be a way around a per-IP limit.
-const BY_IP: &[&str] = &["keys"];
+/// Buckets counted by the client's IP only, even for a request with an
+/// issued key: creating keys and signing in are per IP, whatever key.
+const BY_IP: &[&str] = &["keys", "admin-login"];
 
 /// Discovery reads (§4.1) limited like `GET /api/status`, each in its
 /// own bucket.
@@ -270,6 +339,20 @@ pub struct Decision {
     pub retry_after: Duration,
 }
 
+impl Decision {
+    /// The tighter of two decisions over one request (its key's bucket and
+    /// its IP's): refused if either refused.
+    fn tighter(self, other: Decision) -> Decision {
+        Decision {
+            allowed: self.allowed && other.allowed,
+            limit: self.limit.min(other.limit),
+            remaining: self.remaining.min(other.remaining),
+            reset: self.reset.max(other.reset),
+            retry_after: self.retry_after.max(other.retry_after),
+        }
+    }
+}
+
 type Keyed<C> = governor::RateLimiter<
     (String, Client),
     DashMapStateStore<(String, Client)>,
@@ -277,13 +360,16 @@ type Keyed<C> = governor::RateLimiter<
     StateInformationMiddleware,
 >;
 
+/// One limiter per distinct (limit, window).
+type Limiters<C> = BTreeMap<(u32, Window), Arc<Keyed<C>>>;
+
 /// Per-client, per-endpoint GCRA limiters: one keyed `governor` limiter
-/// per distinct per-minute limit, keyed by (bucket, client).
+/// per distinct (limit, window), keyed by (bucket, client).
 pub struct RateLimiter<C: Clock + Clone = DefaultClock> {
     config: LimitsConfig,
     keys: Arc<dyn KeyRegistry>,
     clock: C,
-    limiters: RwLock<BTreeMap<u32, Arc<Keyed<C>>>>,
+    limiters: RwLock<Limiters<C>>,
     checks: AtomicU64,
 }
 
@@ -319,48 +405,66 @@ impl<C: Clock + Clone> RateLimiter<C> {
         }
     }
 
-    /// The bucket and per-minute limit of an endpoint, if it is limited.
-    /// `route` is the matched route (`None` for an unknown path).
-    pub fn bucket(
-        &self,
-        method: &Method,
-        path: &str,
-        route: Option<&str>,
-    ) -> Option<(String, u32)> {
+    /// The bucket of an endpoint (none: limits are off). `route` is the
+    /// matched route template (`None` for an unknown path).
+    pub fn bucket(&self, method: &Method, path: &str, route: Option<&str>) -> Option<Bucket> {
         if !self.config.enabled {
             return None;
         }
-        let limit_of =
-            |name: &str, spec: u32| self.config.per_minute.get(name).copied().unwrap_or(spec);
+        let template = route.unwrap_or(path);
         let listed = TABLE
             .iter()
-            .find(|(_, methods, p, _)| *p == path && methods.contains(method));
-        match listed {
-            Some((name, _, _, spec)) => Some((name.to_string(), limit_of(name, *spec))),
+            .find(|(_, methods, p, _)| *p == template && methods.contains(method));
+        let (name, spec) = match listed {
+            Some((name, _, _, spec)) => (name.to_string(), *spec),
             None if *method == Method::GET && DISCOVERY.contains(&path) => {
-                let (name, _, _, spec) = TABLE.iter().find(|(n, ..)| *n == "status")?;
-                Some((format!("status {path}"), limit_of(name, *spec)))
+                let (_, _, _, spec) = TABLE.iter().find(|(n, ..)| *n == "status")?;
+                let limit = self.config.per_minute.get("status").copied();
+                return Some(Bucket {
+                    name: format!("status {path}"),
+                    limit: limit.unwrap_or(*spec),
+                    window: Window::Minute,
+                });
             }
-            None => self
-                .config
-                .default_per_minute
-                .map(|l| (format!("{method} {}", route.unwrap_or("(unknown path)")), l)),
-        }
+            None => (
+                match route {
+                    Some(r) => format!("{method} {r}"),
+                    None => "(unknown path)".into(),
+                },
+                self.config.default_per_minute,
+            ),
+        };
+        let window = WINDOWS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(Window::Minute, |(_, w)| *w);
+        let overrides = match window {
+            Window::Minute => &self.config.per_minute,
+            Window::Hour => &self.config.per_hour,
+            Window::Day => &self.config.per_day,
+        };
+        let limit = overrides.get(&name).copied().unwrap_or(spec);
+        Some(Bucket {
+            name,
+            limit,
+            window,
+        })
     }
 
-    fn limiter(&self, limit: NonZeroU32) -> Arc<Keyed<C>> {
+    fn limiter(&self, limit: NonZeroU32, window: Window) -> Arc<Keyed<C>> {
+        let key = (limit.get(), window);
         if let Some(l) = self
             .limiters
             .read()
             .unwrap_or_else(|e| e.into_inner())
-            .get(&limit.get())
+            .get(&key)
         {
             return l.clone();
         }
         let mut all = self.limiters.write().unwrap_or_else(|e| e.into_inner());
-        all.entry(limit.get())
+        all.entry(key)
             .or_insert_with(|| {
-                let quota = Quota::with_period(WINDOW / limit.get())
+                let quota = Quota::with_period(window.duration() / limit.get())
                     .expect("a nonzero period")
                     .allow_burst(limit);
                 Arc::new(
@@ -371,23 +475,23 @@ impl<C: Clock + Clone> RateLimiter<C> {
             .clone()
     }
 
-    /// Counts one request of `client` in `bucket`, whose limit is `limit`
-    /// per minute.
-    pub fn hit(&self, bucket: &str, limit: u32, client: &Client) -> Decision {
+    /// Counts one request of `client` in `bucket`.
+    pub fn hit(&self, bucket: &Bucket, client: &Client) -> Decision {
+        let (limit, window) = (bucket.limit, bucket.window.duration());
         let Some(n) = NonZeroU32::new(limit) else {
             return Decision {
                 allowed: false,
                 limit,
                 remaining: 0,
-                reset: WINDOW,
-                retry_after: WINDOW,
+                reset: window,
+                retry_after: window,
             };
         };
         self.sweep();
-        let per_request = WINDOW / limit;
+        let per_request = window / limit;
         match self
-            .limiter(n)
-            .check_key(&(bucket.to_string(), client.clone()))
+            .limiter(n, bucket.window)
+            .check_key(&(bucket.name.clone(), client.clone()))
         {
             Ok(snapshot) => {
                 let remaining = snapshot.remaining_burst_capacity();
@@ -410,6 +514,20 @@ impl<C: Clock + Clone> RateLimiter<C> {
                 }
             }
         }
+    }
+
+    /// Counts one request in `bucket`: against its issued key's bucket
+    /// and its IP's (a key raises no ceiling its IP did not have), or its
+    /// IP's alone (no issued key, or a [`BY_IP`] bucket).
+    pub fn count(&self, bucket: &Bucket, client: &Client, ip: &Client) -> Decision {
+        if !matches!(client, Client::Key(_)) || BY_IP.contains(&bucket.name.as_str()) {
+            return self.hit(bucket, ip);
+        }
+        let by_key = self.hit(bucket, client);
+        if !by_key.allowed {
+            return by_key;
+        }
+        by_key.tighter(self.hit(bucket, ip))
     }
 
     /// Drops refilled buckets once per [`SWEEP_EVERY`] requests.
@@ -453,28 +571,35 @@ impl<C: Clock + Clone> RateLimiter<C> {
 
     /// The client IP, whatever key the request carries.
     pub fn ip_client(&self, headers: &HeaderMap, peer: Option<IpAddr>) -> Client {
-        let Some(peer) = peer else {
-            return Client::Unknown;
-        };
-        let trusted = &self.config.trusted_proxies;
-        if !trusted.contains(&peer) {
-            return Client::Ip(counted_as(peer));
-        }
-        let forwarded = headers
-            .get_all("x-forwarded-for")
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(','))
-            .map(str::trim)
-            .collect::<Vec<_>>();
-        let client = forwarded
-            .iter()
-            .rev()
-            .map_while(|s| s.parse::<IpAddr>().ok())
-            .find(|ip| !trusted.contains(ip))
-            .unwrap_or(peer);
-        Client::Ip(counted_as(client))
+        client_ip(&self.config, headers, peer)
     }
+}
+
+/// The client IP of a request from `peer` under `config`'s trusted
+/// proxies (module docs), as limits count it — for the host's other
+/// per-IP caps (MCP sessions, open intents, sign-in back-off).
+pub fn client_ip(config: &LimitsConfig, headers: &HeaderMap, peer: Option<IpAddr>) -> Client {
+    let Some(peer) = peer else {
+        return Client::Unknown;
+    };
+    let trusted = &config.trusted_proxies;
+    if !trusted.contains(&peer) {
+        return Client::Ip(counted_as(peer));
+    }
+    let forwarded = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .collect::<Vec<_>>();
+    let client = forwarded
+        .iter()
+        .rev()
+        .map_while(|s| s.parse::<IpAddr>().ok())
+        .find(|ip| !trusted.contains(ip))
+        .unwrap_or(peer);
+    Client::Ip(counted_as(client))
 }
 
 /// The address a client is counted as: IPv4 as is (IPv4-mapped IPv6
@@ -532,25 +657,22 @@ impl crate::around::Around for Enforce {
             .map(|c| c.0.ip());
         let (client, key_status) = limiter.client(req.headers(), peer);
         let route = req.extensions().get::<MatchedPath>().map(|m| m.as_str());
-        let Some((bucket, limit)) = limiter.bucket(req.method(), req.uri().path(), route) else {
+        let Some(bucket) = limiter.bucket(req.method(), req.uri().path(), route) else {
             return Ok((None, key_status));
         };
-        let client = match BY_IP.contains(&bucket.as_str()) {
-            true => limiter.ip_client(req.headers(), peer),
-            false => client,
-        };
-        let d = limiter.hit(&bucket, limit, &client);
+        let ip = limiter.ip_client(req.headers(), peer);
+        let d = limiter.count(&bucket, &client, &ip);
         if d.allowed {
             return Ok((Some(d), key_status));
         }
-        tracing::info!(%bucket, %client, "rate limited");
+        tracing::info!(bucket = %bucket.name, %client, %ip, "rate limited");
         let ms = u64::try_from(d.retry_after.as_millis())
             .unwrap_or(u64::MAX)
             .max(1);
         let mut resp = ApiError::new(ErrorCode::RateLimited, "rate limited")
             .retry_after_ms(ms)
             .suggest(
-                "wait retryAfterMs; an x-relay-key the host did not issue does not raise the limit",
+                "wait retryAfterMs; an x-relay-key does not raise the limit of the IP it is sent from",
             )
             .into_response();
         self.after((Some(d), key_status), &mut resp);
@@ -628,33 +750,41 @@ mod tests {
         Client::Ip(s.parse().unwrap())
     }
 
+    fn minute(name: &str, limit: u32) -> Bucket {
+        Bucket {
+            name: name.into(),
+            limit,
+            window: Window::Minute,
+        }
+    }
+
     #[test]
     fn forty_quotes_pass_at_once_the_41st_waits_for_one_more_cell() {
         let (l, clock) = fake();
-        let (bucket, limit) = l.bucket(&Method::POST, "/api/route/quote", None).unwrap();
-        assert_eq!(limit, 40);
+        let bucket = l.bucket(&Method::POST, "/api/route/quote", None).unwrap();
+        assert_eq!(bucket.limit, 40);
         for i in 0..40 {
-            let d = l.hit(&bucket, limit, &ip("1.2.3.4"));
+            let d = l.hit(&bucket, &ip("1.2.3.4"));
             assert!(d.allowed);
             assert_eq!(d.remaining, 39 - i);
         }
-        let refused = l.hit(&bucket, limit, &ip("1.2.3.4"));
+        let refused = l.hit(&bucket, &ip("1.2.3.4"));
         assert!(!refused.allowed);
         assert_eq!(refused.retry_after, Duration::from_millis(1500));
         assert_eq!(refused.reset, WINDOW);
         assert!(
-            l.hit(&bucket, limit, &ip("5.6.7.8")).allowed,
+            l.hit(&bucket, &ip("5.6.7.8")).allowed,
             "other clients are not affected"
         );
         assert!(
-            l.hit("execute", limit, &ip("1.2.3.4")).allowed,
+            l.hit(&minute("execute", 40), &ip("1.2.3.4")).allowed,
             "other buckets are not affected"
         );
         clock.advance(Duration::from_millis(1500));
-        assert!(l.hit(&bucket, limit, &ip("1.2.3.4")).allowed);
-        assert!(!l.hit(&bucket, limit, &ip("1.2.3.4")).allowed);
+        assert!(l.hit(&bucket, &ip("1.2.3.4")).allowed);
+        assert!(!l.hit(&bucket, &ip("1.2.3.4")).allowed);
         clock.advance(WINDOW);
-        let full = l.hit(&bucket, limit, &ip("1.2.3.4"));
+        let full = l.hit(&bucket, &ip("1.2.3.4"));
         assert_eq!((full.allowed, full.remaining), (true, 39));
     }
 
@@ -663,18 +793,18 @@ mod tests {
         let (l, clock) = fake();
         for i in 0..SWEEP_EVERY - 1 {
             let client = Client::Ip(IpAddr::from([10, 0, (i / 256) as u8, i as u8]));
-            l.hit("quote", 40, &client);
+            l.hit(&minute("quote", 40), &client);
         }
         assert_eq!(l.tracked(), (SWEEP_EVERY - 1) as usize);
         clock.advance(WINDOW);
-        l.hit("quote", 40, &ip("1.2.3.4"));
+        l.hit(&minute("quote", 40), &ip("1.2.3.4"));
         assert!(l.tracked() <= 1, "{} still tracked", l.tracked());
     }
 
     #[test]
     fn a_zero_limit_refuses_everything() {
         let (l, _) = fake();
-        let d = l.hit("execute", 0, &ip("1.2.3.4"));
+        let d = l.hit(&minute("execute", 0), &ip("1.2.3.4"));
         assert_eq!((d.allowed, d.retry_after), (false, WINDOW));
     }
 
@@ -686,21 +816,19 @@ mod tests {
             b(Method::GET, "/api/route/compare"),
             b(Method::POST, "/api/route/compare")
         );
-        assert_eq!(b(Method::POST, "/api/route/execute").unwrap().1, 8);
-        assert_eq!(b(Method::GET, "/api/route/quote"), None);
-        assert_eq!(b(Method::GET, "/api/route/chains"), None);
+        assert_eq!(b(Method::POST, "/api/route/execute").unwrap().limit, 8);
         assert_eq!(
             b(Method::GET, "/api/intent/solve"),
             b(Method::POST, "/api/intent/solve")
         );
-        assert_eq!(b(Method::GET, "/api/routes/recent").unwrap().1, 60);
-        assert_eq!(b(Method::POST, "/api/route/preflight").unwrap().1, 40);
-        assert_eq!(b(Method::POST, "/api/agent/do").unwrap().1, 20);
-        assert_eq!(b(Method::POST, "/api/session/execute").unwrap().1, 60);
-        let (keys, limit) = b(Method::POST, "/api/keys/create").unwrap();
-        assert_eq!(limit, 10);
+        assert_eq!(b(Method::GET, "/api/routes/recent").unwrap().limit, 60);
+        assert_eq!(b(Method::POST, "/api/route/preflight").unwrap().limit, 40);
+        assert_eq!(b(Method::POST, "/api/agent/do").unwrap().limit, 20);
+        assert_eq!(b(Method::POST, "/api/session/execute").unwrap().limit, 60);
+        let keys = b(Method::POST, "/api/keys/create").unwrap();
+        assert_eq!((keys.limit, keys.window), (10, Window::Day));
         assert!(
-            BY_IP.contains(&keys.as_str()),
+            BY_IP.contains(&keys.name.as_str()),
             "creating keys is limited per IP"
         );
     }
@@ -708,14 +836,22 @@ mod tests {
     #[test]
     fn discovery_reads_are_limited_like_status_each_in_its_own_bucket() {
         let mut l = limiter(&[]);
-        let (info, limit) = l.bucket(&Method::GET, "/api/gasless/info", None).unwrap();
-        assert_eq!(limit, 60);
-        let (uptime, _) = l.bucket(&Method::GET, "/api/uptime", None).unwrap();
-        assert_ne!(info, uptime);
-        assert_eq!(l.bucket(&Method::POST, "/api/gasless/info", None), None);
+        let info = l.bucket(&Method::GET, "/api/gasless/info", None).unwrap();
+        assert_eq!(info.limit, 60);
+        let uptime = l.bucket(&Method::GET, "/api/uptime", None).unwrap();
+        assert_ne!(info.name, uptime.name);
+        assert_eq!(
+            l.bucket(&Method::POST, "/api/gasless/info", None)
+                .unwrap()
+                .name,
+            "(unknown path)",
+            "not a discovery read: no route matched a POST"
+        );
         l.config.per_minute.insert("status".into(), 5);
         assert_eq!(
-            l.bucket(&Method::GET, "/api/pricefeeds", None).unwrap().1,
+            l.bucket(&Method::GET, "/api/pricefeeds", None)
+                .unwrap()
+                .limit,
             5
         );
     }
@@ -723,12 +859,120 @@ mod tests {
     #[test]
     fn unknown_paths_share_one_default_bucket() {
         let mut l = limiter(&[]);
-        l.config.default_per_minute = Some(100);
+        l.config.default_per_minute = 100;
         let a = l.bucket(&Method::GET, "/nope/1", None);
         assert_eq!(a, l.bucket(&Method::GET, "/nope/2", None));
         assert_ne!(
             a,
             l.bucket(&Method::GET, "/api/route/chains", Some("/api/route/chains"))
+        );
+    }
+
+    #[test]
+    fn every_matched_route_is_limited_by_default_in_a_bucket_of_its_own() {
+        let mut l = limiter(&[]);
+        let b = |l: &RateLimiter, m: Method, route: &str| l.bucket(&m, route, Some(route));
+        let status = b(&l, Method::GET, "/api/route/status").unwrap();
+        assert_eq!(
+            (status.name.as_str(), status.limit, status.window),
+            ("GET /api/route/status", 120, Window::Minute)
+        );
+        let chains = b(&l, Method::GET, "/api/route/chains").unwrap();
+        assert_ne!(status.name, chains.name);
+        l.config
+            .per_minute
+            .insert("GET /api/route/status".into(), 7);
+        assert_eq!(b(&l, Method::GET, "/api/route/status").unwrap().limit, 7);
+        l.config.enabled = false;
+        assert_eq!(b(&l, Method::GET, "/api/route/status"), None);
+    }
+
+    #[test]
+    fn the_endpoints_issue_40_found_unlimited_have_their_own_buckets() {
+        let l = limiter(&[]);
+        let b = |m: Method, route: &str| l.bucket(&m, route, Some(route)).unwrap();
+        for (method, route, name, limit) in [
+            (Method::POST, "/api/route/intent", "intent", 20),
+            (Method::POST, "/api/route/conditional", "conditional", 30),
+            (Method::POST, "/api/route/improve", "improve", 20),
+            (Method::POST, "/api/preflight/full", "preflight-full", 20),
+            (Method::POST, "/admin/login", "admin-login", 10),
+            (Method::GET, "/api/balance/{addr}", "balance", 30),
+            (Method::GET, "/api/account/{addr}", "account", 30),
+            (
+                Method::GET,
+                "/api/ncaccount/{agent}",
+                "ncaccount-account",
+                30,
+            ),
+        ] {
+            let got = b(method, route);
+            assert_eq!((got.name.as_str(), got.limit), (name, limit), "{route}");
+        }
+        assert!(BY_IP.contains(&"admin-login"), "signing in is per IP");
+    }
+
+    #[test]
+    fn a_day_bucket_refills_one_cell_per_window_over_limit_and_takes_per_day_overrides() {
+        let (mut l, clock) = fake();
+        let keys = l.bucket(&Method::POST, "/api/keys/create", None).unwrap();
+        for _ in 0..10 {
+            assert!(l.hit(&keys, &ip("1.2.3.4")).allowed);
+        }
+        let eleventh = l.hit(&keys, &ip("1.2.3.4"));
+        assert!(!eleventh.allowed);
+        assert_eq!(eleventh.retry_after, Duration::from_secs(8_640));
+        clock.advance(Duration::from_secs(3_600));
+        assert!(
+            !l.hit(&keys, &ip("1.2.3.4")).allowed,
+            "an hour later: still refused"
+        );
+        clock.advance(Duration::from_secs(5_040));
+        assert!(
+            l.hit(&keys, &ip("1.2.3.4")).allowed,
+            "a tenth of a day later: one more"
+        );
+        l.config.per_day.insert("keys".into(), 3);
+        l.config.per_minute.insert("keys".into(), 1000);
+        let keys = l.bucket(&Method::POST, "/api/keys/create", None).unwrap();
+        assert_eq!(
+            keys.limit, 3,
+            "per_day overrides a day bucket, per_minute does not"
+        );
+    }
+
+    #[test]
+    fn an_issued_key_counts_against_its_ip_too_and_buys_no_extra_requests() {
+        let (l, _) = fake();
+        let bucket = minute("status", 3);
+        let home = ip("1.2.3.4");
+        let (a, b) = (Client::Key("ak_aaaa".into()), Client::Key("ak_bbbb".into()));
+        for _ in 0..2 {
+            assert!(l.count(&bucket, &a, &home).allowed);
+        }
+        let last = l.count(&bucket, &b, &home);
+        assert_eq!(
+            (last.allowed, last.remaining),
+            (true, 0),
+            "the IP's is the tighter"
+        );
+        assert!(
+            !l.count(&bucket, &b, &home).allowed,
+            "a second key buys nothing"
+        );
+        assert!(!l.count(&bucket, &home.clone(), &home).allowed);
+        let away = l.count(&bucket, &a, &ip("5.6.7.8"));
+        assert_eq!(
+            (away.allowed, away.remaining),
+            (true, 0),
+            "from another IP the key's own bucket still holds: its third request"
+        );
+        assert!(!l.count(&bucket, &a, &ip("9.9.9.9")).allowed);
+        let keys = minute("keys", 1);
+        assert!(l.count(&keys, &a, &home).allowed);
+        assert!(
+            !l.count(&keys, &b, &home).allowed,
+            "a per-IP bucket counts the IP alone, whatever the key"
         );
     }
 

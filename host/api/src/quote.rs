@@ -111,6 +111,7 @@ async fn intent_for(
     s: &QuoteState,
     params: &serde_json::Value,
     outcome: &QuoteOutcome,
+    who: &str,
 ) -> (Option<serde_json::Value>, Option<String>) {
     if params.get("fromAddress").is_none_or(|a| a.is_null()) {
         return (
@@ -122,8 +123,14 @@ async fn intent_for(
         Ok(a) => a,
         Err(e) => return (None, Some(e.to_string())),
     };
+    if let Err(e) = s.service.admit_intent(who) {
+        return (None, Some(e.to_string()));
+    }
     match s.service.prepare_from(outcome, ask).await {
-        Ok(i) => (serde_json::to_value(i).ok(), None),
+        Ok(i) => {
+            s.service.intent_opened(who);
+            (serde_json::to_value(i).ok(), None)
+        }
         Err(e) => (None, Some(e.to_string())),
     }
 }
@@ -132,6 +139,8 @@ async fn intent_for(
 #[tracing::instrument(skip_all, fields(lane, rail, best_of))]
 async fn quote(
     State(s): State<QuoteState>,
+    peer: Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
+    headers: axum::http::HeaderMap,
     query: QueryFields,
     body: JsonObject,
 ) -> Result<LargeJson<Quote>, ApiError> {
@@ -153,7 +162,8 @@ async fn quote(
         .await
         .map_err(|e| ApiError::new(ErrorCode::RelayerUnavailable, e.to_string()))?;
     let mut answer = Quote::of(&outcome, winner, priced, attestation);
-    (answer.intent, answer.intent_note) = intent_for(&s, &params, &outcome).await;
+    let who = super::intent::requester(&q.app, &headers, peer);
+    (answer.intent, answer.intent_note) = intent_for(&s, &params, &outcome, &who).await;
     Ok(LargeJson(answer))
 }
 

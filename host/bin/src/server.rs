@@ -547,7 +547,8 @@ impl Host {
         let addr = listener.local_addr().ok();
         tracing::info!(?addr, "relay host listening");
         let http = state.config.http.clone();
-        let app = relay_mcp::hosted::with_mcp(api::router(state), &http).await;
+        let limits = state.config.limits.clone();
+        let app = relay_mcp::hosted::with_mcp(api::router(state), &http, &limits).await;
         crate::accept::serve(listener, app, &http, shutdown).await;
         jobs.shutdown().await;
         Ok(())

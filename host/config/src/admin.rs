@@ -16,7 +16,9 @@ pub struct AdminConfig {
     /// How often the live view re-reads chain balances and float when
     /// nothing else changed, ms (default 15000).
     pub refresh_ms: u64,
-    /// How long a dashboard login lasts, seconds (default 43200 = 12 h).
+    /// How long a dashboard login lasts, seconds (default 43200 = 12 h;
+    /// at most 86400: the server refuses an older cookie whatever it
+    /// claims).
     pub session_ttl_secs: u64,
 }
 

@@ -319,16 +319,41 @@ pub struct VipConfig {
 pub struct LimitsConfig {
     /// Whether limits are enforced (default true).
     pub enabled: bool,
-    /// Per-minute overrides by bucket name (`status`, `quote`, `execute`,
-    /// `compare`, `solve`, `recent`, `batch`, `schedule`); the defaults are
-    /// the spec's (§8.1: 60, 40, 8, 30, 20, 60, 30, 30); the host's own
-    /// buckets include `session-execute` (60).
+    /// Overrides of the buckets counted per minute, by bucket name
+    /// (`status`, `quote`, `execute`, `compare`, `solve`, `recent`,
+    /// `batch`, `schedule`, the host's own such as `intent`,
+    /// `admin-login`, `balance`, or a default bucket's `"<METHOD> <route>"`,
+    /// e.g. `"GET /api/route/status"`); the defaults are the spec's (§8.1:
+    /// 60, 40, 8, 30, 20, 60, 30, 30) and the host's (`relay_api::limits`).
     pub per_minute: BTreeMap<String, u32>,
-    /// Per-minute limit of every other endpoint (default none: unlimited).
-    pub default_per_minute: Option<u32>,
+    /// Overrides of the buckets counted per hour, by bucket name (none by
+    /// default).
+    pub per_hour: BTreeMap<String, u32>,
+    /// Overrides of the buckets counted per day, by bucket name (`keys`:
+    /// keys created per IP per day, default 10).
+    pub per_day: BTreeMap<String, u32>,
+    /// Per-minute limit of every matched route no bucket names, each route
+    /// (method and template) in its own bucket, and of unknown paths, all
+    /// in one (default 120). `0` refuses them all.
+    pub default_per_minute: u32,
     /// Peers whose `X-Forwarded-For` is believed (default none: the TCP
     /// peer is the client).
     pub trusted_proxies: Vec<IpAddr>,
+    /// Live sessions of the hosted MCP endpoint one IP may hold (default
+    /// 8); past it `initialize` is 429 `RATE_LIMITED`.
+    pub mcp_sessions_per_ip: usize,
+    /// Live sessions of the hosted MCP endpoint in all (default 256); past
+    /// it `initialize` is 429 `RATE_LIMITED`.
+    pub mcp_sessions_total: usize,
+    /// Open (prepared, not lapsed) router intents one IP may hold, each of
+    /// which reserves its owner's Permit2 and router nonces (default 16);
+    /// past it a prepare is 429 `RATE_LIMITED`.
+    pub intents_per_ip: usize,
+    /// Nonces this host holds reserved for one owner on one bitmap
+    /// (default 16): past it an owner's intent is handed its lowest nonce
+    /// free on chain without reserving it, so nobody can push an owner's
+    /// nonces up by preparing intents in its name.
+    pub intent_nonces_per_owner: usize,
 }
 
 impl Default for LimitsConfig {
@@ -336,8 +361,14 @@ impl Default for LimitsConfig {
         LimitsConfig {
             enabled: true,
             per_minute: BTreeMap::new(),
-            default_per_minute: None,
+            per_hour: BTreeMap::new(),
+            per_day: BTreeMap::new(),
+            default_per_minute: 120,
             trusted_proxies: Vec::new(),
+            mcp_sessions_per_ip: 8,
+            mcp_sessions_total: 256,
+            intents_per_ip: 16,
+            intent_nonces_per_owner: 16,
         }
     }
 }

@@ -17,6 +17,22 @@
 //!   the router.
 //!
 //! Nothing is signed or sent here; only the prepared route is stored.
+//!
+//! **Caps** (issue 40: a stranger prepared 300 intents naming a victim and
+//! held its nonces 1…300). Each open intent holds its owner's Permit2 and
+//! router nonces reserved until its deadline, and a stored route. So:
+//! - per owner, at most `limits.intent_nonces_per_owner` (16) nonces are
+//!   held per bitmap; past it an intent is handed the owner's lowest nonce
+//!   free on chain and not held, **without** reserving it — nobody can push
+//!   an owner's nonces more than the cap up, nor lock the owner out (two
+//!   intents past the cap may share a nonce: the later execute answers
+//!   `NONCE_USED`, prepare again — as across replicas);
+//! - per requester (the caller's IP, as the rate limiter counts it), at
+//!   most `limits.intents_per_ip` (16) open intents
+//!   ([`ExecuteService::admit_intent`]; off with `limits.enabled = false`):
+//!   past it the API answers 429 `RATE_LIMITED` naming the cap, with
+//!   `retryAfterMs` until the oldest lapses (a quote with `fromAddress`
+//!   serves no intent then, and says why in `intentNote`).
 
 use alloy::primitives::{Address, U256};
 use relay_chain::{
@@ -31,7 +47,7 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::{
     collections::{BTreeMap, HashMap},
-    sync::Mutex,
+    sync::{Mutex, MutexGuard},
 };
 use utoipa::ToSchema;
 
@@ -294,6 +310,7 @@ impl ExecuteService {
     /// execute answers `NONCE_USED` (prepare again).
     async fn fresh_nonce(&self, chain: u64, contract: Address, owner: Address, id: &str) -> U256 {
         let until = self.d.clock.now_ms() + self.d.config.execution.intent_ttl_secs * 1000;
+        let cap = self.d.config.limits.intent_nonces_per_owner;
         let first = self.reserved.first_open_word((chain, contract, owner));
         for word in first..first.saturating_add(NONCE_WORDS_READ) {
             let Ok(bitmap) = self
@@ -305,9 +322,9 @@ impl ExecuteService {
                 break;
             };
             let key = (chain, contract, owner);
-            if let Some(n) = self
-                .reserved
-                .take(key, word, bitmap, (self.d.clock.now_ms(), until))
+            if let Some(n) =
+                self.reserved
+                    .take(key, word, bitmap, (self.d.clock.now_ms(), until), cap)
             {
                 return n;
             }
@@ -317,6 +334,43 @@ impl ExecuteService {
         h.update(self.d.clock.now_ms().to_be_bytes());
         let d = h.finalize();
         U256::from(u64::from_be_bytes(d[..8].try_into().expect("8 bytes")))
+    }
+
+    /// Whether `requester` (the caller's IP, as the rate limiter counts
+    /// it) may open one more intent now: under `limits.intents_per_ip`
+    /// open (not lapsed) intents, or the cap it reached.
+    /// Always admitted when `limits.enabled` is false.
+    pub fn admit_intent(&self, requester: &str) -> Result<(), IntentCapReached> {
+        let limits = &self.d.config.limits;
+        if !limits.enabled {
+            return Ok(());
+        }
+        let cap = limits.intents_per_ip;
+        let now = self.d.clock.now_ms();
+        let mut open = self.reserved.requesters();
+        open.retain(|_, lapses| {
+            lapses.retain(|l| *l > now);
+            !lapses.is_empty()
+        });
+        let Some(lapses) = open.get(requester).filter(|l| l.len() >= cap) else {
+            return Ok(());
+        };
+        let oldest = lapses.iter().min().copied().unwrap_or(now);
+        Err(IntentCapReached {
+            cap,
+            retry_after_ms: oldest.saturating_sub(now).max(1),
+        })
+    }
+
+    /// Counts an intent `requester` opened (after
+    /// [`ExecuteService::admit_intent`]) until its deadline.
+    pub fn intent_opened(&self, requester: &str) {
+        let until = self.d.clock.now_ms() + self.d.config.execution.intent_ttl_secs * 1000;
+        self.reserved
+            .requesters()
+            .entry(requester.to_string())
+            .or_default()
+            .push(until);
     }
 
     async fn answer(&self, p: Prepared) -> Result<IntentAnswer, ExecuteError> {
@@ -545,13 +599,28 @@ fn order_form(p: &Prepared, eip2612: Option<&Result<(Domain, U256), String>>) ->
 /// intent (one `eth_call` each; one when the owner's open word is known).
 const NONCE_WORDS_READ: u64 = 4;
 
+/// A requester holds its cap of open intents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("this address holds {cap} open router intents, the most one address may (limits.intents_per_ip): execute or let one lapse (retryAfterMs)")]
+pub struct IntentCapReached {
+    /// The cap.
+    pub cap: usize,
+    /// Until the oldest open intent lapses, ms.
+    pub retry_after_ms: u64,
+}
+
 /// Nonces handed to prepared intents that are still open, per (chain,
 /// bitmap contract, owner), with when each lapses (epoch ms), and each
 /// owner's lowest bitmap word not seen full on chain. An owner stays in the
 /// map while it holds a reservation or has a full word; filling a word
-/// costs its owner a transaction, so the map does not grow cheaply.
+/// costs its owner a transaction, so the map does not grow cheaply. Also
+/// when each requester's open intents lapse (a requester stays while it
+/// has one; at most `limits.intents_per_ip` each).
 #[derive(Debug, Default)]
-pub(crate) struct Reserved(Mutex<HashMap<NonceOwner, OwnerNonces>>);
+pub(crate) struct Reserved {
+    owners: Mutex<HashMap<NonceOwner, OwnerNonces>>,
+    requesters: Mutex<HashMap<String, Vec<u64>>>,
+}
 
 /// (chain, bitmap contract, owner).
 type NonceOwner = (u64, Address, Address);
@@ -571,21 +640,28 @@ struct OwnerNonces {
 impl Reserved {
     /// The lowest word of `key`'s bitmap not seen full on chain.
     fn first_open_word(&self, key: NonceOwner) -> u64 {
-        let all = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let all = self.owners.lock().unwrap_or_else(|p| p.into_inner());
         all.get(&key).map_or(0, |o| o.first_open_word)
     }
 
+    fn requesters(&self) -> MutexGuard<'_, HashMap<String, Vec<u64>>> {
+        self.requesters.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// The lowest nonce of bitmap `word` that is clear on chain and not
-    /// reserved, now reserved until `until` (`(now, until)` in epoch ms).
-    /// A word full on chain moves `key`'s search past it.
+    /// reserved, now reserved until `until` (`(now, until)` in epoch ms)
+    /// — unless `key` already holds `cap` reservations: then handed
+    /// without reserving it. A word full on chain moves `key`'s search
+    /// past it.
     fn take(
         &self,
         key: NonceOwner,
         word: u64,
         bitmap: U256,
         (now, until): (u64, u64),
+        cap: usize,
     ) -> Option<U256> {
-        let mut all = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut all = self.owners.lock().unwrap_or_else(|p| p.into_inner());
         all.retain(|_, owner| {
             owner.held.retain(|_, lapses| *lapses > now);
             !owner.held.is_empty() || owner.first_open_word > 0
@@ -599,7 +675,9 @@ impl Reserved {
             .filter(|bit| !bitmap.bit(*bit))
             .map(|bit| U256::from(word) * U256::from(256) + U256::from(bit))
             .find(|n| !owner.held.contains_key(n))?;
-        owner.held.insert(n, until);
+        if owner.held.len() < cap {
+            owner.held.insert(n, until);
+        }
         Some(n)
     }
 }
@@ -613,7 +691,7 @@ mod tests {
         let r = Reserved::default();
         let key = (8453, Address::repeat_byte(2), Address::repeat_byte(1));
         let used = U256::from(0b1011u8);
-        let take = |now| r.take(key, 0, used, (now, now + 100));
+        let take = |now| r.take(key, 0, used, (now, now + 100), 16);
         assert_eq!(
             take(0),
             Some(U256::from(2)),
@@ -621,7 +699,32 @@ mod tests {
         );
         assert_eq!(take(0), Some(U256::from(4)), "2 is handed out");
         assert_eq!(take(200), Some(U256::from(2)), "the reservations lapsed");
-        assert_eq!(r.take(key, 1, U256::MAX, (200, 300)), None, "a full word");
+        assert_eq!(
+            r.take(key, 1, U256::MAX, (200, 300), 16),
+            None,
+            "a full word"
+        );
+    }
+
+    #[test]
+    fn past_its_cap_an_owner_is_handed_nonces_unreserved_so_nobody_pushes_them_up() {
+        let r = Reserved::default();
+        let key = (8453, Address::repeat_byte(2), Address::repeat_byte(1));
+        let take = || r.take(key, 0, U256::ZERO, (0, 100), 3);
+        // A stranger prepares three intents naming the owner: 0, 1, 2 held.
+        for n in 0..3u8 {
+            assert_eq!(take(), Some(U256::from(n)));
+        }
+        // 300 more hold nothing more: each is handed 3, the lowest not held.
+        for _ in 0..300 {
+            assert_eq!(take(), Some(U256::from(3)));
+        }
+        let other = (8453, Address::repeat_byte(2), Address::repeat_byte(9));
+        assert_eq!(
+            r.take(other, 0, U256::ZERO, (0, 100), 3),
+            Some(U256::ZERO),
+            "per owner"
+        );
     }
 
     #[test]
@@ -629,20 +732,26 @@ mod tests {
         let r = Reserved::default();
         let key = (8453, Address::repeat_byte(2), Address::repeat_byte(1));
         assert_eq!(r.first_open_word(key), 0);
-        assert_eq!(r.take(key, 0, U256::MAX, (0, 100)), None);
-        assert_eq!(r.take(key, 1, U256::MAX, (0, 100)), None);
+        assert_eq!(r.take(key, 0, U256::MAX, (0, 100), 16), None);
+        assert_eq!(r.take(key, 1, U256::MAX, (0, 100), 16), None);
         assert_eq!(r.first_open_word(key), 2, "words 0 and 1 are full");
         // A word seen full earlier than the search's start moves nothing.
-        assert_eq!(r.take(key, 0, U256::MAX, (0, 100)), None);
+        assert_eq!(r.take(key, 0, U256::MAX, (0, 100), 16), None);
         assert_eq!(r.first_open_word(key), 2);
         // A word whose free bits are all reserved is not full on chain: a
         // reservation lapses, the search must come back to it.
         let one_free = U256::MAX ^ U256::from(1u8);
-        assert_eq!(r.take(key, 2, one_free, (0, 100)), Some(U256::from(512)));
-        assert_eq!(r.take(key, 2, one_free, (0, 100)), None);
+        assert_eq!(
+            r.take(key, 2, one_free, (0, 100), 16),
+            Some(U256::from(512))
+        );
+        assert_eq!(r.take(key, 2, one_free, (0, 100), 16), None);
         assert_eq!(r.first_open_word(key), 2);
         // The start outlives every reservation lapsing.
-        assert_eq!(r.take(key, 2, one_free, (200, 300)), Some(U256::from(512)));
+        assert_eq!(
+            r.take(key, 2, one_free, (200, 300), 16),
+            Some(U256::from(512))
+        );
         assert_eq!(r.first_open_word(key), 2);
         let other = (8453, Address::repeat_byte(3), Address::repeat_byte(1));
         assert_eq!(r.first_open_word(other), 0, "per bitmap contract");

@@ -9,6 +9,11 @@
 //!   carrying the caller's `x-relay-key` (and `X-Forwarded-For`) and TCP
 //!   peer, so the API's per-endpoint rate limits and usage tagging apply
 //!   exactly as to the same request sent to the API.
+//! - **Sessions are capped** per IP and in total ([`crate::sessions`]:
+//!   `limits.mcp_sessions_per_ip`, 8, and `limits.mcp_sessions_total`,
+//!   256): past either, `initialize` is 429 `RATE_LIMITED` with
+//!   `retryAfterMs`, and no session is made (refused, not evicted: the
+//!   module says why). Idle sessions end after 5 minutes.
 //! - **Host and Origin.** `http.mcp_allowed_hosts` pins the `Host` names
 //!   it answers for (default: any — it serves public reads only, as the API
 //!   does; DNS rebinding gains nothing the API does not give). Browser
@@ -20,28 +25,30 @@ use crate::{
     backend::{Backend, InProcess},
     private_lane_body,
     server::{Door, RelayTools},
+    sessions::{self, Capped, SessionCaps},
     tools::{self, ApiCall},
     MCP_PATH,
 };
 use axum::{
     body::Body,
-    extract::{Request, State},
+    extract::{ConnectInfo, Request, State},
     http::{Method, StatusCode},
     middleware::Next,
     response::{IntoResponse, Response},
     Json, Router,
 };
 use relay_api::{ApiError, ErrorCode};
-use relay_config::HttpConfig;
+use relay_config::{HttpConfig, LimitsConfig};
 use rmcp::transport::{
     streamable_http_server::session::local::LocalSessionManager, StreamableHttpServerConfig,
     StreamableHttpService,
 };
 use serde_json::Value;
-use std::sync::Arc;
+use std::{net::SocketAddr, sync::Arc};
 
-/// `api` with the hosted tool endpoint merged in at [`MCP_PATH`].
-pub async fn with_mcp(api: Router, http: &HttpConfig) -> Router {
+/// `api` with the hosted tool endpoint merged in at [`MCP_PATH`], its
+/// sessions capped by `limits`.
+pub async fn with_mcp(api: Router, http: &HttpConfig, limits: &LimitsConfig) -> Router {
     let backend = InProcess(api.clone());
     let doc = openapi(&backend).await;
     let tools = tools::resolve_all(&doc);
@@ -55,19 +62,29 @@ pub async fn with_mcp(api: Router, http: &HttpConfig) -> Router {
         true => config.disable_allowed_hosts(),
         false => config.with_allowed_hosts(http.mcp_allowed_hosts.clone()),
     };
+    let caps = SessionCaps::new(limits.mcp_sessions_per_ip, limits.mcp_sessions_total);
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
+        Arc::new(Capped::new(LocalSessionManager::default(), caps.clone())),
         config,
     );
-    let mcp =
-        Router::new()
-            .route_service(MCP_PATH, service)
-            .layer(axum::middleware::from_fn_with_state(
-                http.body_limit_bytes,
-                refuse_private,
-            ));
+    let gate = Gate {
+        body_limit: http.body_limit_bytes,
+        limits: Arc::new(limits.clone()),
+        caps,
+    };
+    let mcp = Router::new()
+        .route_service(MCP_PATH, service)
+        .layer(axum::middleware::from_fn_with_state(gate, refuse_private));
     api.merge(mcp)
+}
+
+/// What the endpoint checks before the MCP transport sees a request.
+#[derive(Clone)]
+struct Gate {
+    body_limit: usize,
+    limits: Arc<LimitsConfig>,
+    caps: Arc<SessionCaps>,
 }
 
 /// The host's OpenAPI document, asked of its own router.
@@ -102,13 +119,15 @@ pub fn private_tool_called(body: &[u8]) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// Answers 421 for a call of a private tool; passes everything else on.
-async fn refuse_private(State(limit): State<usize>, req: Request, next: Next) -> Response {
+/// Answers 421 for a call of a private tool and 429 for a session past
+/// the caps; passes everything else on (a POST without `mcp-session-id`,
+/// which opens a session, with a slot lent to it).
+async fn refuse_private(State(gate): State<Gate>, req: Request, next: Next) -> Response {
     if req.method() != Method::POST {
         return next.run(req).await;
     }
     let (parts, body) = req.into_parts();
-    let bytes = match axum::body::to_bytes(body, limit).await {
+    let bytes = match axum::body::to_bytes(body, gate.body_limit).await {
         Ok(b) => b,
         Err(_) => {
             return ApiError::new(
@@ -126,8 +145,27 @@ async fn refuse_private(State(limit): State<usize>, req: Request, next: Next) ->
         )
             .into_response();
     }
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    let opens_session = !parts.headers.contains_key("mcp-session-id");
+    let req = Request::from_parts(parts, Body::from(bytes));
+    if !opens_session {
+        return next.run(req).await;
+    }
+    let peer = req
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip());
+    let client = relay_api::limits::client_ip(&gate.limits, req.headers(), peer);
+    match gate.caps.take(client.clone()) {
+        Ok(slot) => sessions::with_slot(slot, next.run(req)).await,
+        Err(refused) => {
+            tracing::info!(%client, %refused, "MCP session refused");
+            let ms = u64::try_from(sessions::RETRY_AFTER.as_millis()).unwrap_or(u64::MAX);
+            ApiError::new(ErrorCode::RateLimited, refused.to_string())
+                .retry_after_ms(ms)
+                .suggest("close an MCP session you hold (HTTP DELETE with its mcp-session-id) or wait for one to idle out")
+                .into_response()
+        }
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,8 @@
 //!   HTTP), calling the host's own router in process with the caller's
 //!   `x-relay-key` and address, so limits and key tagging are the API's.
 //!   Private-lane tools are listed, and calling one answers HTTP 421
-//!   `PRIVATE_LANE_REQUIRED` with an `agentFix`.
+//!   `PRIVATE_LANE_REQUIRED` with an `agentFix`. Its sessions are capped
+//!   per IP and in total ([`sessions`]).
 //! - [`local`]: `relay mcp`, the stdio tool server for one agent, over a
 //!   host's HTTP API, with the private tools too. It holds no key: a
 //!   Permit2 signature comes in the tool input, a session bearer from
@@ -21,6 +22,7 @@ pub mod backend;
 pub mod hosted;
 pub mod local;
 pub mod server;
+pub mod sessions;
 pub mod tools;
 
 pub use relay_api::MCP_PATH;

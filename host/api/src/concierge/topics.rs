@@ -174,19 +174,25 @@ fn limits(ws: &[String], f: &Facts) -> Answer {
             Method::POST
         };
         match f.limiter.bucket(&m, path, Some(path)) {
-            Some((bucket, n)) => {
+            Some(b) => {
+                let (n, bucket) = (b.limit, &b.name);
+                let per = match b.window {
+                    crate::limits::Window::Minute => "minute",
+                    crate::limits::Window::Hour => "hour",
+                    crate::limits::Window::Day => "day",
+                };
                 lines.push(format!(
-                    "{method} {path}: {n} requests per minute (bucket `{bucket}`)"
+                    "{method} {path}: {n} requests per {per} (bucket `{bucket}`)"
                 ));
-                let key = bucket.split(' ').next().unwrap_or(&bucket).to_string();
-                cites.push(format!("config limits.per_minute.{key}"));
+                let key = bucket.split(' ').next().unwrap_or(bucket).to_string();
+                cites.push(format!("config limits.per_{per}.{key}"));
             }
             None => lines.push(format!("{method} {path}: not limited")),
         }
     }
     cites.dedup();
     let text = format!(
-        "{}. Limits count per client (an issued x-relay-key, else the IP) per endpoint; over the limit the answer is 429 RATE_LIMITED with retryAfterMs, and every limited response carries x-ratelimit-limit, x-ratelimit-remaining and x-ratelimit-reset.",
+        "{}. Limits count per IP per endpoint (an issued x-relay-key also has a bucket of its own, and raises no limit of its IP); over the limit the answer is 429 RATE_LIMITED with retryAfterMs, and every limited response carries x-ratelimit-limit, x-ratelimit-remaining and x-ratelimit-reset.",
         lines.join("; ")
     );
     Answer {

@@ -25,6 +25,7 @@ mod doctor;
 mod durable;
 mod edge;
 mod keys;
+mod limits_attack;
 mod mcp;
 mod metrics_dashboard;
 mod native_backend;
