@@ -381,11 +381,7 @@ impl ExecuteService {
     /// the same signed request claims this id in the store
     /// ([`relay_store::Store::insert_route_once`]); one wins, the others answer
     /// its route.
-    fn permit_route_id(
-        &self,
-        ask: &ExecuteAsk,
-        p: &SignedPermit,
-    ) -> Result<String, ExecuteError> {
+    fn permit_route_id(&self, ask: &ExecuteAsk, p: &SignedPermit) -> Result<String, ExecuteError> {
         let chain = ask.from_chain.evm_id().ok_or_else(|| {
             EngineError::Request(relay_engine::route::RequestError::Invalid {
                 field: "fromChain",
@@ -393,7 +389,10 @@ impl ExecuteService {
             })
         })?;
         let mut h = Sha256::new();
-        h.update(format!("relay-permit2-route:{chain}:{:#x}:{}", p.owner, p.nonce));
+        h.update(format!(
+            "relay-permit2-route:{chain}:{:#x}:{}",
+            p.owner, p.nonce
+        ));
         Ok(format!("rt_{}", hex::encode(&h.finalize()[..10])))
     }
 

@@ -439,7 +439,9 @@ impl SponsorService {
             // the payer may have moved its funds since the request was checked
             if let Some(why) = self.settlement_refusal(row.chain_id, token, &t).await? {
                 return Ok(SponsorshipMove {
-                    error: Some(format!("the payment cannot be settled: {why}; nothing was sent")),
+                    error: Some(format!(
+                        "the payment cannot be settled: {why}; nothing was sent"
+                    )),
                     ..moved(FAILED)
                 });
             }

@@ -104,7 +104,11 @@ impl Store {
     /// with that id exists already (a concurrent copy of the same signed
     /// request won the claim) — inserts nothing, points `key` at the
     /// existing route, and answers `false`. Never a unique-key error.
-    pub async fn insert_route_once(&self, r: &RouteRecord, key: Option<&str>) -> Result<bool, StoreError> {
+    pub async fn insert_route_once(
+        &self,
+        r: &RouteRecord,
+        key: Option<&str>,
+    ) -> Result<bool, StoreError> {
         self.insert(r, key, None).await
     }
 

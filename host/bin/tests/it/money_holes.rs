@@ -122,10 +122,7 @@ async fn a_routes_own_pull_and_payout_are_never_netting_deposits() {
         )
     };
     let before = balances().await;
-    for (chain, tx, why) in [
-        (SRC, &pull, "was sent by"),
-        (DST, &payout, "was sent by"),
-    ] {
+    for (chain, tx, why) in [(SRC, &pull, "was sent by"), (DST, &payout, "was sent by")] {
         let posted = netting::post(
             base,
             "/api/netting/deposit",
@@ -365,7 +362,10 @@ async fn twenty_copies_of_one_netting_withdrawal_pay_out_once() {
     let answers = twenty(base, "/api/netting/withdraw", &body, None).await;
     no_5xx(&answers);
     let paid = usdc_balance(&devnet, DST, to).await;
-    assert!(paid > U256::ZERO && paid <= U256::from(2_000_000u64), "{paid}");
+    assert!(
+        paid > U256::ZERO && paid <= U256::from(2_000_000u64),
+        "{paid}"
+    );
     assert_eq!(
         netting::relayer_nonce(&devnet, DST).await,
         nonce0 + 1,

@@ -420,11 +420,15 @@ async fn twenty_copies_of_one_signed_spend_redeem_once() {
         let to = PrivateKeySigner::random().address();
         let relayer0 = nonce(&src_p, devnet.relayer).await;
         let body = signed(&devnet, (me, &a), (spent, nonce_, soon()), SRC, to);
-        let answers =
-            futures::future::join_all((0..20).map(|_| spend(base, &body, key))).await;
+        let answers = futures::future::join_all((0..20).map(|_| spend(base, &body, key))).await;
         let ids: std::collections::BTreeSet<_> = answers
             .iter()
-            .inspect(|(s, r)| assert!(*s < 500 && (*s == 200 || r["errorCode"].is_string()), "{s} {r}"))
+            .inspect(|(s, r)| {
+                assert!(
+                    *s < 500 && (*s == 200 || r["errorCode"].is_string()),
+                    "{s} {r}"
+                )
+            })
             .filter(|(s, _)| *s == 200)
             .map(|(_, r)| r["id"].as_str().unwrap().to_string())
             .collect();

@@ -55,7 +55,12 @@ pub(crate) async fn enrol(base: &str, who: &PrivateKeySigner) -> common::Answer 
 
 /// Anvil account `index` sends `amount` USDC to the relayer on `chain`;
 /// the transaction hash.
-pub(crate) async fn send_to_relayer(devnet: &Devnet, chain: u64, index: usize, amount: u64) -> String {
+pub(crate) async fn send_to_relayer(
+    devnet: &Devnet,
+    chain: u64,
+    index: usize,
+    amount: u64,
+) -> String {
     let c = devnet.chain(chain).unwrap();
     let r = relay_devnet::contracts::TestToken::new(c.deployment.usdc, c.provider())
         .transfer(devnet.relayer, U256::from(amount))

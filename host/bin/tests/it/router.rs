@@ -58,7 +58,12 @@ async fn up_with<const N: usize>(
     (devnet, dir, h)
 }
 
-pub(crate) async fn prepare(h: &Running, owner: Address, recipient: Address, rail: Option<&str>) -> Value {
+pub(crate) async fn prepare(
+    h: &Running,
+    owner: Address,
+    recipient: Address,
+    rail: Option<&str>,
+) -> Value {
     let mut body = json!({
         "fromChain": SRC, "toChain": DST, "fromToken": "USDC", "toToken": "USDC",
         "amount": AMOUNT.to_string(), "fromAddress": owner, "toAddress": recipient,

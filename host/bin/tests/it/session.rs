@@ -565,7 +565,11 @@ async fn twenty_copies_of_one_keyed_session_execute_make_one_route() {
     let path = format!("/api/session/{}", s["id"].as_str().unwrap());
     let (code, _, view) = read(&h, &path, Some(&auth)).await;
     assert_eq!(code, 200, "{view}");
-    assert_eq!(units(&view["spent24h"]), U256::from(USDC), "reserved once: {view}");
+    assert_eq!(
+        units(&view["spent24h"]),
+        U256::from(USDC),
+        "reserved once: {view}"
+    );
     assert_eq!(view["routes"].as_array().unwrap().len(), 1, "{view}");
     devnet.stop();
 }
