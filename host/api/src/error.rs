@@ -124,6 +124,8 @@ error_codes! {
     RateLimited => ("RATE_LIMITED", TOO_MANY_REQUESTS, true, "the per-minute limit of this endpoint was reached for this IP (or issued x-relay-key); retry after retryAfterMs", State),
     /// A JSON object in the body repeats a key (the message and `field` name it).
     DuplicateKey => ("DUPLICATE_KEY", BAD_REQUEST, false, "a JSON object in the body repeats a key; `field` names it (keys are never last-wins)", Input),
+    /// The request's headers are larger than `http.header_limit_bytes` or more than 100.
+    HeadersTooLarge => ("HEADERS_TOO_LARGE", REQUEST_HEADER_FIELDS_TOO_LARGE, false, "the request's header block is larger than http.header_limit_bytes (16 KiB by default) or has more than 100 headers; send fewer or smaller headers", Input),
     /// The request target is longer than the host reads.
     UriTooLong => ("URI_TOO_LONG", URI_TOO_LONG, false, "the path and query are longer than http.uri_limit_bytes (8 KiB by default); send the fields in a POST body", Input),
     /// A body that is not declared `application/json`.

@@ -17,6 +17,8 @@
 //! - **rate limits** ([`crate::limits`]): every request counts;
 //! - **URI cap**: a path and query longer than `http.uri_limit_bytes`
 //!   (8 KiB) is 414 `URI_TOO_LONG`;
+//! - **header cap**: a header block larger than `http.header_limit_bytes`
+//!   (16 KiB) or of more than 100 headers is 431 `HEADERS_TOO_LARGE`;
 //! - **handler timeout**: no answer within `http.request_timeout_ms` (30 s)
 //!   is 503 `HANDLER_TIMEOUT` (a response stream, once started, is not
 //!   limited);
@@ -37,8 +39,12 @@
 //! Header read timeouts are the server's (`relay_host::server`): a
 //! connection whose request headers do not arrive within
 //! `http.header_read_timeout_ms` is closed. Requests hyper itself refuses
-//! before the router sees them (a request target over 64 KiB, a header
-//! block over its buffer) get hyper's empty-bodied 414/431.
+//! before the router sees them get hyper's own empty-bodied answers, and
+//! no hook of hyper's changes that: a request target over 64 KiB (414), a
+//! header block over its read buffer (~400 KiB) or of more than 200
+//! headers (431; the server lets hyper parse twice the host's own cap, so
+//! every block between the two is the JSON 431 above), and a request that
+//! is not HTTP/1 at all (400).
 
 use std::time::Duration;
 
@@ -115,6 +121,7 @@ pub fn edge<S: Clone + Send + Sync + 'static>(
         .layer(AroundLayer(JsonErrors))
         .layer(AroundLayer(crate::limits::Enforce(limiter)))
         .layer(AroundLayer(UriCap(http.uri_limit_bytes)))
+        .layer(AroundLayer(HeaderCap(http.header_limit_bytes)))
         .layer(TimeoutLayer::with_status_code(
             StatusCode::SERVICE_UNAVAILABLE,
             Duration::from_millis(http.request_timeout_ms),
@@ -147,6 +154,38 @@ impl Around for UriCap {
                 format!("the path and query are {len} bytes; this host reads at most {limit}"),
             )
             .suggest("send the fields in a JSON POST body")
+            .into_response(),
+        ))
+    }
+}
+
+/// 431 `HEADERS_TOO_LARGE` above this many bytes of headers (or more than
+/// [`HttpConfig::MAX_HEADERS`] of them).
+#[derive(Clone, Copy)]
+struct HeaderCap(usize);
+
+impl Around for HeaderCap {
+    type Seen = ();
+
+    fn before(&self, req: &Request) -> Result<(), Box<Response>> {
+        let (limit, headers) = (self.0, req.headers());
+        let count = headers.len();
+        let bytes: usize = headers
+            .iter()
+            .map(|(k, v)| k.as_str().len() + v.len())
+            .sum();
+        if bytes <= limit && count <= HttpConfig::MAX_HEADERS {
+            return Ok(());
+        }
+        Err(Box::new(
+            ApiError::new(
+                ErrorCode::HeadersTooLarge,
+                format!(
+                    "the request has {count} headers of {bytes} bytes; this host reads at most {} headers of {limit} bytes",
+                    HttpConfig::MAX_HEADERS
+                ),
+            )
+            .suggest("send fewer or smaller headers (a cookie jar for another site, a long token)")
             .into_response(),
         ))
     }

@@ -36,7 +36,10 @@ pub async fn serve(
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(Duration::from_millis(http.header_read_timeout_ms));
+        .header_read_timeout(Duration::from_millis(http.header_read_timeout_ms))
+        // twice the host's own cap: the router answers those in between
+        // with its JSON 431 instead of hyper's empty one
+        .max_headers(2 * HttpConfig::MAX_HEADERS);
     let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);
     loop {

@@ -350,9 +350,11 @@ pub struct LimitsConfig {
     /// past it a prepare is 429 `RATE_LIMITED`.
     pub intents_per_ip: usize,
     /// Nonces this host holds reserved for one owner on one bitmap
-    /// (default 16): past it an owner's intent is handed its lowest nonce
-    /// free on chain without reserving it, so nobody can push an owner's
-    /// nonces up by preparing intents in its name.
+    /// (default 64): past it an owner's intent is handed a random 64-bit
+    /// nonce (a fresh bitmap word, ~17k gas more), never one another open
+    /// intent holds — so nobody can push an owner's low nonces up or lock
+    /// it out by preparing intents in its name, and no two routes of one
+    /// host ever carry one nonce (the later would revert on chain).
     pub intent_nonces_per_owner: usize,
 }
 
@@ -368,7 +370,7 @@ impl Default for LimitsConfig {
             mcp_sessions_per_ip: 8,
             mcp_sessions_total: 256,
             intents_per_ip: 16,
-            intent_nonces_per_owner: 16,
+            intent_nonces_per_owner: 64,
         }
     }
 }
@@ -384,6 +386,10 @@ pub struct HttpConfig {
     /// Longest request target (path and query), bytes (default 8192 =
     /// 8 KiB); a longer one is 414 `URI_TOO_LONG`.
     pub uri_limit_bytes: usize,
+    /// Largest request header block (names and values), bytes (default
+    /// 16384 = 16 KiB), and at most [`HttpConfig::MAX_HEADERS`] headers;
+    /// beyond either, 431 `HEADERS_TOO_LARGE`.
+    pub header_limit_bytes: usize,
     /// Time a client has to send a request's whole header block, ms
     /// (default 10000); a slower client's connection is closed. It also
     /// bounds how long an idle keep-alive connection waits for its next
@@ -411,6 +417,7 @@ impl Default for HttpConfig {
         HttpConfig {
             body_limit_bytes: 64 * 1024,
             uri_limit_bytes: 8 * 1024,
+            header_limit_bytes: 16 * 1024,
             header_read_timeout_ms: 10_000,
             body_read_timeout_ms: 10_000,
             request_timeout_ms: 30_000,
@@ -421,11 +428,17 @@ impl Default for HttpConfig {
 }
 
 impl HttpConfig {
+    /// Most request headers the host reads; more are 431
+    /// `HEADERS_TOO_LARGE`. (hyper parses up to twice as many, so the
+    /// refusal is the host's JSON answer, not hyper's empty one.)
+    pub const MAX_HEADERS: usize = 100;
+
     /// Refuses a zero limit or timeout, naming the key.
     pub fn check(&self) -> Result<(), ConfigError> {
         let keys = [
             ("http.body_limit_bytes", self.body_limit_bytes as u64),
             ("http.uri_limit_bytes", self.uri_limit_bytes as u64),
+            ("http.header_limit_bytes", self.header_limit_bytes as u64),
             ("http.header_read_timeout_ms", self.header_read_timeout_ms),
             ("http.body_read_timeout_ms", self.body_read_timeout_ms),
             ("http.request_timeout_ms", self.request_timeout_ms),

@@ -21,12 +21,13 @@
 //! **Caps** (issue 40: a stranger prepared 300 intents naming a victim and
 //! held its nonces 1…300). Each open intent holds its owner's Permit2 and
 //! router nonces reserved until its deadline, and a stored route. So:
-//! - per owner, at most `limits.intent_nonces_per_owner` (16) nonces are
-//!   held per bitmap; past it an intent is handed the owner's lowest nonce
-//!   free on chain and not held, **without** reserving it — nobody can push
-//!   an owner's nonces more than the cap up, nor lock the owner out (two
-//!   intents past the cap may share a nonce: the later execute answers
-//!   `NONCE_USED`, prepare again — as across replicas);
+//! - per owner, at most `limits.intent_nonces_per_owner` (64) low nonces
+//!   are held per bitmap; past it an intent is handed a random 64-bit
+//!   nonce (a fresh bitmap word: ~17k gas more for that route) — nobody
+//!   can push an owner's low nonces more than the cap up, nor lock the
+//!   owner out, and two intents of this host never share a nonce (the
+//!   later route's router call would revert on chain, at the relayer's
+//!   expense);
 //! - per requester (the caller's IP, as the rate limiter counts it), at
 //!   most `limits.intents_per_ip` (16) open intents
 //!   ([`ExecuteService::admit_intent`]; off with `limits.enabled = false`):
@@ -311,8 +312,12 @@ impl ExecuteService {
     async fn fresh_nonce(&self, chain: u64, contract: Address, owner: Address, id: &str) -> U256 {
         let until = self.d.clock.now_ms() + self.d.config.execution.intent_ttl_secs * 1000;
         let cap = self.d.config.limits.intent_nonces_per_owner;
-        let first = self.reserved.first_open_word((chain, contract, owner));
-        for word in first..first.saturating_add(NONCE_WORDS_READ) {
+        let key = (chain, contract, owner);
+        let first = self.reserved.first_open_word(key);
+        // past the cap no word is read: a random nonce below, never a held one
+        let under_cap = self.reserved.held(key, self.d.clock.now_ms()) < cap;
+        let words = if under_cap { NONCE_WORDS_READ } else { 0 };
+        for word in first..first.saturating_add(words) {
             let Ok(bitmap) = self
                 .d
                 .reader
@@ -321,10 +326,9 @@ impl ExecuteService {
             else {
                 break;
             };
-            let key = (chain, contract, owner);
-            if let Some(n) =
-                self.reserved
-                    .take(key, word, bitmap, (self.d.clock.now_ms(), until), cap)
+            if let Some(n) = self
+                .reserved
+                .take(key, word, bitmap, (self.d.clock.now_ms(), until))
             {
                 return n;
             }
@@ -648,18 +652,22 @@ impl Reserved {
         self.requesters.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// How many nonces `key` holds reserved at `now`.
+    fn held(&self, key: NonceOwner, now: u64) -> usize {
+        let all = self.owners.lock().unwrap_or_else(|p| p.into_inner());
+        all.get(&key)
+            .map_or(0, |o| o.held.values().filter(|l| **l > now).count())
+    }
+
     /// The lowest nonce of bitmap `word` that is clear on chain and not
-    /// reserved, now reserved until `until` (`(now, until)` in epoch ms)
-    /// — unless `key` already holds `cap` reservations: then handed
-    /// without reserving it. A word full on chain moves `key`'s search
-    /// past it.
+    /// reserved, now reserved until `until` (`(now, until)` in epoch ms).
+    /// A word full on chain moves `key`'s search past it.
     fn take(
         &self,
         key: NonceOwner,
         word: u64,
         bitmap: U256,
         (now, until): (u64, u64),
-        cap: usize,
     ) -> Option<U256> {
         let mut all = self.owners.lock().unwrap_or_else(|p| p.into_inner());
         all.retain(|_, owner| {
@@ -675,9 +683,7 @@ impl Reserved {
             .filter(|bit| !bitmap.bit(*bit))
             .map(|bit| U256::from(word) * U256::from(256) + U256::from(bit))
             .find(|n| !owner.held.contains_key(n))?;
-        if owner.held.len() < cap {
-            owner.held.insert(n, until);
-        }
+        owner.held.insert(n, until);
         Some(n)
     }
 }
@@ -691,7 +697,7 @@ mod tests {
         let r = Reserved::default();
         let key = (8453, Address::repeat_byte(2), Address::repeat_byte(1));
         let used = U256::from(0b1011u8);
-        let take = |now| r.take(key, 0, used, (now, now + 100), 16);
+        let take = |now| r.take(key, 0, used, (now, now + 100));
         assert_eq!(
             take(0),
             Some(U256::from(2)),
@@ -699,32 +705,21 @@ mod tests {
         );
         assert_eq!(take(0), Some(U256::from(4)), "2 is handed out");
         assert_eq!(take(200), Some(U256::from(2)), "the reservations lapsed");
-        assert_eq!(
-            r.take(key, 1, U256::MAX, (200, 300), 16),
-            None,
-            "a full word"
-        );
+        assert_eq!(r.take(key, 1, U256::MAX, (200, 300)), None, "a full word");
     }
 
     #[test]
-    fn past_its_cap_an_owner_is_handed_nonces_unreserved_so_nobody_pushes_them_up() {
+    fn reservations_are_counted_per_owner_until_they_lapse() {
         let r = Reserved::default();
         let key = (8453, Address::repeat_byte(2), Address::repeat_byte(1));
-        let take = || r.take(key, 0, U256::ZERO, (0, 100), 3);
         // A stranger prepares three intents naming the owner: 0, 1, 2 held.
         for n in 0..3u8 {
-            assert_eq!(take(), Some(U256::from(n)));
+            assert_eq!(r.take(key, 0, U256::ZERO, (0, 100)), Some(U256::from(n)));
         }
-        // 300 more hold nothing more: each is handed 3, the lowest not held.
-        for _ in 0..300 {
-            assert_eq!(take(), Some(U256::from(3)));
-        }
+        assert_eq!(r.held(key, 50), 3, "the cap compares with this");
+        assert_eq!(r.held(key, 100), 0, "lapsed");
         let other = (8453, Address::repeat_byte(2), Address::repeat_byte(9));
-        assert_eq!(
-            r.take(other, 0, U256::ZERO, (0, 100), 3),
-            Some(U256::ZERO),
-            "per owner"
-        );
+        assert_eq!(r.held(other, 0), 0, "per owner");
     }
 
     #[test]
@@ -732,26 +727,20 @@ mod tests {
         let r = Reserved::default();
         let key = (8453, Address::repeat_byte(2), Address::repeat_byte(1));
         assert_eq!(r.first_open_word(key), 0);
-        assert_eq!(r.take(key, 0, U256::MAX, (0, 100), 16), None);
-        assert_eq!(r.take(key, 1, U256::MAX, (0, 100), 16), None);
+        assert_eq!(r.take(key, 0, U256::MAX, (0, 100)), None);
+        assert_eq!(r.take(key, 1, U256::MAX, (0, 100)), None);
         assert_eq!(r.first_open_word(key), 2, "words 0 and 1 are full");
         // A word seen full earlier than the search's start moves nothing.
-        assert_eq!(r.take(key, 0, U256::MAX, (0, 100), 16), None);
+        assert_eq!(r.take(key, 0, U256::MAX, (0, 100)), None);
         assert_eq!(r.first_open_word(key), 2);
         // A word whose free bits are all reserved is not full on chain: a
         // reservation lapses, the search must come back to it.
         let one_free = U256::MAX ^ U256::from(1u8);
-        assert_eq!(
-            r.take(key, 2, one_free, (0, 100), 16),
-            Some(U256::from(512))
-        );
-        assert_eq!(r.take(key, 2, one_free, (0, 100), 16), None);
+        assert_eq!(r.take(key, 2, one_free, (0, 100)), Some(U256::from(512)));
+        assert_eq!(r.take(key, 2, one_free, (0, 100)), None);
         assert_eq!(r.first_open_word(key), 2);
         // The start outlives every reservation lapsing.
-        assert_eq!(
-            r.take(key, 2, one_free, (200, 300), 16),
-            Some(U256::from(512))
-        );
+        assert_eq!(r.take(key, 2, one_free, (200, 300)), Some(U256::from(512)));
         assert_eq!(r.first_open_word(key), 2);
         let other = (8453, Address::repeat_byte(3), Address::repeat_byte(1));
         assert_eq!(r.first_open_word(other), 0, "per bitmap contract");

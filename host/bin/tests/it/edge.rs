@@ -137,6 +137,22 @@ async fn hostile_requests_get_json_errors_and_the_metrics_count_them() {
     let a = send(reqwest::Client::new().get(long)).await;
     assert_eq!(code(&a), (414, Some("URI_TOO_LONG")));
 
+    // Large or many headers: the JSON 431, not hyper's empty answer.
+    let a = send(
+        reqwest::Client::new()
+            .get(format!("{base}/api/status"))
+            .header("cookie", "x".repeat(20 * 1024)),
+    )
+    .await;
+    assert_eq!(code(&a), (431, Some("HEADERS_TOO_LARGE")), "{}", a.body);
+    let mut many = reqwest::Client::new().get(format!("{base}/api/status"));
+    for i in 0..150 {
+        many = many.header(format!("x-pad-{i}"), "1");
+    }
+    let a = send(many).await;
+    assert_eq!(code(&a), (431, Some("HEADERS_TOO_LARGE")), "{}", a.body);
+    assert_eq!(a.body["retryable"], false);
+
     // Bodies that are not declared JSON never reach a handler, and a
     // browser still sees why (CORS headers on the refusal).
     for ct in [
