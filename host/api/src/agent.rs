@@ -17,7 +17,7 @@
 //! - `status: "quoted"` otherwise (`signRequest: null`; send `fromAddress`
 //!   to get one);
 //! - with header `x-relay-sandbox: 1`, `status: "done"`: the route was run
-//!   through the real execute path in the sandbox (nothing signed or moved)
+//!   through the execute service in the sandbox (nothing signed or moved)
 //!   and `receipt` is its `sbx_` RouteReceipt (`x-idempotency-key` is
 //!   passed on). An execute refusal is answered as execute answers it.
 //!
@@ -31,9 +31,8 @@
 
 use super::{edge, plan::winner, quote::Quoting, solve::spender, ApiError, AppState, ErrorCode};
 use axum::{
-    body::Body,
     extract::State,
-    http::{HeaderMap, Request, StatusCode},
+    http::{HeaderMap, HeaderValue, StatusCode},
     response::{IntoResponse, Response},
     Json,
 };
@@ -43,7 +42,6 @@ use relay_engine::{
     submit, tokens,
 };
 use serde_json::{json, Map, Value};
-use tower::ServiceExt;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
@@ -212,23 +210,13 @@ async fn sandbox(
     rail: &str,
     mut answer: AgentAnswer,
 ) -> Result<Response, ApiError> {
-    let mut req = Request::post(submit::SUBMIT_TO)
-        .header("content-type", "application/json")
-        .header("x-relay-sandbox", "1");
+    let mut run = HeaderMap::new();
+    run.insert("x-relay-sandbox", HeaderValue::from_static("1"));
     if let Some(key) = headers.get("x-idempotency-key") {
-        req = req.header("x-idempotency-key", key);
+        run.insert("x-idempotency-key", key.clone());
     }
-    let req = req
-        .body(Body::from(
-            serde_json::to_string(&submit::route_body(ask, Some(rail))).unwrap_or_default(),
-        ))
-        .map_err(|e| ApiError::new(ErrorCode::MalformedBody, e.to_string()))?;
-    let (execute, _) = super::execute::routes(q.clone()).split_for_parts();
-    let execute = execute.with_state(q.app.clone());
-    let resp = match execute.oneshot(req).await {
-        Ok(r) => r,
-        Err(never) => match never {},
-    };
+    let body = serde_json::to_vec(&submit::route_body(ask, Some(rail))).unwrap_or_default();
+    let resp = super::execute::answer(q, &run, &body.into()).await;
     if resp.status() != StatusCode::OK {
         return Ok(resp);
     }

@@ -21,7 +21,6 @@
 //! (`PERMIT2_ALLOWANCE_MISSING`, `INSUFFICIENT_BALANCE`,
 //! `PERMIT2_NONCE_USED`, `RAIL_CALL_REVERTS`), with nothing created or sent.
 
-use std::sync::Arc;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{auth, quote::Quoting, ApiError, AppState, ErrorCode};
@@ -33,7 +32,7 @@ use axum::{
 };
 use relay_engine::{execute::Declined, request::parse_execute, route::RouteAsk};
 use relay_execution::{
-    execute::{ExecuteDeps, ExecuteError, ExecuteRequest, ExecuteService, Executed, QuoteSource},
+    execute::{ExecuteError, ExecuteRequest, Executed, QuoteSource},
     receipt::{dry_receipt, receipt, RouteReceipt},
     simulate::WouldRevert,
 };
@@ -41,31 +40,8 @@ use relay_store::IdempotencyBegin;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-/// The execute service over the host's state (execute and preflight share it).
-pub(super) fn service(s: &AppState) -> Arc<ExecuteService> {
-    Arc::new(ExecuteService::new(ExecuteDeps {
-        config: s.config.clone(),
-        rails: s.rails.clone(),
-        store: s.store.clone(),
-        reader: s.reader.clone(),
-        sandbox: s.sandbox.clone(),
-        relayer: s.relayer.clone(),
-        executor: s.executor.clone(),
-        clock: relay_types::clock::system(),
-    }))
-}
-
-#[derive(Clone)]
-struct Execute {
-    q: Quoting,
-    service: Arc<ExecuteService>,
-}
-
 pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
-    let service = q.service.clone();
-    OpenApiRouter::new()
-        .routes(routes!(execute))
-        .with_state(Execute { q, service })
+    OpenApiRouter::new().routes(routes!(execute)).with_state(q)
 }
 
 impl QuoteSource for Quoting {
@@ -73,10 +49,7 @@ impl QuoteSource for Quoting {
         &self,
         ask: &RouteAsk,
     ) -> Result<relay_engine::quote::QuoteOutcome, ExecuteError> {
-        self.run(ask).await.map_err(|e| match e.code {
-            ErrorCode::UnroutableLane => ExecuteError::Unroutable(e.message),
-            _ => ExecuteError::Store(e.message),
-        })
+        QuoteSource::quote(self.app.routing.as_ref(), ask).await
     }
 }
 
@@ -256,9 +229,17 @@ pub(super) fn error_response(e: ApiError) -> Response {
     )
 )]
 #[tracing::instrument(skip_all)]
-async fn execute(State(x): State<Execute>, headers: HeaderMap, body: Bytes) -> Response {
-    if rehearsal(&headers) {
-        let mut resp = respond(&x, &headers, &body, None)
+async fn execute(State(q): State<Quoting>, headers: HeaderMap, body: Bytes) -> Response {
+    answer(&q, &headers, &body).await
+}
+
+/// Answers an execute of `body` under `headers` exactly as
+/// `POST /api/route/execute` does (the agent's sandbox run calls it
+/// directly, never back through the router).
+pub(super) async fn answer(q: &Quoting, headers: &HeaderMap, body: &Bytes) -> Response {
+    let x = q;
+    if rehearsal(headers) {
+        let mut resp = respond(x, headers, body, None)
             .await
             .unwrap_or_else(error_response);
         resp.headers_mut().insert(
@@ -267,12 +248,12 @@ async fn execute(State(x): State<Execute>, headers: HeaderMap, body: Bytes) -> R
         );
         return resp;
     }
-    match idempotency_key(&headers) {
+    match idempotency_key(headers) {
         Some(key) => {
-            let run = || respond(&x, &headers, &body, Some(&key));
-            idempotent(&x.q.app, &body, &key, run).await
+            let run = || respond(x, headers, body, Some(&key));
+            idempotent(&x.app, body, &key, run).await
         }
-        None => respond(&x, &headers, &body, None)
+        None => respond(x, headers, body, None)
             .await
             .unwrap_or_else(error_response),
     }
@@ -374,12 +355,12 @@ async fn created_before(s: &AppState, key: &str, id: &str, stale: bool) -> Respo
 }
 
 async fn respond(
-    x: &Execute,
+    x: &Quoting,
     headers: &HeaderMap,
     body: &Bytes,
     key: Option<&str>,
 ) -> Result<Response, ApiError> {
-    let s = &x.q.app;
+    let s = &x.app;
     let v: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::new(ErrorCode::MalformedBody, format!("body is not JSON: {e}")))?;
     let ask = parse_execute(&v, &s.config)?;
@@ -390,7 +371,7 @@ async fn respond(
         operator: auth::is_operator(s.owner_token.as_ref(), headers),
         rehearse: rehearsal(headers),
     };
-    let done = x.service.execute(&x.q, req).await?;
+    let done = x.service.execute(x, req).await?;
     Ok(json_response(StatusCode::OK, &shape(&done)))
 }
 

@@ -64,7 +64,6 @@ use relay_chain::reader::ChainReader;
 use relay_config::HostConfig;
 use relay_engine::{health::HealthCache, mesh::MeshInputs};
 use relay_execution::{executor::Executor, relayer::Relayer, sandbox::Sandbox};
-use relay_registry::OperatorStateStore;
 use relay_runtime::rails::RailSet;
 use relay_store::Store;
 pub use status::MCP_PATH;
@@ -134,11 +133,14 @@ pub struct Services {
     /// The warm quote book every quote reads ([`relay_engine::quotebook`];
     /// its refresher runs as a host job).
     pub quote_book: Arc<relay_engine::quotebook::QuoteBook>,
+    /// Routing: the mesh, the quoter, compare answers and the one execute
+    /// service ([`relay_app::Routing`], built once by the binary).
+    pub routing: Arc<relay_app::Routing>,
 }
 
 /// The whole API router.
 pub fn router(state: AppState) -> Router {
-    let quoting = quote::Quoting::new(state.clone());
+    let quoting = quote::Quoting::of(&state);
     let admin = admin::Admin::new(&state);
     let limiter = Arc::new(limits::RateLimiter::with_keys(
         &state.config.limits,
@@ -208,17 +210,14 @@ pub(crate) async fn with_mesh<T>(
     s: &AppState,
     f: impl FnOnce(&MeshInputs<'_>) -> T,
 ) -> Result<T, ApiError> {
-    let snap = s.rails.snapshot();
-    let state = s
-        .store
-        .load_operator_state()
-        .await
-        .map_err(|e| ApiError::new(ErrorCode::StoreUnavailable, e.to_string()))?;
-    let health = s.health.get(&snap, &s.config).await;
-    Ok(f(&MeshInputs {
-        snap: &snap,
-        state: &state,
-        health: &health,
-        config: &s.config,
-    }))
+    s.routing.with_mesh(f).await.map_err(routing_error)
+}
+
+/// A routing refusal as the API answers it.
+pub(crate) fn routing_error(e: relay_app::RoutingError) -> ApiError {
+    match e {
+        relay_app::RoutingError::Unroutable(m) => ApiError::new(ErrorCode::UnroutableLane, m)
+            .suggest("see GET /api/route/chains for the lanes this host serves"),
+        relay_app::RoutingError::Store(m) => ApiError::new(ErrorCode::StoreUnavailable, m),
+    }
 }

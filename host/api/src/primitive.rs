@@ -279,7 +279,7 @@ impl PriceSource for BookPrices {
 /// service, the host's price book, and the gate (`primitives.live`, which
 /// `PRIMITIVES_LIVE=1` turns on).
 pub fn watcher(s: &AppState, live_gate: bool) -> Watcher {
-    let q = Quoting::new(s.clone());
+    let q = Quoting::of(s);
     Watcher::new(WatcherDeps {
         store: Arc::new(s.store.clone()),
         runner: Arc::new(ExecuteRunner(q)),

@@ -30,7 +30,7 @@ use relay_engine::{
     answer::{CompareResult, Quote},
     attest::{self, QuoteTerms},
     compare::TtlCache,
-    quote::{NoRoute, Priced, QuoteOutcome, Quoter, RailResult},
+    quote::{NoRoute, Priced, QuoteOutcome, RailResult},
     route::{parse_route, RouteAsk},
 };
 use relay_types::now_ms;
@@ -40,8 +40,6 @@ use relay_types::now_ms;
 pub(super) struct Quoting {
     /// The host's state.
     pub app: AppState,
-    /// The engine.
-    pub quoter: Arc<Quoter>,
     /// Compare answers (spec §8.2: 12 s).
     pub compare_cache: Arc<TtlCache<CompareResult>>,
     /// The one execute service (execute, preflight, intents, a quote's
@@ -50,17 +48,13 @@ pub(super) struct Quoting {
 }
 
 impl Quoting {
-    pub(super) fn new(app: AppState) -> Self {
-        let ttl = std::time::Duration::from_millis(app.config.quote.compare_cache_ms);
+    /// The handlers' view of `app`'s one routing service (nothing is
+    /// built here: [`relay_app::Routing`] is built once by the binary).
+    pub(super) fn of(app: &AppState) -> Self {
         Quoting {
-            quoter: Arc::new(Quoter::with_book(
-                app.config.clone(),
-                app.prices.clone(),
-                app.quote_book.clone(),
-            )),
-            compare_cache: Arc::new(TtlCache::new(ttl)),
-            service: super::execute::service(&app),
-            app,
+            compare_cache: app.routing.compare_cache().clone(),
+            service: app.routing.execute().clone(),
+            app: app.clone(),
         }
     }
 
@@ -71,19 +65,11 @@ impl Quoting {
 
     /// Quotes `ask` on every applicable rail (404 when there is none).
     pub(super) async fn run(&self, ask: &RouteAsk) -> Result<QuoteOutcome, ApiError> {
-        let candidates =
-            super::with_mesh(&self.app, |i| relay_engine::quote::candidates(i, ask)).await?;
-        if candidates.is_empty() {
-            return Err(ApiError::new(
-                ErrorCode::UnroutableLane,
-                format!(
-                    "no enabled, healthy rail routes {} from {} to {} {}",
-                    ask.from_token.symbol, ask.from_chain, ask.to_chain, ask.to_token.symbol
-                ),
-            )
-            .suggest("see GET /api/route/chains for the lanes this host serves"));
-        }
-        Ok(self.quoter.quote(candidates, ask).await)
+        self.app
+            .routing
+            .quote(ask)
+            .await
+            .map_err(super::routing_error)
     }
 }
 

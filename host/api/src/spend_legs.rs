@@ -22,7 +22,7 @@ pub struct EngineLegs {
 /// The delivery legs of `state`'s yield account.
 pub fn legs(state: &AppState) -> Arc<dyn LegRouter> {
     Arc::new(EngineLegs {
-        q: Quoting::new(state.clone()),
+        q: Quoting::of(state),
     })
 }
 

@@ -15,6 +15,7 @@ use relay_api::{
     auth::{BadOwnerTokenHash, OwnerTokenHash},
     AppState, Services,
 };
+use relay_app::{Routing, RoutingDeps};
 use relay_capabilities::CapabilityBroker;
 use relay_chain::reader::ChainReader;
 use relay_chain::signer::{RelayerSigner, SignerError};
@@ -465,12 +466,28 @@ impl Host {
         );
         let quote_book = quote_book_job(&mut jobs, &config);
         let ncaccount = ncaccount_service(&store, &config, (&reader, &prices), relayer.as_ref());
+        let health = Arc::new(HealthCache::new(
+            Duration::from_millis(config.runtime.health_ttl_ms),
+            reader.clone(),
+        ));
+        // the one routing service every adapter and job shares
+        let routing = Arc::new(Routing::new(RoutingDeps {
+            config: config.clone(),
+            rails: rails.clone(),
+            store: store.clone(),
+            reader: reader.clone(),
+            health: health.clone(),
+            sandbox: sandbox.clone(),
+            relayer: relayer.clone(),
+            executor: executor.clone(),
+            prices: prices.clone(),
+            quote_book: quote_book.clone(),
+            clock: relay_types::clock::system(),
+        }));
         Ok(Host {
             state: AppState::new(Services {
-                health: Arc::new(HealthCache::new(
-                    Duration::from_millis(config.runtime.health_ttl_ms),
-                    reader.clone(),
-                )),
+                health,
+                routing,
                 reader,
                 config,
                 rails,

@@ -1,0 +1,13 @@
+//! relay-app: the application services, built once by the `relay` binary
+//! and shared by every adapter — the HTTP API, the MCP endpoint, the
+//! dashboard and the background jobs hold the same handles, so there is
+//! one execute service (one set of route ids and nonce reservations), one
+//! quoter and one compare cache per host.
+//!
+//! Services here are typed in and typed out: they never see HTTP, JSON
+//! bodies or `errorCode`s (the adapters map their errors), and no service
+//! is reached by calling back through the HTTP router.
+
+pub mod routing;
+
+pub use routing::{Routing, RoutingDeps, RoutingError};
