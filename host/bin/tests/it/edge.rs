@@ -4,15 +4,10 @@
 //! cut off at the read timeouts, made-up API keys limited like their IP,
 //! and `GET /metrics` in the Prometheus text format.
 
-use crate::common::{self, send, Answer};
-use std::{
-    path::Path,
-    time::{Duration, Instant},
-};
+use crate::common::{self, bare_host, send, Answer};
+use std::time::{Duration, Instant};
 
-use relay_config::HostConfig;
 use relay_devnet::{Devnet, DevnetConfig};
-use relay_host::devnet::{serve_on_loopback, ServedHost};
 use serde_json::json;
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
@@ -23,20 +18,6 @@ const SRC: u64 = 8453;
 const DST: u64 = 42161;
 /// The read timeouts these tests configure.
 const READ_TIMEOUT_MS: u64 = 400;
-
-/// A host with no chains and no plugins: the edge alone.
-async fn bare_host(dir: &Path, tweak: impl FnOnce(&mut HostConfig)) -> ServedHost {
-    let plugins = dir.join("plugins");
-    std::fs::create_dir_all(&plugins).unwrap();
-    let mut config = HostConfig {
-        data_dir: relay_fixtures::data_dir(&dir.join("data")),
-        plugins_dir: plugins,
-        ..HostConfig::default()
-    };
-    config.runtime.reload_interval_ms = 0;
-    tweak(&mut config);
-    serve_on_loopback(config).await.expect("host serves")
-}
 
 fn post(
     base: &str,

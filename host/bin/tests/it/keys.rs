@@ -5,27 +5,22 @@
 //! treated like no key, creating keys is limited per IP whatever key is
 //! sent, and two replicas on Postgres share keys and usage.
 
-use crate::common::{send, wait_for, Answer};
+use crate::common::{self, send, wait_for, Answer};
 use std::path::Path;
 
 use relay_config::HostConfig;
-use relay_host::devnet::{serve_on_loopback, ServedHost};
+use relay_host::devnet::ServedHost;
 use relay_store::KeyStore;
 use serde_json::{json, Value};
 
-/// A host with no chains and no plugins: the keys need nothing else.
+/// A host with no chains and no plugins (the keys need nothing else),
+/// limits off unless `tweak` turns them on.
 async fn bare_host(dir: &Path, tweak: impl FnOnce(&mut HostConfig)) -> ServedHost {
-    let plugins = dir.join("plugins");
-    std::fs::create_dir_all(&plugins).unwrap();
-    let mut config = HostConfig {
-        data_dir: relay_fixtures::data_dir(&dir.join("data")),
-        plugins_dir: plugins,
-        ..HostConfig::default()
-    };
-    config.runtime.reload_interval_ms = 0;
-    config.limits.enabled = false;
-    tweak(&mut config);
-    serve_on_loopback(config).await.expect("host serves")
+    common::bare_host(dir, |c| {
+        c.limits.enabled = false;
+        tweak(c)
+    })
+    .await
 }
 
 fn get(base: &str, path: &str, key: Option<&str>) -> reqwest::RequestBuilder {

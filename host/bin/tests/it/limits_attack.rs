@@ -7,30 +7,15 @@
 //! Permit2 nonces past the caps; dashboard cookies made from the token's
 //! hash, tampered or expired are refused.
 
-use crate::common::{send, serve, Answer};
+use crate::common::{bare_host, send, serve, Answer};
 use crate::router::{fresh_wallet, signed_body};
 use alloy::primitives::U256;
 use relay_admin::login::{LoginKeys, COOKIE};
 use relay_api::auth::OwnerTokenHash;
-use relay_config::HostConfig;
 use relay_devnet::{keys, Devnet, DevnetConfig};
-use relay_host::devnet::{serve_on_loopback, ServedHost, DEVNET_OWNER_TOKEN};
+use relay_host::devnet::DEVNET_OWNER_TOKEN;
 use serde_json::{json, Value};
-use std::{net::IpAddr, path::Path, time::Duration};
-
-/// A host with no chains and no rails, limits on as shipped.
-async fn bare_host(dir: &Path, tweak: impl FnOnce(&mut HostConfig)) -> ServedHost {
-    let plugins = dir.join("plugins");
-    std::fs::create_dir_all(&plugins).unwrap();
-    let mut config = HostConfig {
-        data_dir: relay_fixtures::data_dir(&dir.join("data")),
-        plugins_dir: plugins,
-        ..HostConfig::default()
-    };
-    config.runtime.reload_interval_ms = 0;
-    tweak(&mut config);
-    serve_on_loopback(config).await.expect("host serves")
-}
+use std::{net::IpAddr, time::Duration};
 
 /// A client whose requests come from `127.0.0.<n>`.
 fn from(n: u8) -> reqwest::Client {

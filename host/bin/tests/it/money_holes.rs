@@ -101,12 +101,8 @@ async fn a_routes_own_pull_and_payout_are_never_netting_deposits() {
     let base = &h.base;
     approve_permit2(&devnet, SRC, 1).await;
     let user = keys::anvil_signer(1);
-    let (done, _) = {
-        let (receipt, done) =
-            common::execute_to_end(base, &permit_body(&devnet, (SRC, DST), 10_000_000, 4_001))
-                .await;
-        (done, receipt)
-    };
+    let body = permit_body(&devnet, (SRC, DST), 10_000_000, 4_001);
+    let (_, done) = common::execute_to_end(base, &body).await;
     assert_eq!(done["status"], "DONE", "{done}");
     let pull = done["srcTx"].as_str().unwrap().to_string();
     let payout = done["destTx"].as_str().unwrap().to_string();

@@ -9,6 +9,21 @@ use relay_simulators::Simulators;
 use serde_json::Value;
 use std::{path::Path, time::Duration};
 
+/// A host with no chains and no plugins, limits on as shipped: the edge,
+/// keys and limits alone; `tweak` edits the config.
+pub async fn bare_host(dir: &Path, tweak: impl FnOnce(&mut HostConfig)) -> ServedHost {
+    let plugins = dir.join("plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    let mut config = HostConfig {
+        data_dir: relay_fixtures::data_dir(&dir.join("data")),
+        plugins_dir: plugins,
+        ..HostConfig::default()
+    };
+    config.runtime.reload_interval_ms = 0;
+    tweak(&mut config);
+    serve_on_loopback(config).await.expect("host serves")
+}
+
 /// A host serving on an ephemeral port with the devnet's upstream
 /// simulators, as `relay up` serves it; dropping it stops both.
 pub struct Running {
