@@ -645,3 +645,41 @@ async fn a_client_no_one_here_wrote_signs_every_form_with_viem() {
     router_holds_nothing(&devnet).await;
     devnet.stop();
 }
+
+/// The permit2-witness nonce an intent answer (as served) hands out.
+fn witness_nonce(answer: &Value) -> U256 {
+    num(&answer["forms"]["permit2Witness"]["submitBody"]["permit2"]["nonce"])
+}
+
+/// The API's prepares and the service the jobs and sessions hold in
+/// process are one execute service: an intent prepared over HTTP holds its
+/// nonce against a prepare made directly on the host's routing, and the
+/// next HTTP prepare skips both.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_adapter_shares_one_set_of_nonce_reservations() {
+    let (devnet, _dir, h) = up([SRC, DST]).await;
+    let owner = fresh_wallet(&devnet, "router-one-reservation-set").await;
+    let recipient = keys::seeded_signer("router-one-reservation-set-to").address();
+    let first = witness_nonce(&prepare(&h, owner.address(), recipient, None).await);
+
+    let routing = h.host_state.routing.clone();
+    let body = json!({
+        "fromChain": SRC, "toChain": DST, "fromToken": "USDC", "toToken": "USDC",
+        "amount": AMOUNT.to_string(), "fromAddress": owner.address(), "toAddress": recipient,
+    });
+    let ask = relay_engine::request::parse_execute(&body, &h.host_state.config).unwrap();
+    let direct = routing
+        .execute()
+        .prepare_intent(routing.as_ref(), ask)
+        .await
+        .unwrap();
+    let direct = witness_nonce(&serde_json::to_value(&direct).unwrap());
+    let third = witness_nonce(&prepare(&h, owner.address(), recipient, None).await);
+
+    assert_eq!(
+        (first, direct, third),
+        (U256::ZERO, U256::from(1), U256::from(2)),
+        "one reservation set across the HTTP API and the in-process service"
+    );
+    devnet.stop();
+}
