@@ -291,6 +291,7 @@ impl ExecuteService {
         if outcome.best().is_none() {
             return Err(ExecuteError::NoRoute(outcome.no_route()));
         }
+        let permit_claims = id.is_none() && claimed.is_some();
         let id = id.or(claimed).unwrap_or_else(|| self.route_id(sandbox));
         tracing::Span::current().record("route", id.as_str());
         let relayer = self.relayer_address().map(|a| a.to_string());
@@ -307,6 +308,13 @@ impl ExecuteService {
                 if !sandbox && !dry && ask.spends_operator_funds(None) && !operator {
                     return Err(ExecuteError::OperatorAuthRequired);
                 }
+                // nothing is pulled: the record must not hold the permit's
+                // claim (a retry once the lane is funded runs the route)
+                let id = if permit_claims {
+                    self.route_id(false)
+                } else {
+                    id
+                };
                 return self
                     .funds_required(&ask, id, (rail, lane), message, sandbox || dry || rehearse)
                     .await;
