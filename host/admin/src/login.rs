@@ -196,7 +196,7 @@ impl<K: Eq + Hash + Clone> Backoff<K> {
         f.count = f.count.saturating_add(1);
         let wait = match f.count.checked_sub(FREE_FAILURES + 1) {
             None => 0,
-            Some(n) => 1_000u64.saturating_mul(1 << n.min(20)).min(MAX_BACKOFF_MS),
+            Some(n) => relay_types::Backoff::new(1_000, MAX_BACKOFF_MS).delay_ms(n + 1),
         };
         f.until_ms = now_ms + wait;
         wait

@@ -125,7 +125,7 @@ impl Budgets {
     /// Records the outcome of an upstream call: `ok` resets the back-off,
     /// an upstream error extends it.
     pub fn outcome(&self, rail: &str, ok: bool) {
-        let (base, max) = (self.cfg.backoff_base_ms, self.cfg.backoff_max_ms);
+        let spacing = relay_types::Backoff::new(self.cfg.backoff_base_ms, self.cfg.backoff_max_ms);
         self.with(rail, |r| {
             if ok {
                 r.errors = 0;
@@ -133,8 +133,7 @@ impl Budgets {
                 return;
             }
             r.errors = r.errors.saturating_add(1);
-            let ms = base.saturating_mul(1u64 << (r.errors - 1).min(20)).min(max);
-            r.until = Some(Instant::now() + Duration::from_millis(ms));
+            r.until = Some(Instant::now() + spacing.delay(r.errors));
         });
     }
 

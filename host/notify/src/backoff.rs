@@ -9,10 +9,11 @@ use relay_config::NotifyConfig;
 /// The longest single wait, whatever the configuration (30 days).
 const MAX_WAIT_SECS: f64 = 30.0 * 86_400.0;
 
-/// When the next attempt of a delivery is due.
+/// When the next attempt of a delivery is due: the host's one
+/// [`relay_types::Backoff`], jittered, for at most `max_attempts`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Backoff {
-    base: Duration,
+    spacing: relay_types::Backoff,
     max_attempts: u32,
 }
 
@@ -27,7 +28,11 @@ impl Backoff {
     /// A schedule: the first wait is `base`, each next one doubles, and
     /// there are at most `max_attempts` attempts.
     pub fn new(base: Duration, max_attempts: u32) -> Self {
-        Backoff { base, max_attempts }
+        let spacing = relay_types::Backoff::of(base, Duration::from_secs_f64(MAX_WAIT_SECS));
+        Backoff {
+            spacing,
+            max_attempts,
+        }
     }
 
     /// `notify.base_delay_ms` and `notify.max_attempts`.
@@ -49,17 +54,7 @@ impl Backoff {
     /// Each wait is longer than the one before whatever the jitter
     /// (1.6× the previous nominal at least, against 1.2× at most).
     pub fn after(&self, attempt: u32, jitter: f64) -> Option<Duration> {
-        if attempt >= self.max_attempts {
-            return None;
-        }
-        let exp = attempt.saturating_sub(1).min(60);
-        let jitter = if jitter.is_finite() {
-            jitter.clamp(0.0, 1.0)
-        } else {
-            0.5
-        };
-        let secs = self.base.as_secs_f64() * 2f64.powi(exp as i32) * (0.8 + 0.4 * jitter);
-        Some(Duration::from_secs_f64(secs.min(MAX_WAIT_SECS)))
+        (attempt < self.max_attempts).then(|| self.spacing.jittered(attempt, jitter))
     }
 }
 

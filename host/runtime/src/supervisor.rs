@@ -310,13 +310,8 @@ impl LoadedRail {
     fn record_fault(&self, fault: &str) {
         let mut c = self.containment.lock().expect("containment lock");
         c.faults = c.faults.saturating_add(1);
-        let factor = 1u32 << (c.faults - 1).min(16);
-        let backoff = self
-            .limits
-            .backoff_base
-            .saturating_mul(factor)
-            .min(self.limits.backoff_max);
-        c.until = Some(Instant::now() + backoff);
+        let spacing = relay_types::Backoff::of(self.limits.backoff_base, self.limits.backoff_max);
+        c.until = Some(Instant::now() + spacing.delay(c.faults));
         c.last_fault = fault.to_string();
     }
 }

@@ -14,7 +14,7 @@ impl Store {
         )
         .bind(route_id)
         .bind(body)
-        .bind(relay_types::now_ms() as i64)
+        .bind(self.now_ms() as i64)
         .execute(self.pool())
         .await?;
         Ok(())

@@ -6,7 +6,6 @@
 //! primary key and the unique route index decide a race between replicas).
 
 use super::{Store, StoreError};
-use relay_types::now_ms;
 use sqlx::Row;
 
 /// A route's watch of its destination chain.
@@ -54,7 +53,7 @@ impl Store {
     /// Records `w` unless the route already has a watch; answers the stored
     /// one (a resumed route keeps where its watch began).
     pub async fn start_dest_watch(&self, w: &DestWatch) -> Result<DestWatch, StoreError> {
-        let now = now_ms() as i64;
+        let now = self.now_ms() as i64;
         sqlx::query(
             "INSERT INTO dest_watches (route_id, chain, token, recipient, min_out, from_block, next_block, started_ms, updated_ms) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) ON CONFLICT (route_id) DO NOTHING",
@@ -109,7 +108,7 @@ impl Store {
              WHERE route_id = $3 AND next_block < $1",
         )
         .bind(int(next_block))
-        .bind(now_ms() as i64)
+        .bind(self.now_ms() as i64)
         .bind(route_id)
         .execute(self.pool())
         .await?;
@@ -127,7 +126,7 @@ impl Store {
         .bind(c.tx_hash.to_ascii_lowercase())
         .bind(int(c.log_index))
         .bind(&c.route_id)
-        .bind(now_ms() as i64)
+        .bind(self.now_ms() as i64)
         .execute(self.pool())
         .await?;
         Ok(done.rows_affected() == 1)

@@ -7,10 +7,16 @@
 //! derived from what it reports, and inserts ignore a duplicate), sent in
 //! attempts, each attempt by the one replica holding the row's lease.
 
-use super::{routes::corrupt, Store, StoreError};
+use super::{durable::Lease, routes::corrupt, Store, StoreError};
 use async_trait::async_trait;
 use relay_types::{RouteRecord, RouteStatus};
 use sqlx::{any::AnyRow, Row};
+
+/// A delivery attempt's claim: held by `claim_owner` until
+/// `claim_until_ms`, on pending deliveries that are due.
+const CLAIM: Lease<'static> = Lease::new("deliveries", "claim_until_ms")
+    .held_in("claim_owner")
+    .when("status = 'pending' AND next_ms <= {now}");
 
 /// One hook.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -413,17 +419,7 @@ impl HookStore for Store {
     }
 
     async fn due_deliveries(&self, now_ms: u64, limit: u32) -> Result<Vec<String>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT id FROM deliveries WHERE status = 'pending' AND next_ms <= $1 AND claim_until_ms < $1 \
-             ORDER BY next_ms LIMIT $2",
-        )
-        .bind(now_ms as i64)
-        .bind(limit as i64)
-        .fetch_all(self.pool())
-        .await?;
-        rows.iter()
-            .map(|r| r.try_get("id").map_err(Into::into))
-            .collect()
+        CLAIM.lapsed_ids(self, now_ms, "next_ms", limit).await
     }
 
     async fn claim_delivery(
@@ -435,17 +431,10 @@ impl HookStore for Store {
     ) -> Result<Option<(Delivery, HookRow)>, StoreError> {
         // One conditional UPDATE: on Postgres a concurrent claimer re-checks
         // the condition on the row it waited for, so only one wins.
-        let won = sqlx::query(
-            "UPDATE deliveries SET claim_owner = $1, claim_until_ms = $2 \
-             WHERE id = $3 AND status = 'pending' AND next_ms <= $4 AND claim_until_ms < $4",
-        )
-        .bind(owner)
-        .bind(until_ms as i64)
-        .bind(id)
-        .bind(now_ms as i64)
-        .execute(self.pool())
-        .await?;
-        if won.rows_affected() != 1 {
+        if !CLAIM
+            .claim(self, id, Some(owner), (now_ms, until_ms))
+            .await?
+        {
             return Ok(None);
         }
         let row = sqlx::query(&format!(

@@ -3,13 +3,13 @@
 //! until it expires so execute runs exactly the plan that was signed.
 
 use super::{routes::corrupt, Store, StoreError};
-use relay_types::{now_ms, RouteRecord};
+use relay_types::RouteRecord;
 use sqlx::Row;
 
 impl Store {
     /// Keeps a prepared route until `expires_ms`, and forgets the expired.
     pub async fn put_intent(&self, r: &RouteRecord, expires_ms: u64) -> Result<(), StoreError> {
-        let now = now_ms() as i64;
+        let now = self.now_ms() as i64;
         sqlx::query("DELETE FROM intents WHERE expires_ms < $1")
             .bind(now)
             .execute(self.pool())

@@ -4,19 +4,21 @@
 //!
 //! Each domain has its own module: `operator` (operator state for the
 //! registry), `routes` (route rows, the side-effect journal, claims),
-//! `outbox` (webhook-ready events), `idempotency` (keys and first
-//! responses), `dest_watch` (destination watches of routes whose upstream
-//! has no status API, and the payouts they claimed).
+//! `outbox` (webhook-ready events), `dest_watch` (destination watches of routes whose upstream
+//! has no status API, and the payouts they claimed). The policies every
+//! domain shares — leases and idempotency keys — live once in [`durable`].
+//! Time comes from the store's injected [`relay_types::Clock`] ([`Store::with_clock`]),
+//! never from the system directly.
 
 mod admin;
 mod decisions;
 mod delivery;
 mod dest_watch;
+pub mod durable;
 mod durability;
 mod erasure;
 pub mod events;
 mod hooks;
-mod idempotency;
 mod intents;
 mod keys;
 pub mod ledger;
@@ -38,7 +40,7 @@ pub use admin::{AuditRow, DeliveryBacklog};
 pub use dest_watch::{DestClaim, DestWatch};
 pub use erasure::ErasureRow;
 pub use hooks::{AttemptOutcome, AttemptRow, Delivery, HookRow, HookStore, NewDelivery};
-pub use idempotency::IdempotencyBegin;
+pub use durable::IdempotencyBegin;
 pub use keys::{
     KeyRow, KeyStore, KeyUsageRecord, PathCount, UsageWindow, MINUTE_MS as KEY_USAGE_MINUTE_MS,
 };
@@ -49,6 +51,7 @@ pub use routes::route_reads;
 pub use routes::{JournalEntry, TxState};
 pub use sessions::{Reservation, RouteProgress, SessionRow, SessionStore, SpendAsk, SpendRow};
 pub use sponsorships::{SponsorshipMove, SponsorshipRow};
+use relay_types::clock::SharedClock;
 use sqlx::{any::AnyPoolOptions, AnyPool};
 pub use uptime::UptimeSample;
 
@@ -89,11 +92,19 @@ pub struct Store {
     events: events::RouteEvents,
     operator: std::sync::Arc<operator::OperatorCache>,
     durability: durability::Durability,
+    clock: SharedClock,
 }
 
 impl Store {
-    /// Connects to `url` and applies pending migrations.
+    /// Connects to `url` on the system clock and applies pending
+    /// migrations.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        Self::connect_with_clock(url, relay_types::clock::system()).await
+    }
+
+    /// Connects to `url`, reading time from `clock`, and applies pending
+    /// migrations.
+    pub async fn connect_with_clock(url: &str, clock: SharedClock) -> Result<Self, StoreError> {
         sqlx::any::install_default_drivers();
         let backend = if url.starts_with("sqlite:") {
             create_sqlite_parent(url)?;
@@ -131,6 +142,7 @@ impl Store {
             events: events::RouteEvents::new(listen),
             durability: durability::Durability::new(sqlite_file.as_deref()),
             operator: std::sync::Arc::new(operator::OperatorCache::new(sqlite_file)),
+            clock,
         };
         if backend == Backend::Sqlite {
             sqlx::query("PRAGMA journal_mode=WAL")
@@ -152,6 +164,23 @@ impl Store {
     /// The backend.
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// The same store reading time from `clock` (tests advance a
+    /// [`relay_types::ManualClock`]).
+    pub fn with_clock(mut self, clock: SharedClock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The clock the store reads time from.
+    pub fn clock(&self) -> &SharedClock {
+        &self.clock
+    }
+
+    /// Epoch milliseconds on the store's clock.
+    pub(crate) fn now_ms(&self) -> u64 {
+        self.clock.now_ms()
     }
 
     /// Moves row `id` of `table` (a record with `status` and `updated_ms`
@@ -179,8 +208,9 @@ impl Store {
 
     /// Claims a row of `table` (with `id`, `state`, `lease_until_ms` and
     /// `created_ms` columns) in one of the `open` states whose lease lapsed
-    /// before `now_ms`, holding it until `until_ms`: its id, or `None` when
-    /// there is none (another replica won every candidate).
+    /// at `now_ms`, holding it until `until_ms`: its id, or `None` when
+    /// there is none (another replica won every candidate). A
+    /// [`durable::Lease`].
     pub(crate) async fn claim_lapsed(
         &self,
         table: &'static str,
@@ -193,27 +223,11 @@ impl Store {
             .map(|s| format!("'{}'", s.replace('\'', "")))
             .collect::<Vec<_>>()
             .join(", ");
-        let candidates = sqlx::query(&format!(
-            "SELECT id FROM {table} WHERE state IN ({states}) AND lease_until_ms < $1 ORDER BY created_ms LIMIT 8"
-        ))
-        .bind(now_ms as i64)
-        .fetch_all(self.pool())
-        .await?;
-        for c in candidates {
-            let id: String = sqlx::Row::try_get(&c, "id")?;
-            let won = sqlx::query(&format!(
-                "UPDATE {table} SET lease_until_ms = $1 WHERE id = $2 AND lease_until_ms < $3 AND state IN ({states})"
-            ))
-            .bind(until_ms as i64)
-            .bind(&id)
-            .bind(now_ms as i64)
-            .execute(self.pool())
-            .await?;
-            if won.rows_affected() == 1 {
-                return Ok(Some(id));
-            }
-        }
-        Ok(None)
+        let open = format!("state IN ({states})");
+        durable::Lease::new(table, "lease_until_ms")
+            .when(&open)
+            .claim_next(self, None, (now_ms, until_ms), "created_ms")
+            .await
     }
 
     /// Holds row `id` of `table` (one with a `lease_until_ms` column) until
@@ -224,13 +238,9 @@ impl Store {
         id: &str,
         until_ms: u64,
     ) -> Result<(), StoreError> {
-        sqlx::query(&format!(
-            "UPDATE {table} SET lease_until_ms = $1 WHERE id = $2"
-        ))
-        .bind(until_ms.min(i64::MAX as u64) as i64)
-        .bind(id)
-        .execute(self.pool())
-        .await?;
+        durable::Lease::new(table, "lease_until_ms")
+            .renew(self, id, None, until_ms)
+            .await?;
         Ok(())
     }
 
@@ -240,8 +250,12 @@ impl Store {
     }
 }
 
-/// The database file of a SQLite URL (none in memory).
+/// The database file of a SQLite URL (none in memory, whether `:memory:`
+/// or a shared `mode=memory` database).
 fn sqlite_path(url: &str) -> Option<&std::path::Path> {
+    if url.contains("mode=memory") {
+        return None;
+    }
     let path = url
         .trim_start_matches("sqlite://")
         .trim_start_matches("sqlite:")

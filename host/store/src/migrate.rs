@@ -58,7 +58,7 @@ pub async fn run(store: &Store) -> Result<(), StoreError> {
         }
         sqlx::query("INSERT INTO relay_migrations (version, applied_ms) VALUES ($1, $2)")
             .bind(*version)
-            .bind(relay_types::now_ms() as i64)
+            .bind(store.now_ms() as i64)
             .execute(&mut *tx)
             .await?;
     }

@@ -170,7 +170,7 @@ impl Store {
         .bind(&m.deliver_tx)
         .bind(&m.refund_tx)
         .bind(&m.error)
-        .bind(relay_types::now_ms() as i64)
+        .bind(self.now_ms() as i64)
         .bind(id)
         .execute(self.pool())
         .await?;

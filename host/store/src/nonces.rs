@@ -4,7 +4,6 @@
 //! SQLite serialises writers).
 
 use super::{Store, StoreError};
-use relay_types::now_ms;
 use sqlx::Row;
 use std::collections::BTreeSet;
 
@@ -28,7 +27,7 @@ impl Store {
         .bind(chain.to_string())
         .bind(address.to_ascii_lowercase())
         .bind(chain_pending as i64)
-        .bind(now_ms() as i64)
+        .bind(self.now_ms() as i64)
         .fetch_one(self.pool())
         .await?;
         let next: i64 = row.try_get("next_nonce")?;

@@ -22,7 +22,6 @@ use std::{
 
 use super::Store;
 use relay_registry::{LaneState, OperatorState, OperatorStateStore, StateError};
-use relay_types::now_ms;
 
 fn err(e: sqlx::Error) -> StateError {
     StateError(e.to_string())
@@ -179,7 +178,7 @@ impl OperatorStateStore for Store {
         )
         .bind(rail)
         .bind(enabled as i64)
-        .bind(now_ms() as i64)
+        .bind(self.now_ms() as i64)
         .execute(self.pool())
         .await
         .map_err(err)?;
@@ -200,7 +199,7 @@ impl OperatorStateStore for Store {
         .bind(rail)
         .bind(lane)
         .bind(ready as i64)
-        .bind(now_ms() as i64)
+        .bind(self.now_ms() as i64)
         .execute(self.pool())
         .await
         .map_err(err)?;

@@ -3,7 +3,6 @@
 //! happened — no event without its change, no change without its event.
 
 use super::{Store, StoreError};
-use relay_types::now_ms;
 use relay_types::route::RouteRecord;
 use serde::Serialize;
 use sqlx::{Any, Row, Transaction};
@@ -37,14 +36,13 @@ pub fn route_event(r: &RouteRecord, event: &str, ts: u64, sandbox: bool) -> serd
     })
 }
 
-/// Appends the event for `r` inside `tx`.
+/// Appends the event for `r` inside `tx`, stamped `ts` (epoch ms).
 pub(super) async fn append(
     tx: &mut Transaction<'_, Any>,
-    r: &RouteRecord,
-    version: i64,
+    (r, version): (&RouteRecord, i64),
     event: &str,
+    ts: u64,
 ) -> Result<(), StoreError> {
-    let ts = now_ms();
     let payload = route_event(r, event, ts, false);
     // One event per route version: unique, and ordered with the changes.
     let id = format!("ev_{}_{version:08}", r.id);

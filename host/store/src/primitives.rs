@@ -8,7 +8,7 @@
 //! not leased), so exactly one replica holds a record for a run, and
 //! [`PrimitiveStore::finish_run`] releases it only for the holder.
 
-use super::{Store, StoreError};
+use super::{durable::Lease, Store, StoreError};
 use async_trait::async_trait;
 use sqlx::{any::AnyRow, Row};
 
@@ -122,6 +122,12 @@ pub trait PrimitiveStore: Send + Sync {
 
 const COLUMNS: &str = "id, kind, status, body, next_ms, seq, created_ms";
 
+/// A record's lease: held by `lease_owner` until `lease_until_ms`, on
+/// records whose next run is due.
+const LEASE: Lease<'static> = Lease::new("primitives", "lease_until_ms")
+    .held_in("lease_owner")
+    .when("next_ms IS NOT NULL AND next_ms <= {now}");
+
 fn int(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
@@ -193,17 +199,7 @@ impl PrimitiveStore for Store {
     }
 
     async fn primitives_due(&self, now_ms: u64, limit: u32) -> Result<Vec<String>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT id FROM primitives WHERE next_ms IS NOT NULL AND next_ms <= $1 \
-             AND lease_until_ms <= $1 ORDER BY next_ms LIMIT $2",
-        )
-        .bind(int(now_ms))
-        .bind(i64::from(limit))
-        .fetch_all(self.pool())
-        .await?;
-        rows.iter()
-            .map(|r| r.try_get("id").map_err(StoreError::from))
-            .collect()
+        LEASE.lapsed_ids(self, now_ms, "next_ms", limit).await
     }
 
     async fn claim_primitive(
@@ -213,17 +209,10 @@ impl PrimitiveStore for Store {
         now_ms: u64,
         until_ms: u64,
     ) -> Result<Option<PrimitiveRow>, StoreError> {
-        let took = sqlx::query(
-            "UPDATE primitives SET lease_until_ms = $1, lease_owner = $2 \
-             WHERE id = $3 AND next_ms IS NOT NULL AND next_ms <= $4 AND lease_until_ms <= $4",
-        )
-        .bind(int(until_ms))
-        .bind(owner)
-        .bind(id)
-        .bind(int(now_ms))
-        .execute(self.pool())
-        .await?;
-        if took.rows_affected() != 1 {
+        if !LEASE
+            .claim(self, id, Some(owner), (now_ms, until_ms))
+            .await?
+        {
             return Ok(None);
         }
         self.primitive(id).await

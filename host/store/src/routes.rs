@@ -6,10 +6,15 @@
 //! Claims are leases with expiry: a replica that dies releases its routes
 //! when the lease runs out.
 
-use super::{Backend, Store, StoreError};
-use relay_types::now_ms;
+use super::{durable::Lease, Backend, Store, StoreError};
 use relay_types::route::{RouteRecord, RouteStatus};
 use sqlx::{Any, Row, Transaction};
+
+/// A route's claim: held by `claim_owner` until `claim_until_ms`, on
+/// routes not yet terminal.
+const CLAIM: Lease<'static> = Lease::new("routes", "claim_until_ms")
+    .held_in("claim_owner")
+    .when("terminal = 0");
 
 /// A side effect's journal state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,7 +141,7 @@ impl Store {
         claim: Option<(&str, u64)>,
     ) -> Result<bool, StoreError> {
         let body = serde_json::to_string(r).map_err(corrupt)?;
-        let now = now_ms() as i64;
+        let now = self.now_ms() as i64;
         let (owner, until) = match claim {
             Some((owner, lease_ms)) => (Some(owner), now + lease_ms as i64),
             None => (None, 0),
@@ -158,7 +163,7 @@ impl Store {
         .rows_affected()
             == 1;
         if inserted {
-            super::outbox::append(&mut tx, r, 1, "created").await?;
+            super::outbox::append(&mut tx, (r, 1), "created", now as u64).await?;
         }
         if let Some(key) = key {
             sqlx::query("UPDATE idempotency SET route_id = $1 WHERE key = $2")
@@ -203,6 +208,7 @@ impl Store {
         event: &str,
     ) -> Result<Option<i64>, StoreError> {
         let body = serde_json::to_string(r).map_err(corrupt)?;
+        let now = self.now_ms();
         let mut tx = self.pool().begin().await?;
         let done = sqlx::query(
             "UPDATE routes SET status = $1, body = $2, terminal = $3, version = version + 1, updated_ms = $4 \
@@ -211,7 +217,7 @@ impl Store {
         .bind(r.status.as_str())
         .bind(&body)
         .bind(r.status.is_terminal() as i64)
-        .bind(now_ms() as i64)
+        .bind(now as i64)
         .bind(&r.id)
         .bind(version)
         .execute(&mut *tx)
@@ -219,7 +225,7 @@ impl Store {
         if done.rows_affected() == 0 {
             return Ok(None);
         }
-        super::outbox::append(&mut tx, r, version + 1, event).await?;
+        super::outbox::append(&mut tx, (r, version + 1), event, now).await?;
         self.announce(&mut tx, &r.id).await?;
         tx.commit().await?;
         self.events.publish(&r.id);
@@ -243,15 +249,9 @@ impl Store {
 
     /// Ids of routes that are not terminal and not claimed by a live lease.
     pub async fn open_routes(&self) -> Result<Vec<String>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT id FROM routes WHERE terminal = 0 AND claim_until_ms < $1 ORDER BY created_ms",
-        )
-        .bind(now_ms() as i64)
-        .fetch_all(self.pool())
-        .await?;
-        rows.iter()
-            .map(|r| r.try_get("id").map_err(Into::into))
-            .collect()
+        CLAIM
+            .lapsed_ids(self, self.now_ms(), "created_ms", u32::MAX)
+            .await
     }
 
     /// Takes (or renews) the lease on a route for `owner`; `false` when
@@ -262,27 +262,15 @@ impl Store {
         owner: &str,
         lease_ms: u64,
     ) -> Result<bool, StoreError> {
-        let now = now_ms() as i64;
-        let done = sqlx::query(
-            "UPDATE routes SET claim_owner = $1, claim_until_ms = $2 \
-             WHERE id = $3 AND terminal = 0 AND (claim_owner IS NULL OR claim_owner = $1 OR claim_until_ms < $4)",
-        )
-        .bind(owner)
-        .bind(now + lease_ms as i64)
-        .bind(id)
-        .bind(now)
-        .execute(self.pool())
-        .await?;
-        Ok(done.rows_affected() == 1)
+        let now = self.now_ms();
+        CLAIM
+            .acquire(self, id, owner, (now, now.saturating_add(lease_ms)))
+            .await
     }
 
     /// Releases a lease held by `owner`.
     pub async fn release_route(&self, id: &str, owner: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE routes SET claim_owner = NULL, claim_until_ms = 0 WHERE id = $1 AND claim_owner = $2")
-            .bind(id)
-            .bind(owner)
-            .execute(self.pool())
-            .await?;
+        CLAIM.release(self, id, Some(owner)).await?;
         Ok(())
     }
 
@@ -303,7 +291,7 @@ impl Store {
         .bind(&e.payload)
         .bind(&e.tx_hash)
         .bind(e.state.as_str())
-        .bind(now_ms() as i64)
+        .bind(self.now_ms() as i64)
         .execute(self.pool())
         .await?;
         if e.state == TxState::Planned {

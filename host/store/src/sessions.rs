@@ -11,10 +11,14 @@
 //! or many: concurrent calls can never overspend. A revoke writes the same
 //! row, so it is ordered against every reservation too.
 
-use super::{Store, StoreError};
+use super::{durable::Lease, Store, StoreError};
 use async_trait::async_trait;
 use relay_plugin_api::U256;
 use sqlx::{any::AnyRow, Row};
+
+/// A session sweep's lease: until `sweep_until_ms`, on sessions not yet
+/// swept.
+const SWEEP: Lease<'static> = Lease::new("sessions", "sweep_until_ms").when("swept_ms IS NULL");
 
 /// One session.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -344,8 +348,9 @@ impl SessionStore for Store {
 
     async fn sweeps_due(&self, now_ms: u64, limit: u32) -> Result<Vec<SessionRow>, StoreError> {
         let sql = format!(
-            "SELECT {COLUMNS} FROM sessions WHERE swept_ms IS NULL AND sweep_until_ms <= $1 \
-             AND (status = 'revoked' OR expires_ms <= $1) ORDER BY created_ms LIMIT $2"
+            "SELECT {COLUMNS} FROM sessions WHERE swept_ms IS NULL AND {} \
+             AND (status = 'revoked' OR expires_ms <= $1) ORDER BY created_ms LIMIT $2",
+            SWEEP.lapsed("$1")
         );
         let rows = sqlx::query(&sql)
             .bind(now_ms as i64)
@@ -356,15 +361,7 @@ impl SessionStore for Store {
     }
 
     async fn lease_sweep(&self, id: &str, now_ms: u64, until_ms: u64) -> Result<bool, StoreError> {
-        let took = sqlx::query(
-            "UPDATE sessions SET sweep_until_ms = $1 WHERE id = $2 AND sweep_until_ms <= $3 AND swept_ms IS NULL",
-        )
-        .bind(until_ms as i64)
-        .bind(id)
-        .bind(now_ms as i64)
-        .execute(self.pool())
-        .await?;
-        Ok(took.rows_affected() == 1)
+        SWEEP.claim(self, id, None, (now_ms, until_ms)).await
     }
 
     async fn end_sweep(&self, id: &str, done_ms: Option<u64>) -> Result<(), StoreError> {

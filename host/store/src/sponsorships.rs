@@ -157,7 +157,7 @@ impl Store {
         .bind(&m.sponsor_tx)
         .bind(&m.refund_tx)
         .bind(&m.error)
-        .bind(relay_types::now_ms() as i64)
+        .bind(self.now_ms() as i64)
         .bind(id)
         .execute(self.pool())
         .await?;

@@ -1,10 +1,12 @@
 //! The host's shared vocabulary: route records and their states, failure
 //! codes, the Permit2 signature a route carries, facts about the gasless
-//! chain set, and the [`Clock`](clock::Clock) every service reads time from.
+//! chain set, the [`Clock`](clock::Clock) every service reads time from and
+//! the one retry [`Backoff`].
 //!
 //! This crate is the bottom of the host's layers: it depends on no other
 //! host crate and does no I/O.
 
+pub mod backoff;
 pub mod chains;
 pub mod clock;
 pub mod codes;
@@ -12,6 +14,7 @@ pub mod permit;
 pub mod route;
 pub mod router;
 
+pub use backoff::Backoff;
 pub use clock::{now_ms, Clock, ManualClock, SharedClock, SystemClock};
 pub use permit::SignedPermit;
 pub use route::{Failure, FailureCode, RouteRecord, RouteStatus};

@@ -4,6 +4,7 @@
 //! keys execute once under concurrency.
 
 use crate::common;
+use relay_store::durable::{IdemKey, Idempotency};
 use relay_store::{IdempotencyBegin, JournalEntry, Store, TxState};
 use relay_types::route::{RouteRecord, RouteStatus};
 
@@ -156,6 +157,21 @@ async fn the_journal_records_each_side_effect_before_and_after() {
     }
 }
 
+/// The store's idempotency guard (requests unanswered for a minute are
+/// stale).
+fn guard(s: &Store) -> Idempotency {
+    Idempotency::new(s.clone(), 60_000)
+}
+
+/// Begins `key` for the request bytes `body` with the stale limit
+/// `stale_ms`.
+async fn begin(s: &Store, key: &str, body: &str, stale_ms: u64) -> IdempotencyBegin {
+    Idempotency::new(s.clone(), stale_ms)
+        .begin(&IdemKey::route(key), body.as_bytes())
+        .await
+        .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn an_idempotency_key_executes_once_across_replicas() {
     for (name, url) in backends().await {
@@ -166,9 +182,7 @@ async fn an_idempotency_key_executes_once_across_replicas() {
         let tasks: Vec<_> = (0..16)
             .map(|i| {
                 let s = replicas[i % 2].clone();
-                tokio::spawn(
-                    async move { s.idempotency_begin("key-1", "fp-1", 60_000).await.unwrap() },
-                )
+                tokio::spawn(async move { begin(&s, "key-1", "fp-1", 60_000).await })
             })
             .collect();
         let mut fresh = 0;
@@ -188,45 +202,43 @@ async fn an_idempotency_key_executes_once_across_replicas() {
         assert_eq!(fresh, 1, "{name}: exactly one request executes");
         let s = &replicas[1];
         assert_eq!(
-            s.idempotency_begin("key-1", "other body", 60_000)
-                .await
-                .unwrap(),
+            begin(&s, "key-1", "other body", 60_000).await,
             IdempotencyBegin::Mismatch
         );
-        replicas[0]
-            .idempotency_complete("key-1", 200, "{\"id\":\"rt_1\"}")
+        guard(&replicas[0])
+            .complete(&IdemKey::route("key-1"), 200, "{\"id\":\"rt_1\"}")
             .await
             .unwrap();
         assert_eq!(
-            s.idempotency_begin("key-1", "fp-1", 60_000).await.unwrap(),
+            begin(&s, "key-1", "fp-1", 60_000).await,
             IdempotencyBegin::Replay {
                 status: 200,
                 body: "{\"id\":\"rt_1\"}".into()
             }
         );
-        s.idempotency_begin("key-2", "fp", 60_000).await.unwrap();
-        s.idempotency_abandon("key-2").await.unwrap();
+        begin(&s, "key-2", "fp", 60_000).await;
+        guard(&s).abandon(&IdemKey::route("key-2")).await.unwrap();
         assert_eq!(
-            s.idempotency_begin("key-2", "fp", 60_000).await.unwrap(),
+            begin(&s, "key-2", "fp", 60_000).await,
             IdempotencyBegin::Fresh,
             "{name}"
         );
         // A first request that died before creating a route: once stale,
         // the key is taken over.
-        s.idempotency_begin("key-3", "fp", 60_000).await.unwrap();
+        begin(&s, "key-3", "fp", 60_000).await;
         assert_eq!(
-            s.idempotency_begin("key-3", "fp", 0).await.unwrap(),
+            begin(&s, "key-3", "fp", 0).await,
             IdempotencyBegin::Fresh,
             "{name}"
         );
         // One that created its route: a retry finds the route, never a second.
-        s.idempotency_begin("key-4", "fp", 60_000).await.unwrap();
+        begin(&s, "key-4", "fp", 60_000).await;
         replicas[0]
             .insert_route_for_key(&route("rt_key4"), Some("key-4"))
             .await
             .unwrap();
         assert_eq!(
-            s.idempotency_begin("key-4", "fp", 0).await.unwrap(),
+            begin(&s, "key-4", "fp", 0).await,
             IdempotencyBegin::InFlight {
                 route: Some("rt_key4".into()),
                 stale: true
