@@ -131,7 +131,7 @@ fn as_intent(mut e: ApiError) -> ApiError {
     e
 }
 
-#[utoipa::path(post, path = "/api/agent/do", tag = "routing", summary = "Plain-language or structured intent to a sign request (x-relay-sandbox: 1 runs it in the sandbox)", request_body = relay_engine::wire::AgentRequest, responses((status = 200, description = "OK", body = AgentAnswer), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(post, path = "/api/agent/do", tag = "routing", summary = "Plain-language or structured intent to a sign request (x-relay-sandbox: 1 runs it in the sandbox)", request_body = relay_wire::AgentRequest, responses((status = 200, description = "OK", body = AgentAnswer), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(lane, rail, status))]
 async fn agent(
     State(q): State<Quoting>,

@@ -32,7 +32,7 @@ async fn compare_get(
     respond(&q, edge::params(None, query)?).await
 }
 
-#[utoipa::path(post, path = "/api/route/compare", tag = "best-execution", summary = "Every applicable rail ranked (12 s cache)", request_body = relay_engine::wire::RouteRequest, responses((status = 200, description = "OK", body = CompareResult), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(post, path = "/api/route/compare", tag = "best-execution", summary = "Every applicable rail ranked (12 s cache)", request_body = relay_wire::RouteRequest, responses((status = 200, description = "OK", body = CompareResult), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(lane, cached))]
 async fn compare_post(
     State(q): State<Quoting>,

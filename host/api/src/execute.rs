@@ -190,7 +190,7 @@ pub(super) fn error_response(e: ApiError) -> Response {
     path = "/api/route/execute",
     tag = "routing",
     summary = "Execute a route: a router form (permit2-witness, erc2612, intent: sign what POST /api/route/intent serves), mode permit2 with the user's signature, or mode self (the default: the operator's own funds, needs the owner token); sandbox and dry runs move nothing",
-    request_body(content = relay_engine::wire::ExecuteRequest, examples(
+    request_body(content = relay_wire::ExecuteRequest, examples(
         ("permit2" = (summary = "Permit2 PermitTransferFrom for spender = the relayer (two source transactions)", value = json!({
             "fromChain": 8453, "toChain": 42161, "fromToken": "USDC", "toToken": "USDC", "amount": "5000000",
             "toAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "mode": "permit2", "live": true,

@@ -98,7 +98,7 @@ async fn request_fields(
     Ok(request_of(&route))
 }
 
-#[utoipa::path(post, path = "/api/route/improve", tag = "analysis", summary = "What would make a route cheaper: amounts where another rail wins or the fee drops, membership, timing (gas), another destination token — each with the figure it changes", request_body = relay_engine::wire::RouteRequest, responses((status = 200, description = "OK", body = ImproveAnswer), (status = "default", description = "A typed error (the compare errors; 404 UNKNOWN_ROUTE for an unknown id)", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(post, path = "/api/route/improve", tag = "analysis", summary = "What would make a route cheaper: amounts where another rail wins or the fee drops, membership, timing (gas), another destination token — each with the figure it changes", request_body = relay_wire::RouteRequest, responses((status = 200, description = "OK", body = ImproveAnswer), (status = "default", description = "A typed error (the compare errors; 404 UNKNOWN_ROUTE for an unknown id)", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(lane))]
 async fn route_improve(
     State(q): State<Quoting>,

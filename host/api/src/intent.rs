@@ -40,7 +40,7 @@ pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
     path = "/api/route/intent",
     tag = "routing",
     summary = "Prepare a one-signature router route: the EIP-712 typed data of each form (permit2-witness, erc2612, intent) and the execute body to POST",
-    request_body(content = relay_engine::wire::RouteRequest, example = json!({"fromChain": 8453, "toChain": 42161, "amount": "5000000", "fromToken": "USDC", "toToken": "USDC", "fromAddress": "0x000000000000000000000000000000000000bEEF"})),
+    request_body(content = relay_wire::RouteRequest, example = json!({"fromChain": 8453, "toChain": 42161, "amount": "5000000", "fromToken": "USDC", "toToken": "USDC", "fromAddress": "0x000000000000000000000000000000000000bEEF"})),
     responses(
         (status = 200, description = "The prepared intent", body = IntentAnswer),
         (status = "default", description = "A typed error (400 MISSING_FIELD fromAddress, 422 ROUTER_UNAVAILABLE, …)", body = crate::openapi::ErrorBody),

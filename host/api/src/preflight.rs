@@ -274,7 +274,7 @@ fn parse_unsigned(
     Ok((ask, true))
 }
 
-#[utoipa::path(post, path = "/api/route/preflight", tag = "routing", summary = "GO/NO_GO with blockers and warnings for an execute body; deep=1 reads chain state; signs and moves nothing", request_body = relay_engine::wire::ExecuteRequest, params(("deep" = Option<String>, Query, description = "1: also read the relayer's balance and the owner's balance and Permit2 allowance"), ("authorization" = Option<String>, Header, description = "Bearer <owner token>: mode self is checked as the operator")), responses((status = 200, description = "OK", body = PreflightAnswer), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(post, path = "/api/route/preflight", tag = "routing", summary = "GO/NO_GO with blockers and warnings for an execute body; deep=1 reads chain state; signs and moves nothing", request_body = relay_wire::ExecuteRequest, params(("deep" = Option<String>, Query, description = "1: also read the relayer's balance and the owner's balance and Permit2 allowance"), ("authorization" = Option<String>, Header, description = "Bearer <owner token>: mode self is checked as the operator")), responses((status = 200, description = "OK", body = PreflightAnswer), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(lane, decision))]
 async fn preflight(
     State(p): State<Preflight>,
@@ -300,7 +300,7 @@ struct FullPreflight {
     rails: Option<WhyAnswer>,
 }
 
-#[utoipa::path(post, path = "/api/preflight/full", tag = "analysis", summary = "The deep preflight (GO/NO_GO, blockers, warnings, chain reads) plus every rail's answer and why each would or would not be chosen; signs and moves nothing", request_body = relay_engine::wire::ExecuteRequest, params(("authorization" = Option<String>, Header, description = "Bearer <owner token>: mode self is checked as the operator")), responses((status = 200, description = "OK", body = FullPreflight), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(post, path = "/api/preflight/full", tag = "analysis", summary = "The deep preflight (GO/NO_GO, blockers, warnings, chain reads) plus every rail's answer and why each would or would not be chosen; signs and moves nothing", request_body = relay_wire::ExecuteRequest, params(("authorization" = Option<String>, Header, description = "Bearer <owner token>: mode self is checked as the operator")), responses((status = 200, description = "OK", body = FullPreflight), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(lane, decision))]
 async fn preflight_full(
     State(p): State<Preflight>,

@@ -121,7 +121,7 @@ async fn intent_for(
     }
 }
 
-#[utoipa::path(post, path = "/api/route/quote", tag = "routing", summary = "Best-of-N quote: every applicable rail compared by net output after every fee", request_body = relay_engine::wire::RouteRequest, responses((status = 200, description = "OK", body = Quote), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(post, path = "/api/route/quote", tag = "routing", summary = "Best-of-N quote: every applicable rail compared by net output after every fee", request_body = relay_wire::RouteRequest, responses((status = 200, description = "OK", body = Quote), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(lane, rail, best_of))]
 async fn quote(
     State(s): State<QuoteState>,

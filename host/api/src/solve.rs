@@ -51,7 +51,7 @@ async fn solve_get(
     respond(&q, edge::params(None, query)?).await
 }
 
-#[utoipa::path(post, path = "/api/intent/solve", tag = "best-execution", summary = "Best source among 1-10 for a goal (never executes)", request_body = relay_engine::wire::SolveRequest, responses((status = 200, description = "OK", body = SolveAnswer), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(post, path = "/api/intent/solve", tag = "best-execution", summary = "Best source among 1-10 for a goal (never executes)", request_body = relay_wire::SolveRequest, responses((status = 200, description = "OK", body = SolveAnswer), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(sources, goal))]
 async fn solve_post(
     State(q): State<Quoting>,
@@ -74,7 +74,7 @@ pub(super) fn spender(q: &Quoting) -> String {
 /// Checks the destination up front, so a bad one is a 400, not ten skips.
 fn destination(q: &Quoting, req: &Map<String, Value>) -> Result<(), ApiError> {
     let text = |f: &'static str| match req.get(f) {
-        None | Some(Value::Null) => Err(ApiError::from(RequestError::Missing { field: f })),
+        None | Some(Value::Null) => Err(ApiError::from(RequestError::Missing { field: f.into() })),
         Some(Value::Number(n)) => Ok(n.to_string()),
         Some(Value::String(s)) => Ok(s.clone()),
         Some(_) => {

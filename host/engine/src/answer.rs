@@ -21,7 +21,7 @@ use relay_config::QuoteConfig;
 #[serde(rename_all = "camelCase")]
 pub struct FromSide {
     /// Source node.
-    #[schema(value_type = crate::wire::Node)]
+    #[schema(value_type = relay_wire::Node)]
     pub chain: ChainRef,
     /// Token symbol.
     pub token: String,
@@ -39,7 +39,7 @@ pub struct FromSide {
 #[serde(rename_all = "camelCase")]
 pub struct ToSide {
     /// Destination node.
-    #[schema(value_type = crate::wire::Node)]
+    #[schema(value_type = relay_wire::Node)]
     pub chain: ChainRef,
     /// Token symbol.
     pub token: String,
@@ -419,10 +419,10 @@ fn note(o: &QuoteOutcome) -> String {
 #[serde(rename_all = "camelCase")]
 pub struct CompareLane {
     /// Source node.
-    #[schema(value_type = crate::wire::Node)]
+    #[schema(value_type = relay_wire::Node)]
     pub from_chain: ChainRef,
     /// Destination node.
-    #[schema(value_type = crate::wire::Node)]
+    #[schema(value_type = relay_wire::Node)]
     pub to_chain: ChainRef,
     /// Source token.
     pub from_token: String,

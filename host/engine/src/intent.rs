@@ -314,7 +314,7 @@ pub struct Receives {
     /// Token symbol.
     pub token: String,
     /// Destination node.
-    #[schema(value_type = crate::wire::Node)]
+    #[schema(value_type = relay_wire::Node)]
     pub chain: ChainRef,
 }
 

@@ -60,6 +60,5 @@ pub mod solve;
 pub mod submit;
 pub mod tokens;
 pub mod uptime;
-pub mod wire;
 
 pub use error::EngineError;

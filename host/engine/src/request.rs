@@ -1,17 +1,22 @@
-//! Parsing an execute request at the edge (spec §2.5, §2.7): the route part
-//! is a RouteRequest ([`parse_route`], shared with quote and compare); the
-//! execute part (mode, Permit2 signature, rail, price lock, dry run) is
-//! parsed here. Every problem is a typed 4xx that names the field; nothing
-//! moves on a request that failed validation.
+//! Checking an execute request at the edge (spec §2.5, §2.7): the body is
+//! decoded by `relay_wire` ([`ExecuteRequest::decode`]); its route part is
+//! a RouteRequest ([`RouteAsk::from_request`], shared with quote and
+//! compare); the execute part (mode, Permit2 signature, rail, price lock,
+//! dry run) is checked here ([`ExecuteAsk::from_request`]). Every problem
+//! is a typed 4xx that names the field; nothing moves on a request that
+//! failed validation.
 
 use alloy::primitives::B256;
 use relay_plugin_api::{Amount, ChainRef, ExecutionPlan, PlanAction, SourceMode, Token};
-use serde_json::Value;
+use relay_wire::{
+    AttestationBody, Erc2612Body, ExecuteFields, ExecuteRequest, IntentBody, OrderBody, Permit2Body,
+};
+use serde::Deserialize;
 
 use super::{
     attest::{Presented, QuoteTerms},
     error::EngineError,
-    route::{parse_route, RequestError, RouteAsk},
+    route::{RequestError, RouteAsk},
 };
 use relay_chain::{
     permit2::{self, Expected, SignedPermit},
@@ -99,74 +104,51 @@ impl ExecuteAsk {
 
 fn invalid(field: &'static str, why: impl std::fmt::Display) -> RequestError {
     RequestError::Invalid {
-        field,
+        field: field.into(),
         why: why.to_string(),
     }
 }
 
 fn missing(field: &'static str) -> RequestError {
-    RequestError::Missing { field }
-}
-
-fn amount(v: &Value, field: &'static str) -> Result<Option<Amount>, RequestError> {
-    match v.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => s.parse().map(Some).map_err(|e| invalid(field, e)),
-        Some(_) => Err(invalid(field, "must be a decimal string of smallest units")),
+    RequestError::Missing {
+        field: field.into(),
     }
 }
 
-fn string<'a>(v: &'a Value, field: &'static str) -> Result<Option<&'a str>, RequestError> {
-    match v.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(_) => Err(invalid(field, "must be a string")),
-    }
+/// A field the DTO lets be null (a body handed back to fill) but an
+/// execute needs.
+fn required<'a>(v: &'a Option<String>, field: &'static str) -> Result<&'a str, RequestError> {
+    v.as_deref().ok_or_else(|| missing(field))
 }
 
 fn evm_address(s: &str, field: &'static str) -> Result<alloy::primitives::Address, RequestError> {
     s.parse().map_err(|_| RequestError::InvalidAddress {
-        field,
+        field: field.into(),
         why: format!("{s:?} is not a 0x address"),
     })
 }
 
-/// The string at `path` inside `permit2`, named `field` in errors.
-fn permit_str<'a>(
-    p: &'a Value,
-    path: &[&str],
-    field: &'static str,
-) -> Result<&'a str, RequestError> {
-    let mut cur = p;
-    for k in path {
-        cur = cur.get(k).ok_or_else(|| missing(field))?;
-    }
-    cur.as_str()
-        .ok_or_else(|| invalid(field, "must be a string"))
-}
-
-fn permit_num(
-    p: &Value,
-    path: &[&str],
-    field: &'static str,
-) -> Result<alloy::primitives::U256, RequestError> {
-    permit_str(p, path, field)?
-        .parse()
+fn u256(s: &str, field: &'static str) -> Result<alloy::primitives::U256, RequestError> {
+    s.parse()
         .map_err(|_| invalid(field, "must be a decimal integer"))
 }
 
-fn permit(v: &Value) -> Result<SignedPermit, RequestError> {
-    let p = v.get("permit2").ok_or_else(|| missing("permit2"))?;
+fn bytes(s: &str, field: &'static str) -> Result<alloy::primitives::Bytes, RequestError> {
+    s.parse().map_err(|_| invalid(field, "must be 0x-hex"))
+}
+
+fn permit(p: Option<&Permit2Body>) -> Result<SignedPermit, RequestError> {
+    let p = p.ok_or_else(|| missing("permit2"))?;
     Ok(SignedPermit {
-        owner: evm_address(permit_str(p, &["owner"], "permit2.owner")?, "permit2.owner")?,
-        token: evm_address(
-            permit_str(p, &["permitted", "token"], "permit2.permitted.token")?,
-            "permit2.permitted.token",
+        owner: evm_address(&p.owner, "permit2.owner")?,
+        token: evm_address(&p.permitted.token, "permit2.permitted.token")?,
+        amount: p.permitted.amount.0,
+        nonce: u256(required(&p.nonce, "permit2.nonce")?, "permit2.nonce")?,
+        deadline: u256(
+            required(&p.deadline, "permit2.deadline")?,
+            "permit2.deadline",
         )?,
-        amount: permit_num(p, &["permitted", "amount"], "permit2.permitted.amount")?,
-        nonce: permit_num(p, &["nonce"], "permit2.nonce")?,
-        deadline: permit_num(p, &["deadline"], "permit2.deadline")?,
-        signature: permit_str(p, &["signature"], "permit2.signature")?
+        signature: required(&p.signature, "permit2.signature")?
             .parse()
             .map_err(|_| invalid("permit2.signature", "must be 0x-hex"))?,
     })
@@ -174,165 +156,164 @@ fn permit(v: &Value) -> Result<SignedPermit, RequestError> {
 
 /// The attestation of an earlier quote: `{terms, proof, signature}` as the
 /// quote returned it (`proof` may be omitted for a quote signed alone).
-fn attestation(v: &Value) -> Result<Option<Presented>, RequestError> {
-    let Some(a) = v.get("attestation").filter(|a| !a.is_null()) else {
-        return Ok(None);
-    };
-    let terms = a
-        .get("terms")
-        .ok_or_else(|| missing("attestation.terms"))
-        .and_then(|t| {
-            serde_json::from_value::<QuoteTerms>(t.clone())
-                .map_err(|e| invalid("attestation.terms", e))
-        })?;
-    let sig = a
-        .get("signature")
-        .and_then(Value::as_str)
-        .ok_or_else(|| missing("attestation.signature"))?;
-    let proof = match a.get("proof").filter(|p| !p.is_null()) {
-        None => Vec::new(),
-        Some(p) => serde_json::from_value::<Vec<B256>>(p.clone()).map_err(|_| {
+fn attestation(a: Option<&AttestationBody>) -> Result<Option<Presented>, RequestError> {
+    let Some(a) = a else { return Ok(None) };
+    let terms = QuoteTerms::deserialize(&a.terms).map_err(|e| invalid("attestation.terms", e))?;
+    let proof = a
+        .proof
+        .iter()
+        .flatten()
+        .map(|h| h.parse::<B256>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| {
             invalid(
                 "attestation.proof",
                 "must be an array of 32-byte 0x-hex hashes",
             )
-        })?,
-    };
+        })?;
     Ok(Some(Presented {
         terms,
         proof,
-        signature: sig.to_string(),
+        signature: a.signature.clone(),
     }))
 }
 
-/// Parses an ExecuteRequest body.
-pub fn parse_execute(v: &Value, config: &HostConfig) -> Result<ExecuteAsk, RequestError> {
-    let route = parse_route(v, config)?;
-    let mode_name = string(v, "mode")?.unwrap_or("self");
-    let router = match mode_name {
-        "self" | "permit2" => None,
-        "permit2-witness" | "erc2612" | "intent" => Some(router_ask(v, mode_name)?),
-        other => return Err(invalid("mode", format!("{other:?} is not one of {MODES}"))),
-    };
-    let mode = match mode_name {
-        "self" => SourceMode::Operator,
-        _ => SourceMode::Permit2,
-    };
-    let permit = (mode_name == "permit2").then(|| permit(v)).transpose()?;
-    let sender = match (&permit, &router, &route.from_address) {
-        (Some(p), _, _) => p.owner.to_string(),
-        (None, Some(r), _) => r.form.owner().to_string(),
-        (None, None, Some(a)) => a.clone(),
-        (None, None, None) => config.relayer.clone().unwrap_or_default(),
-    };
-    let recipient = match &route.recipient {
-        Some(r) => r.clone(),
-        None if super::address::same_family(route.from_chain, route.to_chain) => sender.clone(),
-        None => return Err(missing("toAddress")),
-    };
-    let flag = |k: &str| v.get(k).and_then(Value::as_bool);
-    Ok(ExecuteAsk {
-        from_chain: route.from_chain,
-        to_chain: route.to_chain,
-        from_token: route.from_token.clone(),
-        to_token: route.to_token.clone(),
-        amount: route.amount,
-        sender,
-        recipient,
-        mode,
-        permit,
-        rail: string(v, "rail")?.map(str::to_string),
-        min_out: amount(v, "minOut")?,
-        attestation: attestation(v)?,
-        dry_run: flag("dryRun") == Some(true),
-        live: flag("live"),
-        router,
-        route,
-    })
+impl ExecuteAsk {
+    /// Checks a decoded ExecuteRequest: its route part as quote reads it
+    /// ([`RouteAsk::from_request`]), then the mode and its signatures.
+    pub fn from_request(r: &ExecuteRequest, config: &HostConfig) -> Result<Self, RequestError> {
+        let route = RouteAsk::from_request(&r.route, config)?;
+        let x = &r.execute;
+        let mode_name = x.mode.as_deref().unwrap_or("self");
+        let router = match mode_name {
+            "self" | "permit2" => None,
+            "permit2-witness" | "erc2612" | "intent" => Some(router_ask(x, mode_name)?),
+            other => return Err(invalid("mode", format!("{other:?} is not one of {MODES}"))),
+        };
+        let mode = match mode_name {
+            "self" => SourceMode::Operator,
+            _ => SourceMode::Permit2,
+        };
+        let permit = (mode_name == "permit2")
+            .then(|| permit(x.permit2.as_ref()))
+            .transpose()?;
+        let sender = match (&permit, &router, &route.from_address) {
+            (Some(p), _, _) => p.owner.to_string(),
+            (None, Some(r), _) => r.form.owner().to_string(),
+            (None, None, Some(a)) => a.clone(),
+            (None, None, None) => config.relayer.clone().unwrap_or_default(),
+        };
+        let recipient = match &route.recipient {
+            Some(r) => r.clone(),
+            None if super::address::same_family(route.from_chain, route.to_chain) => sender.clone(),
+            None => return Err(missing("toAddress")),
+        };
+        let min_out = x.min_out.as_deref().map(str::parse::<Amount>);
+        Ok(ExecuteAsk {
+            from_chain: route.from_chain,
+            to_chain: route.to_chain,
+            from_token: route.from_token.clone(),
+            to_token: route.to_token.clone(),
+            amount: route.amount,
+            sender,
+            recipient,
+            mode,
+            permit,
+            rail: x.rail.clone(),
+            min_out: min_out.transpose().map_err(|e| invalid("minOut", e))?,
+            attestation: attestation(x.attestation.as_ref())?,
+            dry_run: x.dry_run == Some(true),
+            live: x.live,
+            router,
+            route,
+        })
+    }
+}
+
+/// Decodes an ExecuteRequest body an adapter holds as parsed JSON and
+/// checks it ([`ExecuteAsk::from_request`]).
+pub fn parse_execute(
+    body: &serde_json::Value,
+    config: &HostConfig,
+) -> Result<ExecuteAsk, RequestError> {
+    ExecuteAsk::from_request(&ExecuteRequest::decode(body)?, config)
 }
 
 /// The execute modes.
 pub const MODES: &str = "self, permit2, permit2-witness, erc2612, intent";
 
-fn u256_at(
-    p: &Value,
-    path: &[&str],
-    field: &'static str,
-) -> Result<alloy::primitives::U256, RequestError> {
-    permit_num(p, path, field)
-}
-
-fn bytes_at(
-    p: &Value,
-    path: &[&str],
-    field: &'static str,
-) -> Result<alloy::primitives::Bytes, RequestError> {
-    permit_str(p, path, field)?
-        .parse()
-        .map_err(|_| invalid(field, "must be 0x-hex"))
-}
-
 /// The signed `intent` object.
-fn signed_intent(v: &Value) -> Result<RelayIntent, RequestError> {
-    let i = v.get("intent").ok_or_else(|| missing("intent"))?;
-    let text = |k: &str, field| permit_str(i, &[k], field).map(str::to_string);
+fn signed_intent(i: Option<&IntentBody>) -> Result<RelayIntent, RequestError> {
+    let i = i.ok_or_else(|| missing("intent"))?;
     Ok(RelayIntent {
-        recipient: text("recipient", "intent.recipient")?,
-        to_chain: text("toChain", "intent.toChain")?,
-        to_token: text("toToken", "intent.toToken")?,
-        min_out: u256_at(i, &["minOut"], "intent.minOut")?,
-        rail: text("rail", "intent.rail")?,
-        plan_hash: permit_str(i, &["planHash"], "intent.planHash")?
+        recipient: i.recipient.clone(),
+        to_chain: i.to_chain.clone(),
+        to_token: i.to_token.clone(),
+        min_out: u256(&i.min_out, "intent.minOut")?,
+        rail: i.rail.clone(),
+        plan_hash: i
+            .plan_hash
             .parse()
             .map_err(|_| invalid("intent.planHash", "must be 0x-hex of 32 bytes"))?,
-        fee_cap: u256_at(i, &["feeCap"], "intent.feeCap")?,
-        deadline: u256_at(i, &["deadline"], "intent.deadline")?,
+        fee_cap: u256(&i.fee_cap, "intent.feeCap")?,
+        deadline: u256(&i.deadline, "intent.deadline")?,
     })
 }
 
 /// The optional (or, for `erc2612`, required) `erc2612` permit.
-fn token_permit(v: &Value, required: bool) -> Result<Option<TokenPermit>, RequestError> {
-    let Some(p) = v.get("erc2612").filter(|p| !p.is_null()) else {
-        return if required {
-            Err(missing("erc2612"))
-        } else {
-            Ok(None)
+fn token_permit(
+    p: Option<&Erc2612Body>,
+    required_here: bool,
+) -> Result<Option<TokenPermit>, RequestError> {
+    let Some(p) = p else {
+        return match required_here {
+            true => Err(missing("erc2612")),
+            false => Ok(None),
         };
     };
     Ok(Some(TokenPermit {
-        value: u256_at(p, &["value"], "erc2612.value")?,
-        deadline: u256_at(p, &["deadline"], "erc2612.deadline")?,
-        signature: bytes_at(p, &["signature"], "erc2612.signature")?,
+        value: u256(&p.value, "erc2612.value")?,
+        deadline: u256(&p.deadline, "erc2612.deadline")?,
+        signature: bytes(
+            required(&p.signature, "erc2612.signature")?,
+            "erc2612.signature",
+        )?,
     }))
 }
 
+/// A `RelayOrder` signature (modes `intent`, `erc2612`).
+fn order(x: &ExecuteFields, mode: &str) -> Result<RouterForm, RequestError> {
+    let o: &OrderBody = x.order.as_ref().ok_or_else(|| missing("order"))?;
+    Ok(RouterForm::Order {
+        owner: evm_address(&o.owner, "order.owner")?,
+        token: evm_address(&o.token, "order.token")?,
+        amount: u256(&o.amount, "order.amount")?,
+        nonce: u256(&o.nonce, "order.nonce")?,
+        signature: bytes(
+            required(&o.signature, "order.signature")?,
+            "order.signature",
+        )?,
+        token_permit: token_permit(x.erc2612.as_ref(), mode == "erc2612")?,
+    })
+}
+
 /// A router form's intent id, signed terms and signatures.
-fn router_ask(v: &Value, mode: &str) -> Result<RouterAsk, RequestError> {
-    let intent_id = string(v, "intentId")?
-        .ok_or_else(|| missing("intentId"))?
-        .to_string();
-    let form = if mode == "permit2-witness" {
-        RouterForm::Permit2Witness {
-            permit: permit(v)?,
-            token_permit: token_permit(v, false)?,
-        }
-    } else {
-        let o = v.get("order").ok_or_else(|| missing("order"))?;
-        RouterForm::Order {
-            owner: evm_address(permit_str(o, &["owner"], "order.owner")?, "order.owner")?,
-            token: evm_address(permit_str(o, &["token"], "order.token")?, "order.token")?,
-            amount: u256_at(o, &["amount"], "order.amount")?,
-            nonce: u256_at(o, &["nonce"], "order.nonce")?,
-            signature: bytes_at(o, &["signature"], "order.signature")?,
-            token_permit: token_permit(v, mode == "erc2612")?,
-        }
+fn router_ask(x: &ExecuteFields, mode: &str) -> Result<RouterAsk, RequestError> {
+    let intent_id = x.intent_id.clone().ok_or_else(|| missing("intentId"))?;
+    let form = match mode {
+        "permit2-witness" => RouterForm::Permit2Witness {
+            permit: permit(x.permit2.as_ref())?,
+            token_permit: token_permit(x.erc2612.as_ref(), false)?,
+        },
+        _ => order(x, mode)?,
     };
     Ok(RouterAsk {
         intent_id,
-        intent: signed_intent(v)?,
+        intent: signed_intent(x.intent.as_ref())?,
         form,
     })
 }
+
 /// Verifies the request's Permit2 signature off-chain and its nonce on
 /// chain (through the reader's failover provider), before anything is
 /// broadcast. `spender` is the relayer the signature must name.

@@ -1,6 +1,8 @@
 //! A RouteRequest (spec §2.5) turned into typed values once, at the edge:
-//! parse, don't validate. Quote and compare (body or query string) share
-//! this parser; every problem is a [`RequestError`] naming its field.
+//! parse, don't validate. The body is decoded by `relay_wire` (a wrongly
+//! typed field named by its path); [`RouteAsk::from_request`] checks it
+//! against the host's chains and tokens. Quote and compare (body or query
+//! string) share it; every problem is a [`RequestError`] naming its field.
 //!
 //! Rules beyond the spec's table (documented here because the spec does not
 //! show them):
@@ -20,7 +22,8 @@
 use super::{address, tokens};
 use relay_config::HostConfig;
 use relay_plugin_api::{Amount, ChainRef, Token};
-use serde_json::{Map, Value};
+use relay_wire::{Fraction, Loose, Node, RouteRequest, WireError};
+use std::borrow::Cow;
 
 /// A checked RouteRequest.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,13 +57,13 @@ pub enum RequestError {
     #[error("{field}: required")]
     Missing {
         /// The field.
-        field: &'static str,
+        field: Cow<'static, str>,
     },
     /// Not a node this host serves.
     #[error("{field}: {why}")]
     UnknownChain {
         /// The field.
-        field: &'static str,
+        field: Cow<'static, str>,
         /// Why.
         why: String,
     },
@@ -68,7 +71,7 @@ pub enum RequestError {
     #[error("{field}: {why}")]
     UnknownToken {
         /// The field.
-        field: &'static str,
+        field: Cow<'static, str>,
         /// Why.
         why: String,
     },
@@ -76,7 +79,7 @@ pub enum RequestError {
     #[error("{field}: {why}")]
     InvalidAmount {
         /// The field.
-        field: &'static str,
+        field: Cow<'static, str>,
         /// Why.
         why: String,
     },
@@ -84,7 +87,7 @@ pub enum RequestError {
     #[error("{field}: {why}")]
     InvalidAddress {
         /// The field.
-        field: &'static str,
+        field: Cow<'static, str>,
         /// Why.
         why: String,
     },
@@ -92,7 +95,7 @@ pub enum RequestError {
     #[error("{field}: {why}")]
     Invalid {
         /// The field.
-        field: &'static str,
+        field: Cow<'static, str>,
         /// Why.
         why: String,
     },
@@ -103,7 +106,7 @@ pub enum RequestError {
 
 impl RequestError {
     /// The field at fault.
-    pub fn field(&self) -> Option<&'static str> {
+    pub fn field(&self) -> Option<&str> {
         match self {
             RequestError::Malformed(_) | RequestError::SameChainSameToken => None,
             RequestError::Missing { field }
@@ -140,6 +143,7 @@ impl RequestError {
 
 impl From<(&'static str, tokens::LookupError)> for RequestError {
     fn from((field, e): (&'static str, tokens::LookupError)) -> Self {
+        let field = field.into();
         match e {
             tokens::LookupError::UnknownChain(why) => RequestError::UnknownChain { field, why },
             tokens::LookupError::UnknownToken(why) => RequestError::UnknownToken { field, why },
@@ -150,56 +154,42 @@ impl From<(&'static str, tokens::LookupError)> for RequestError {
 
 fn invalid(field: &'static str, why: impl Into<String>) -> RequestError {
     RequestError::Invalid {
-        field,
+        field: field.into(),
         why: why.into(),
     }
 }
 
-fn string<'a>(
-    v: &'a Map<String, Value>,
-    field: &'static str,
-) -> Result<Option<&'a str>, RequestError> {
-    match v.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.as_str())),
-        Some(_) => Err(invalid(field, "must be a string")),
-    }
-}
-
 fn chain(
-    v: &Map<String, Value>,
+    raw: Option<&Loose<Node>>,
     config: &HostConfig,
     field: &'static str,
 ) -> Result<ChainRef, RequestError> {
-    let raw = match v.get(field) {
-        None | Some(Value::Null) => return Err(RequestError::Missing { field }),
-        Some(Value::Number(n)) => n.to_string(),
-        Some(Value::String(s)) => s.clone(),
-        Some(_) => {
-            return Err(RequestError::UnknownChain {
-                field,
-                why: "must be an integer chain id or a node name".into(),
-            })
-        }
-    };
-    tokens::parse_chain(&raw)
+    let node = raw
+        .ok_or(RequestError::Missing {
+            field: field.into(),
+        })?
+        .typed()
+        .map_err(|_| RequestError::UnknownChain {
+            field: field.into(),
+            why: "must be an integer chain id or a node name".into(),
+        })?;
+    tokens::parse_chain(&node.text())
         .and_then(|c| tokens::served(config, c))
         .map_err(|e| (field, e).into())
 }
 
-fn amount(v: &Map<String, Value>) -> Result<Amount, RequestError> {
+fn amount(raw: Option<&Loose<String>>) -> Result<Amount, RequestError> {
     let field = "amount";
-    let bad = |why: String| RequestError::InvalidAmount { field, why };
-    let raw = match v.get(field) {
-        None | Some(Value::Null) => return Err(RequestError::Missing { field }),
-        Some(Value::String(s)) => s,
-        Some(other) => {
-            return Err(bad(format!(
-                "must be a string of decimal digits, got {}",
-                tokens::clip(&other.to_string())
-            )))
-        }
+    let bad = |why: String| RequestError::InvalidAmount {
+        field: field.into(),
+        why,
     };
+    let raw = raw
+        .ok_or(RequestError::Missing {
+            field: field.into(),
+        })?
+        .typed()
+        .map_err(|other| bad(format!("must be a string of decimal digits, got {other}")))?;
     let a: Amount = raw.parse().map_err(|e| bad(format!("{e}")))?;
     if a.is_zero() {
         return Err(bad("must be greater than zero".into()));
@@ -207,87 +197,102 @@ fn amount(v: &Map<String, Value>) -> Result<Amount, RequestError> {
     Ok(a)
 }
 
-fn slippage_bps(v: &Map<String, Value>, default: u32) -> Result<u32, RequestError> {
-    let field = "slippage";
-    let f = match v.get(field) {
-        None | Some(Value::Null) => return Ok(default),
-        Some(Value::Number(n)) => n.as_f64(),
-        Some(Value::String(s)) => s.trim().parse::<f64>().ok(),
-        Some(_) => None,
-    };
-    match f {
+fn slippage_bps(raw: Option<Fraction>, default: u32) -> Result<u32, RequestError> {
+    let Some(f) = raw else { return Ok(default) };
+    match f.value() {
         Some(f) if (0.0..=0.5).contains(&f) => Ok((f * 10_000.0).round() as u32),
         _ => Err(invalid(
-            field,
+            "slippage",
             "must be a fraction between 0 and 0.5, e.g. 0.005",
         )),
     }
 }
 
 fn party(
-    v: &Map<String, Value>,
+    raw: Option<&str>,
     field: &'static str,
     chain: ChainRef,
 ) -> Result<Option<String>, RequestError> {
-    let Some(raw) = string(v, field)?.map(str::trim) else {
+    let Some(raw) = raw.map(str::trim) else {
         return Ok(None);
     };
     address::check(chain, raw).map_err(|why| RequestError::InvalidAddress {
-        field,
+        field: field.into(),
         why: format!("{:?} on {chain}: {why}", tokens::clip(raw)),
     })?;
     Ok(Some(address::normalize(chain, raw)))
 }
 
-/// Parses a RouteRequest object against the host's chains and tokens.
-pub fn parse_route(v: &Value, config: &HostConfig) -> Result<RouteAsk, RequestError> {
-    let v = v
-        .as_object()
-        .ok_or_else(|| RequestError::Malformed("the body must be a JSON object".into()))?;
-    let from_chain = chain(v, config, "fromChain")?;
-    let to_chain = chain(v, config, "toChain")?;
-    let amount = amount(v)?;
-    let from_raw = match string(v, "fromToken")? {
-        Some(t) => Some(t),
-        None => string(v, "token")?,
-    };
-    let from_token = tokens::resolve(config, from_chain, from_raw).map_err(|e| ("fromToken", e))?;
-    tokens::check_maximum(&from_token, &amount).map_err(|why| RequestError::InvalidAmount {
-        field: "amount",
-        why,
-    })?;
-    let to_raw = string(v, "toToken")?.or_else(|| {
-        tokens::has_symbol(config, to_chain, &from_token.symbol)
-            .then_some(from_token.symbol.as_str())
-    });
-    let to_token = tokens::resolve(config, to_chain, to_raw).map_err(|e| ("toToken", e))?;
-    if from_chain == to_chain && from_token == to_token {
-        return Err(RequestError::SameChainSameToken);
+impl From<WireError> for RequestError {
+    fn from(e: WireError) -> Self {
+        match e {
+            WireError::Malformed(why) => RequestError::Malformed(why),
+            WireError::Missing { field } => RequestError::Missing {
+                field: field.into(),
+            },
+            WireError::Invalid { field, why } => RequestError::Invalid {
+                field: field.into(),
+                why,
+            },
+        }
     }
-    let from_address = party(v, "fromAddress", from_chain)?;
-    let to_address = party(v, "toAddress", to_chain)?;
-    let recipient = to_address.or_else(|| {
-        from_address
-            .clone()
-            .filter(|_| address::same_family(from_chain, to_chain))
-    });
-    Ok(RouteAsk {
-        from_chain,
-        to_chain,
-        from_token,
-        to_token,
-        amount,
-        from_address,
-        recipient,
-        slippage_bps: slippage_bps(v, config.quote.default_slippage_bps)?,
-    })
+}
+
+/// Decodes a RouteRequest body an adapter holds as parsed JSON (a query
+/// string's fields, a stored leg) and checks it ([`RouteAsk::from_request`]).
+pub fn parse_route(
+    body: &serde_json::Value,
+    config: &HostConfig,
+) -> Result<RouteAsk, RequestError> {
+    RouteAsk::from_request(&relay_wire::decode(body)?, config)
+}
+
+impl RouteAsk {
+    /// Checks a decoded RouteRequest against the host's chains and tokens.
+    pub fn from_request(r: &RouteRequest, config: &HostConfig) -> Result<Self, RequestError> {
+        let from_chain = chain(r.from_chain.as_ref(), config, "fromChain")?;
+        let to_chain = chain(r.to_chain.as_ref(), config, "toChain")?;
+        let amount = amount(r.amount.as_ref())?;
+        let from_raw = r.from_token.as_deref().or(r.token.as_deref());
+        let from_token =
+            tokens::resolve(config, from_chain, from_raw).map_err(|e| ("fromToken", e))?;
+        tokens::check_maximum(&from_token, &amount).map_err(|why| RequestError::InvalidAmount {
+            field: "amount".into(),
+            why,
+        })?;
+        let to_raw = r.to_token.as_deref().or_else(|| {
+            tokens::has_symbol(config, to_chain, &from_token.symbol)
+                .then_some(from_token.symbol.as_str())
+        });
+        let to_token = tokens::resolve(config, to_chain, to_raw).map_err(|e| ("toToken", e))?;
+        if from_chain == to_chain && from_token == to_token {
+            return Err(RequestError::SameChainSameToken);
+        }
+        let from_address = party(r.from_address.as_deref(), "fromAddress", from_chain)?;
+        let to_address = party(r.to_address.as_deref(), "toAddress", to_chain)?;
+        let recipient = to_address.or_else(|| {
+            from_address
+                .clone()
+                .filter(|_| address::same_family(from_chain, to_chain))
+        });
+        Ok(RouteAsk {
+            from_chain,
+            to_chain,
+            from_token,
+            to_token,
+            amount,
+            from_address,
+            recipient,
+            slippage_bps: slippage_bps(r.slippage, config.quote.default_slippage_bps)?,
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use relay_config::{ChainConfig, TokenConfig};
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn config() -> HostConfig {
         let mut c = HostConfig::default();
@@ -309,7 +314,8 @@ mod tests {
     }
 
     fn parse(v: Value) -> Result<RouteAsk, RequestError> {
-        parse_route(&v, &config())
+        let r: RouteRequest = relay_wire::decode(&v)?;
+        RouteAsk::from_request(&r, &config())
     }
 
     #[test]

@@ -62,10 +62,10 @@ pub struct SnapshotLane {
     /// Lane name.
     pub lane: String,
     /// Sources.
-    #[schema(value_type = Vec<crate::wire::Node>)]
+    #[schema(value_type = Vec<relay_wire::Node>)]
     pub from: Vec<ChainRef>,
     /// Destinations.
-    #[schema(value_type = Vec<crate::wire::Node>)]
+    #[schema(value_type = Vec<relay_wire::Node>)]
     pub to: Vec<ChainRef>,
     /// Assets.
     pub assets: Vec<String>,

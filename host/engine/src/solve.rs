@@ -127,7 +127,7 @@ pub struct Candidate {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct SourceRef {
     /// Source node.
-    #[schema(value_type = crate::wire::Node)]
+    #[schema(value_type = relay_wire::Node)]
     pub chain: relay_plugin_api::ChainRef,
     /// Token symbol.
     pub token: String,
@@ -159,7 +159,7 @@ pub struct SolveOption {
     /// 0–100.
     pub quality_score: u8,
     /// The ready-to-POST execute body.
-    pub execute: super::wire::ExecuteRequest,
+    pub execute: relay_wire::ExecuteRequest,
     /// What to sign first, when the body is a Permit2 execute.
     pub sign: Option<super::submit::SignRequest>,
 }

@@ -26,9 +26,9 @@
 //! Nothing here signs or sends anything.
 
 use super::route::RouteAsk;
-use super::wire::{ExecuteRequest, Permit2Body, PermittedBody, RouteRequest};
 use relay_plugin_api::Amount;
 use relay_plugin_api::{ChainRef, Token};
+use relay_wire::{ExecuteFields, ExecuteRequest, Permit2Body, PermittedBody, RouteRequest};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -56,17 +56,19 @@ pub fn signable(ask: &RouteAsk) -> bool {
 pub fn route_body(ask: &RouteAsk, rail: Option<&str>) -> ExecuteRequest {
     ExecuteRequest {
         route: RouteRequest {
-            from_chain: Some(ask.from_chain.into()),
-            to_chain: Some(ask.to_chain.into()),
-            amount: Some(ask.amount),
+            from_chain: Some(relay_wire::Node::from(ask.from_chain).into()),
+            to_chain: Some(relay_wire::Node::from(ask.to_chain).into()),
+            amount: Some(ask.amount.to_string().into()),
             from_token: Some(token_ref(&ask.from_token)),
             to_token: Some(token_ref(&ask.to_token)),
             to_address: ask.recipient.clone(),
             from_address: ask.from_address.clone(),
-            slippage: None,
+            ..RouteRequest::default()
         },
-        rail: rail.map(str::to_string),
-        ..ExecuteRequest::default()
+        execute: ExecuteFields {
+            rail: rail.map(str::to_string),
+            ..ExecuteFields::default()
+        },
     }
 }
 
@@ -76,9 +78,9 @@ pub fn execute_body(ask: &RouteAsk, rail: Option<&str>) -> ExecuteRequest {
     let mut body = route_body(ask, rail);
     match (&ask.from_address, &ask.from_token.address) {
         (Some(owner), Some(token)) if signable(ask) => {
-            body.mode = Some("permit2".into());
-            body.live = Some(true);
-            body.permit2 = Some(Permit2Body {
+            body.execute.mode = Some("permit2".into());
+            body.execute.live = Some(true);
+            body.execute.permit2 = Some(Permit2Body {
                 owner: owner.clone(),
                 permitted: PermittedBody {
                     token: token.clone(),
@@ -89,7 +91,7 @@ pub fn execute_body(ask: &RouteAsk, rail: Option<&str>) -> ExecuteRequest {
                 signature: None,
             });
         }
-        _ => body.dry_run = Some(true),
+        _ => body.execute.dry_run = Some(true),
     }
     body
 }

@@ -392,7 +392,7 @@ impl ExecuteService {
     fn permit_route_id(&self, ask: &ExecuteAsk, p: &SignedPermit) -> Result<String, ExecuteError> {
         let chain = ask.from_chain.evm_id().ok_or_else(|| {
             EngineError::Request(relay_engine::route::RequestError::Invalid {
-                field: "fromChain",
+                field: "fromChain".into(),
                 why: "permit2 needs an EVM source chain".into(),
             })
         })?;
@@ -451,7 +451,7 @@ impl ExecuteService {
         };
         let chain = ask.from_chain.evm_id().ok_or_else(|| {
             EngineError::Request(relay_engine::route::RequestError::Invalid {
-                field: "fromChain",
+                field: "fromChain".into(),
                 why: "permit2 needs an EVM source chain".into(),
             })
         })?;

@@ -282,7 +282,7 @@ impl ExecuteService {
             .ok_or_else(|| {
                 ExecuteError::Request(
                     relay_engine::route::RequestError::Missing {
-                        field: "fromAddress",
+                        field: "fromAddress".into(),
                     }
                     .into(),
                 )

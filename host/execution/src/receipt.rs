@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct ReceiptFrom {
     /// Source node (EVM chain id or node name).
-    #[schema(value_type = relay_engine::wire::Node)]
+    #[schema(value_type = relay_wire::Node)]
     pub chain: ChainRef,
     /// Token symbol.
     pub token: String,
@@ -22,7 +22,7 @@ pub struct ReceiptFrom {
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct ReceiptTo {
     /// Destination node (EVM chain id or node name).
-    #[schema(value_type = relay_engine::wire::Node)]
+    #[schema(value_type = relay_wire::Node)]
     pub chain: ChainRef,
     /// Token symbol.
     pub token: String,
@@ -39,7 +39,7 @@ pub struct ReceiptTo {
 #[serde(rename_all = "camelCase")]
 pub struct Deposit {
     /// The node the deposit is made on.
-    #[schema(value_type = relay_engine::wire::Node)]
+    #[schema(value_type = relay_wire::Node)]
     pub node: ChainRef,
     /// Where to send.
     pub address: String,
