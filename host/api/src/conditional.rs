@@ -63,7 +63,7 @@ async fn create(State(p): State<Prim>, headers: HeaderMap, body: Bytes) -> Respo
         let body = object(&body)?;
         let route = record::object(&body, "route")?.clone();
         check_route(&p.q, &route, "route")?;
-        let now = relay_types::now_ms() / 1000;
+        let now = p.q.app.clock.now_ms() / 1000;
         let ttl = p.q.app.config.primitives.conditional_ttl_secs;
         let mut c = record::parse_conditional(&body, route, now, ttl)?;
         c.authority = authority(&p.q.app, &headers, &body, c.live)?;

@@ -13,7 +13,6 @@ use super::{
     ApiError, AppState, ErrorCode,
 };
 use relay_engine::delivery;
-use relay_types::now_ms;
 
 /// The window when none is asked for, days.
 const DEFAULT_DAYS: u64 = 30;
@@ -48,7 +47,7 @@ async fn stats(
     query: QueryFields,
 ) -> Result<Json<delivery::DeliveryReport>, ApiError> {
     let days = window_days(&edge::params(None, query)?)?;
-    let to = now_ms();
+    let to = s.clock.now_ms();
     let from = to.saturating_sub(days * 86_400_000);
     let store =
         |e: relay_store::StoreError| ApiError::new(ErrorCode::StoreUnavailable, e.to_string());

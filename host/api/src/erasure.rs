@@ -13,7 +13,6 @@ use relay_analysis::{
     retention::Tagger,
 };
 use relay_store::ErasureRow;
-use relay_types::now_ms;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -94,7 +93,7 @@ fn store_err(e: relay_store::StoreError) -> ApiError {
 
 fn answer(s: &AppState, row: &ErasureRow, address: &str) -> Result<ErasureAnswer, ApiError> {
     let signer = s.relayer.as_ref().map(|r| r.signer());
-    let statement = erasure::statement(row, address, signer, now_ms())
+    let statement = erasure::statement(row, address, signer, s.clock.now_ms())
         .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?;
     Ok(ErasureAnswer {
         id: row.id.clone(),
@@ -124,7 +123,7 @@ async fn request(
     body: JsonObject,
 ) -> Result<Json<ErasureAnswer>, ApiError> {
     let ask: ErasureRequest = body.decode()?;
-    let now = now_ms();
+    let now = s.clock.now_ms();
     let address = erasure::verify_request(&ask.address, ask.issued_at, &ask.signature, now)
         .map_err(|e| {
             let code = match &e {

@@ -99,10 +99,11 @@ pub fn edge<S: Clone + Send + Sync + 'static>(
         read_timeout: Duration::from_millis(http.body_read_timeout_ms),
         limit: http.body_limit_bytes,
     };
+    let clock = observers.state.clock.clone();
     let stack = tower::ServiceBuilder::new()
         .layer(AroundLayer(crate::refusal::Sign(observers.state)))
         .layer(AroundLayer(crate::usage::Record(observers.keys)))
-        .layer(AroundLayer(crate::admin::Observe(observers.signals)))
+        .layer(AroundLayer(crate::admin::Observe(observers.signals, clock)))
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
             let id = req

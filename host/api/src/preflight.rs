@@ -311,7 +311,7 @@ async fn preflight_full(
     let rails = outcome.map(|o| {
         let cmp = CompareResult::of(&p.q.app.config.quote, &ask.route, &o);
         let first = preflight.expected.as_ref().map(|e| e.rail.as_str());
-        why::explain(&cmp, first, &[], ("now", relay_types::now_ms()))
+        why::explain(&cmp, first, &[], ("now", p.q.app.clock.now_ms()))
     });
     Ok(Json(FullPreflight { preflight, rails }))
 }

@@ -17,7 +17,6 @@ use super::{
     ApiError, AppState, ErrorCode,
 };
 use relay_engine::{recent, tokens};
-use relay_types::now_ms;
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(recent_routes))
@@ -42,7 +41,7 @@ async fn recent_routes(
         .recent_routes(limit)
         .await
         .map_err(|e| ApiError::new(ErrorCode::StoreUnavailable, e.to_string()))?;
-    let now = now_ms();
+    let now = s.clock.now_ms();
     let routes: Vec<recent::RecentRoute> = rows
         .iter()
         .map(|r| {

@@ -110,8 +110,7 @@ async fn signed(s: AppState, hash: B256, resp: Response) -> Response {
         .and_then(|mut v| {
             let code = v.get("errorCode")?.as_str()?.to_string();
             let signer = s.relayer.as_ref().map(|r| r.signer());
-            let r =
-                refusal::sign(signer, &code, status.as_u16(), hash, relay_types::now_ms()).ok()?;
+            let r = refusal::sign(signer, &code, status.as_u16(), hash, s.clock.now_ms()).ok()?;
             v["refusal"] = serde_json::to_value(r).ok()?;
             serde_json::to_vec(&v).ok()
         });

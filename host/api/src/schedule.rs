@@ -56,7 +56,7 @@ async fn create(State(p): State<Prim>, headers: HeaderMap, body: Bytes) -> Respo
         let body = object(&body)?;
         let route = record::object(&body, "route")?.clone();
         check_route(&p.q, &route, "route")?;
-        let now = relay_types::now_ms() / 1000;
+        let now = p.q.app.clock.now_ms() / 1000;
         let mut s = record::parse_schedule(&body, route, now)?;
         s.authority = authority(&p.q.app, &headers, &body, s.live)?;
         let view = p.svc.create_schedule(s).await?;

@@ -11,7 +11,6 @@
 use super::{changelog, ApiError, AppState, ErrorCode};
 use axum::{extract::State, Json};
 use relay_engine::snapshot;
-use relay_types::now_ms;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
@@ -23,7 +22,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
 async fn capability_snapshot(
     State(s): State<AppState>,
 ) -> Result<Json<snapshot::CapabilitySnapshot>, ApiError> {
-    let ts = now_ms();
+    let ts = s.clock.now_ms();
     let versions = serde_json::to_value(changelog::running()).unwrap_or_default();
     let summary = super::with_mesh(&s, |i| snapshot::summary(i, ts, versions)).await?;
     let signer = s.relayer.as_ref().map(|r| r.signer());

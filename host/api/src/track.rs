@@ -21,7 +21,6 @@ use axum::{
 use futures::Stream;
 use relay_execution::receipt::{dry_receipt, receipt, RouteReceipt, UpstreamView};
 use relay_store::events::RouteChange;
-use relay_types::now_ms;
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::broadcast::{error::RecvError, Receiver};
@@ -85,7 +84,7 @@ async fn current(s: &AppState, id: &str, recheck: bool) -> Result<(RouteReceipt,
             .await
             .map_err(|e| ApiError::new(ErrorCode::StoreUnavailable, e.to_string()))?;
         if let Some((r, _)) = found {
-            let elapsed = now_ms().saturating_sub(r.created_ms) as f64 / 1000.0;
+            let elapsed = s.clock.now_ms().saturating_sub(r.created_ms) as f64 / 1000.0;
             let mut v = receipt(&r, false, elapsed);
             let mut done = r.status.is_terminal();
             let upstream = match (&s.executor, recheck) {

@@ -6,7 +6,7 @@
 use axum::{extract::State, Json};
 use relay_analysis::why::{self, WhyAnswer};
 use relay_engine::answer::CompareResult;
-use relay_types::{now_ms, route::RouteRecord};
+use relay_types::route::RouteRecord;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -56,7 +56,7 @@ async fn for_route(q: &Quoting, id: &str) -> Result<WhyAnswer, ApiError> {
                 &cmp,
                 Some(&route.rail),
                 &route.passed_over,
-                ("now", now_ms()),
+                ("now", q.app.clock.now_ms()),
             )
         }
     };
@@ -77,5 +77,5 @@ async fn route_why(
     let mut request: BTreeMap<String, Value> = serde_json::from_value(fields).unwrap_or_default();
     request.remove("id");
     let (cmp, _) = compared(&q, &serde_json::to_value(request).unwrap_or_default()).await?;
-    Ok(Json(why::explain(&cmp, None, &[], ("now", now_ms()))))
+    Ok(Json(why::explain(&cmp, None, &[], ("now", q.app.clock.now_ms()))))
 }
