@@ -42,7 +42,7 @@ use relay_admin::{
     assets,
     dashboard::{self, ChainView, Dashboard, Sources},
     login::{self, Backoff, LoginKeys},
-    operator::{self, Actor, AuditEntry, OperatorError},
+    operator::{self, Actor, AuditEntry},
     signals::{RecentError, Signals},
 };
 use serde::{Deserialize, Serialize};
@@ -78,15 +78,10 @@ impl Admin {
                 .map(|_| LoginKeys::generate(app.config.admin.session_ttl_secs.max(1))),
             backoff: Arc::default(),
             app: app.clone(),
-            signals: Arc::default(),
+            signals: app.signals.clone(),
             chain: Arc::default(),
             changes: Arc::new(watch::channel(0).0),
         }
-    }
-
-    /// Where the edge reports errors.
-    pub(crate) fn signals(&self) -> Arc<Signals> {
-        self.signals.clone()
     }
 
     fn sources(&self) -> Sources<'_> {
@@ -162,7 +157,7 @@ impl Admin {
             .iter()
             .filter_map(|v| v.to_str().ok())
             .filter_map(login::from_cookie_header)
-            .find(|c| keys.verify(c, relay_types::now_ms()))
+            .find(|c| keys.verify(c, self.app.clock.now_ms()))
             .map(|c| Credential::Cookie(c.to_string()))
     }
 
@@ -209,6 +204,21 @@ impl IntoResponse for Denied {
         }
     }
 }
+
+/// The operator's dashboard (`/admin`): signing in is limited per IP (plus
+/// a back-off per IP after each failed sign-in).
+pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_feature::Feature {
+    name: "dashboard",
+    home: "host/admin",
+    spec: "host (the spec shows no dashboard)",
+    routes: |s| routes(Admin::new(s)),
+    limits: &[relay_feature::Limit::post("admin-login", "/admin/login", 10).by_ip()],
+    errors: &[
+        crate::ErrorCode::AdminAuthRequired,
+        crate::ErrorCode::CsrfInvalid,
+        crate::ErrorCode::UnknownRail,
+    ],
+};
 
 /// The dashboard's routes.
 pub(crate) fn routes(admin: Admin) -> OpenApiRouter<AppState> {
@@ -309,7 +319,7 @@ async fn sign_in(
 ) -> Response {
     let peer = peer.map(|axum::Extension(ConnectInfo(p))| p.ip());
     let client = crate::limits::client_ip(&a.app.config.limits, &headers, peer);
-    let now = relay_types::now_ms();
+    let now = a.app.clock.now_ms();
     if let Some(wait) = a.backoff.wait(&client, now) {
         tracing::info!(%client, wait, "dashboard sign-in refused: backing off");
         return ApiError::new(
@@ -432,23 +442,6 @@ async fn audit(
     match operator::audit_log(&a.app.store, limit).await {
         Ok(entries) => Json(AuditLog { entries }).into_response(),
         Err(e) => ApiError::from(e).into_response(),
-    }
-}
-
-impl From<OperatorError> for ApiError {
-    fn from(e: OperatorError) -> Self {
-        let msg = e.to_string();
-        match e {
-            OperatorError::UnknownRail(_) => {
-                ApiError::new(ErrorCode::UnknownRail, msg).field("rail")
-            }
-            OperatorError::UnknownLane { .. } => {
-                ApiError::new(ErrorCode::UnknownRail, msg).field("lane")
-            }
-            OperatorError::Store(_) | OperatorError::State(_) => {
-                ApiError::new(ErrorCode::StoreUnavailable, msg)
-            }
-        }
     }
 }
 
@@ -630,7 +623,7 @@ fn live(a: Admin, cookie: Option<String>) -> impl Stream<Item = Result<Event, In
                 while routes.try_recv().is_ok() {}
             }
             if let (Some(c), Some(k)) = (&cookie, &a.keys) {
-                if !k.verify(c, relay_types::now_ms()) {
+                if !k.verify(c, a.app.clock.now_ms()) {
                     return None;
                 }
             }
@@ -648,7 +641,7 @@ fn live(a: Admin, cookie: Option<String>) -> impl Stream<Item = Result<Event, In
 /// Reports every error answer (and every 429) to the dashboard
 /// ([`crate::around::Around`]).
 #[derive(Clone)]
-pub(crate) struct Observe(pub Arc<Signals>);
+pub(crate) struct Observe(pub Arc<Signals>, pub relay_types::SharedClock);
 
 impl crate::around::Around for Observe {
     /// The request's method and matched route (each a reference count).
@@ -664,7 +657,7 @@ impl crate::around::Around for Observe {
             return;
         }
         self.0.record(RecentError {
-            at_ms: relay_types::now_ms(),
+            at_ms: self.1.now_ms(),
             method: method.as_str().to_string(),
             route: route.map_or("(unmatched)".to_string(), |m| m.as_str().to_string()),
             status: resp.status().as_u16(),

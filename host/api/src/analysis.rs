@@ -23,10 +23,38 @@ use relay_analysis::{
     statement::{self, SignedStatement},
 };
 use relay_engine::fees::{Conversion, FeeSchedule};
-use relay_types::{now_ms, route::RouteRecord};
+use relay_types::route::RouteRecord;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
+
+/// Analysis (spec §4.2, §8.2): verified outcomes, signed refusals, erasure
+/// and receipts. An erasure request is cheap to check but scans routes;
+/// receipts read every chain.
+/// Analysis's routes: outcomes, refusals, erasure, receipts.
+fn routes_of(_: &AppState) -> OpenApiRouter<AppState> {
+    routes()
+        .merge(super::refusal::routes())
+        .merge(super::erasure::routes())
+        .merge(super::receipts::routes())
+}
+
+pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_feature::Feature {
+    name: "analysis",
+    home: "host/analysis",
+    spec: "§4.2, §4.6 (receipts), §8.2",
+    routes: routes_of,
+    limits: &[
+        relay_feature::Limit::post("erasure-request", "/api/erasure/request", 5),
+        relay_feature::Limit::get("receipts", "/api/receipts/{addr}", 30),
+    ],
+    errors: &[
+        crate::ErrorCode::ErasureUnavailable,
+        crate::ErrorCode::ErasureSignature,
+        crate::ErrorCode::ErasureStale,
+        crate::ErrorCode::UnknownErasure,
+    ],
+};
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -108,7 +136,7 @@ async fn verify_outcome(
 ) -> Result<Json<OutcomeReport>, ApiError> {
     let (route, transactions) = stored_route(&s, q).await?;
     let outcome = outcome::judge(&route, Sides::of(&s.config, &route), &transactions);
-    if let Err(e) = proofs::record(&s.store, &route, &outcome, now_ms()).await {
+    if let Err(e) = proofs::record(&s.store, &route, &outcome, s.clock.now_ms()).await {
         tracing::warn!(error = %e, "settlement proof not recorded");
     }
     Ok(Json(OutcomeReport {
@@ -116,7 +144,7 @@ async fn verify_outcome(
         status: bundle::facts(&route).status,
         outcome,
         transactions,
-        checked_at: now_ms(),
+        checked_at: s.clock.now_ms(),
     }))
 }
 
@@ -132,7 +160,13 @@ async fn evidence_bundle(
     let relayer = signer.map(|k| k.address()).unwrap_or_default();
     let authorization = bundle::authorization(&route, permit2, relayer);
     let verdict = outcome::judge(&route, Sides::of(&s.config, &route), &transactions);
-    let payload = bundle::payload(&route, authorization, transactions, verdict, now_ms());
+    let payload = bundle::payload(
+        &route,
+        authorization,
+        transactions,
+        verdict,
+        s.clock.now_ms(),
+    );
     let sealed = evidence::seal(payload, signer)
         .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?;
     Ok((
@@ -234,7 +268,7 @@ async fn spend_statement(
         )
         .field("address")
     })?;
-    let now = now_ms();
+    let now = s.clock.now_ms();
     let to = time_param(q.to.as_deref(), "to", now)?;
     let from = time_param(
         q.from.as_deref(),

@@ -35,7 +35,7 @@
 use super::{
     auth, execute,
     plan::winner,
-    primitive::{answer, authority, object, within, ExecuteRunner, Prim},
+    primitive::{answer, authority, object, within, Prim},
     quote::Quoting,
     ApiError, ErrorCode,
 };
@@ -130,7 +130,7 @@ async fn create(State(p): State<Prim>, headers: HeaderMap, body: Bytes) -> Respo
             authority,
             legs: Vec::new(),
             warnings: Vec::new(),
-            created_at: relay_types::now_ms() / 1000,
+            created_at: p.q.app.clock.now_ms() / 1000,
             note: NOTE.into(),
             runs: Vec::new(),
         };
@@ -193,7 +193,7 @@ async fn run(State(p): State<Prim>, Path(id): Path<String>, headers: HeaderMap) 
             .field("authorization"));
         }
         let gate = relay_primitives::gate(p.q.app.config.primitives.live);
-        let runner = ExecuteRunner(p.q.clone());
+        let runner = relay_app::primitives::ExecuteRunner::new(p.q.app.routing.clone());
         let svc = p.svc.clone();
         let key = execute::idempotency_key(&headers);
         // its own task: a client that hangs up (or a handler timeout) does

@@ -54,6 +54,16 @@ pub const MAX_QUESTION_CHARS: usize = 500;
 const README: &str = include_str!("../../../README.md");
 const PAGE: &str = include_str!("concierge/page.html");
 
+/// The concierge (`POST /api/ask`): each question reads the mesh and health.
+pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_feature::Feature {
+    name: "concierge",
+    home: "host/api/src/concierge",
+    spec: "§4.9",
+    routes: |_| routes(),
+    limits: &[relay_feature::Limit::post("ask", "/api/ask", 30)],
+    errors: &[crate::ErrorCode::InvalidQuestion],
+};
+
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(ask))

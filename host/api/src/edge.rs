@@ -24,50 +24,11 @@ use axum::{
     extract::{FromRequest, Query, Request},
     http::StatusCode,
 };
-use relay_engine::{route::RequestError, EngineError};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 /// Largest body an endpoint reads by default (`http.body_limit_bytes`).
 pub const BODY_LIMIT: usize = 64 * 1024;
-
-impl From<EngineError> for ApiError {
-    fn from(e: EngineError) -> Self {
-        match e {
-            EngineError::Request(r) => r.into(),
-            EngineError::Permit2(p) => {
-                let code = match p {
-                    relay_chain::permit2::Permit2Error::Rpc(_) => ErrorCode::RelayerUnavailable,
-                    // one code per cause: the pull's simulation names it so too
-                    relay_chain::permit2::Permit2Error::NonceUsed(_) => ErrorCode::Permit2NonceUsed,
-                    _ => ErrorCode::Permit2Invalid,
-                };
-                ApiError::new(code, p.to_string())
-            }
-            EngineError::RelayerUnavailable(m) => ApiError::new(ErrorCode::RelayerUnavailable, m),
-        }
-    }
-}
-
-impl From<RequestError> for ApiError {
-    fn from(e: RequestError) -> Self {
-        let code = match &e {
-            RequestError::Malformed(_) => ErrorCode::MalformedBody,
-            RequestError::Missing { .. } => ErrorCode::MissingField,
-            RequestError::UnknownChain { .. } => ErrorCode::UnknownChain,
-            RequestError::UnknownToken { .. } => ErrorCode::UnknownToken,
-            RequestError::InvalidAmount { .. } => ErrorCode::InvalidAmount,
-            RequestError::InvalidAddress { .. } => ErrorCode::InvalidAddress,
-            RequestError::Invalid { .. } => ErrorCode::InvalidField,
-            RequestError::SameChainSameToken => ErrorCode::SameChainSameToken,
-        };
-        let mut err = ApiError::new(code, e.to_string()).suggest(e.suggestion());
-        if let Some(f) = e.field() {
-            err = err.field(f);
-        }
-        err
-    }
-}
 
 fn malformed(why: impl std::fmt::Display) -> ApiError {
     ApiError::new(ErrorCode::MalformedBody, format!("body: {why}"))

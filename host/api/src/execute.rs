@@ -30,15 +30,13 @@ use axum::{
     http::{header::WWW_AUTHENTICATE, HeaderMap, HeaderValue, StatusCode},
     response::{IntoResponse, Response},
 };
-use relay_engine::{execute::Declined, request::parse_execute, route::RouteAsk};
+use relay_engine::{request::parse_execute, route::RouteAsk};
 use relay_execution::{
-    execute::{ExecuteError, ExecuteRequest, Executed, QuoteSource},
-    receipt::{dry_receipt, receipt, RouteReceipt},
-    simulate::WouldRevert,
+    execute::{ExecuteError, ExecuteRequest, QuoteSource},
+    receipt::{receipt, RouteReceipt},
 };
-use relay_store::IdempotencyBegin;
+use relay_store::durable::{IdemKey, Idempotency, IdempotencyBegin, Once};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(execute)).with_state(q)
@@ -50,113 +48,6 @@ impl QuoteSource for Quoting {
         ask: &RouteAsk,
     ) -> Result<relay_engine::quote::QuoteOutcome, ExecuteError> {
         QuoteSource::quote(self.app.routing.as_ref(), ask).await
-    }
-}
-
-impl From<ExecuteError> for ApiError {
-    fn from(e: ExecuteError) -> Self {
-        let message = e.to_string();
-        match e {
-            ExecuteError::OperatorAuthRequired => ApiError::new(ErrorCode::OperatorAuthRequired, message)
-                .field("mode")
-                .suggest("without the operator's credential send mode \"permit2\" with a Permit2 signature of your own funds (PermitTransferFrom for spender = the relayer; GET /api/gasless/info); the operator sends Authorization: Bearer <owner token>"),
-            ExecuteError::Request(e) => e.into(),
-            ExecuteError::AttestationInvalid(_) => {
-                ApiError::new(ErrorCode::AttestationInvalid, message).field("attestation")
-            }
-            ExecuteError::RailNotServing(_) => {
-                ApiError::new(ErrorCode::UnroutableLane, message).field("rail")
-            }
-            ExecuteError::Unroutable(m) => ApiError::new(ErrorCode::UnroutableLane, m)
-                .suggest("see GET /api/route/chains for the lanes this host serves"),
-            ExecuteError::NoRoute(why) => super::quote::no_route(why),
-            ExecuteError::Declined(d) => declined(d),
-            ExecuteError::WouldRevert(w) => would_revert(&w, message),
-            ExecuteError::RelayerUnavailable(m) => ApiError::new(ErrorCode::RelayerUnavailable, m),
-            ExecuteError::Store(m) => ApiError::new(ErrorCode::StoreUnavailable, m),
-            ExecuteError::IntentNotFound(_) => {
-                ApiError::new(ErrorCode::IntentNotFound, message).field("intentId")
-            }
-            ExecuteError::IntentExpired(_) => ApiError::new(ErrorCode::IntentExpired, message)
-                .field("intentId")
-                .suggest("POST /api/route/intent again and sign the new terms"),
-            ExecuteError::IntentMismatch { field, .. } => {
-                ApiError::new(ErrorCode::IntentMismatch, message).field(field)
-            }
-            ExecuteError::Router(e) => router_error(e),
-            ExecuteError::RouterUnavailable(m) => ApiError::new(ErrorCode::RouterUnavailable, m),
-        }
-    }
-}
-
-fn router_error(e: relay_chain::router::RouterError) -> ApiError {
-    use relay_chain::router::RouterError as R;
-    let message = e.to_string();
-    let (code, field) = match e {
-        R::Unsigned => (ErrorCode::SignatureInvalid, None),
-        R::Signature { field, .. }
-        | R::WrongSigner { field, .. }
-        | R::ContractRefused { field, .. } => (ErrorCode::SignatureInvalid, Some(field)),
-        R::Expired { field, .. } => (ErrorCode::SignatureExpired, Some(field)),
-        R::NonceUsed { field, .. } => (ErrorCode::NonceUsed, Some(field)),
-        R::PermitTooSmall { .. } => (ErrorCode::SignatureInvalid, Some("erc2612.value")),
-        R::Read(_) => (ErrorCode::RelayerUnavailable, None),
-    };
-    let err = ApiError::new(code, message);
-    match field {
-        Some(f) => err.field(f),
-        None => err,
-    }
-}
-
-/// The error code of a transaction that would revert.
-pub(super) fn revert_code(w: &WouldRevert) -> ErrorCode {
-    match w {
-        WouldRevert::AllowanceMissing { .. } => ErrorCode::Permit2AllowanceMissing,
-        WouldRevert::InsufficientBalance { .. } => ErrorCode::InsufficientBalance,
-        WouldRevert::NonceUsed(_) => ErrorCode::Permit2NonceUsed,
-        WouldRevert::CallReverts { .. } => ErrorCode::RailCallReverts,
-    }
-}
-
-fn would_revert(w: &WouldRevert, message: String) -> ApiError {
-    let err = ApiError::new(revert_code(w), message);
-    match w {
-        WouldRevert::AllowanceMissing { .. } => err.field("permit2").suggest(
-            "the owner approves Permit2 for the token once (one approve transaction), then sends the same request",
-        ),
-        WouldRevert::InsufficientBalance { .. } => err.field("amount"),
-        WouldRevert::NonceUsed(_) => err
-            .field("permit2.nonce")
-            .suggest("sign a new permit with an unused nonce"),
-        WouldRevert::CallReverts { .. } => err,
-    }
-}
-
-fn declined(d: Declined) -> ApiError {
-    let code = match &d {
-        Declined::QuoteOnly(_) => ErrorCode::QuoteOnly,
-        Declined::PriceMoved { .. } => ErrorCode::PriceMoved,
-        Declined::FundsRequired { .. } | Declined::Failed(_) => ErrorCode::RailsUnavailable,
-        Declined::Refused { .. } => ErrorCode::InvalidField,
-    };
-    let err = ApiError::new(code, d.to_string());
-    match d {
-        Declined::Refused { field: Some(f), .. } => err.field(f).suggest(
-            "every rail that serves the lane refuses this field: fix it and send the request again",
-        ),
-        Declined::PriceMoved {
-            fresh: Some(q),
-            min,
-            ..
-        } => err
-            .fresh_quote(serde_json::json!({
-                "rail": q.rail, "lane": q.lane, "amountIn": q.amount_in,
-                "amountOut": q.amount_out, "minOut": q.min_out,
-                "lockedMinOut": min, "quotedAt": relay_types::now_ms(),
-            }))
-            .suggest("quote again: the fresh quote no longer meets the locked minOut"),
-        _ => err,
     }
 }
 
@@ -251,16 +142,13 @@ pub(super) async fn answer(q: &Quoting, headers: &HeaderMap, body: &Bytes) -> Re
     match idempotency_key(headers) {
         Some(key) => {
             let run = || respond(x, headers, body, Some(&key));
-            idempotent(&x.app, body, &key, run).await
+            idempotent(&x.app, body, &IdemKey::route(&key), run).await
         }
         None => respond(x, headers, body, None)
             .await
             .unwrap_or_else(error_response),
     }
 }
-
-/// What a passed rehearsal's receipt says.
-const REHEARSAL_NOTE: &str = "rehearsal (x-relay-rehearse): every check of a live execute passed; nothing was stored, signed or sent, no nonce or idempotency key was spent, and this id names no route — the same request without the header starts it";
 
 /// `x-relay-rehearse: 1` (spec §5.4): run every check, move nothing.
 pub(crate) fn rehearsal(headers: &HeaderMap) -> bool {
@@ -279,69 +167,76 @@ pub(crate) fn idempotency_key(headers: &HeaderMap) -> Option<String> {
 }
 
 /// A fund-moving request under `x-idempotency-key` (`key`; `run` answers
-/// it): the first request runs, a repeat replays its response byte for
-/// byte; a repeat of a request that died after creating its route answers
-/// that route's receipt. A request that was refused leaves the key
-/// unspent.
-pub(super) async fn idempotent<F, Fut>(s: &AppState, body: &Bytes, key: &str, run: F) -> Response
+/// it), through the store's one guard ([`Idempotency`]): the first request
+/// runs, a repeat of the same bytes replays its response byte for byte; a
+/// repeat of a request that died after creating its route answers that
+/// route's receipt. A request that was refused leaves the key unspent.
+pub(super) async fn idempotent<F, Fut>(
+    s: &AppState,
+    body: &Bytes,
+    key: &IdemKey,
+    run: F,
+) -> Response
 where
     F: FnOnce() -> Fut,
     Fut: std::future::Future<Output = Result<Response, ApiError>>,
 {
-    let fingerprint = hex::encode(Sha256::digest(body));
-    let stale_ms = s.config.execution.idempotency_stale_ms;
-    match s.store.idempotency_begin(key, &fingerprint, stale_ms).await {
-        Ok(IdempotencyBegin::Fresh) => {}
-        Ok(IdempotencyBegin::Replay { status, body }) => {
-            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-            return (status, [("content-type", "application/json")], body).into_response();
-        }
-        Ok(IdempotencyBegin::InFlight {
-            route: Some(id),
-            stale,
-        }) => return created_before(s, key, &id, stale).await,
-        Ok(IdempotencyBegin::InFlight { route: None, .. }) => {
-            return ApiError::new(
-                ErrorCode::IdempotencyInFlight,
-                "this idempotency key's first request is still executing",
-            )
-            .into_response()
-        }
-        Ok(IdempotencyBegin::Mismatch) => {
-            return ApiError::new(
-                ErrorCode::IdempotencyMismatch,
-                "x-idempotency-key was already used with a different body",
-            )
-            .into_response()
-        }
-        Err(e) => return ApiError::new(ErrorCode::StoreUnavailable, e.to_string()).into_response(),
-    }
-    match run().await {
-        Ok(resp) => {
-            let (parts, b) = resp.into_parts();
+    let guard = Idempotency::new(s.store.clone(), s.config.execution.idempotency_stale_ms);
+    let ran = guard
+        .once(key, body, || async {
+            let (parts, b) = run().await?.into_parts();
             let bytes = axum::body::to_bytes(b, 1 << 20).await.unwrap_or_default();
             let text = String::from_utf8_lossy(&bytes).into_owned();
-            if let Err(e) = s
-                .store
-                .idempotency_complete(key, parts.status.as_u16(), &text)
-                .await
-            {
-                tracing::error!(error = %e, "idempotency response not stored");
-            }
-            Response::from_parts(parts, axum::body::Body::from(bytes))
+            let resp = Response::from_parts(parts, axum::body::Body::from(bytes));
+            Ok((resp.status().as_u16(), text, resp))
+        })
+        .await;
+    match ran {
+        Ok(Once::Ran(done)) => done.unwrap_or_else(error_response),
+        Ok(Once::Seen(seen)) => seen_before(s, &guard, key, seen).await,
+        Err(e) => ApiError::new(ErrorCode::StoreUnavailable, e.to_string()).into_response(),
+    }
+}
+
+/// The answer to a key seen before: its first response, its route's
+/// receipt, or the typed refusal.
+async fn seen_before(
+    s: &AppState,
+    guard: &Idempotency,
+    key: &IdemKey,
+    seen: IdempotencyBegin,
+) -> Response {
+    match seen {
+        IdempotencyBegin::Replay { status, body } => {
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+            (status, [("content-type", "application/json")], body).into_response()
         }
-        Err(e) => {
-            // Nothing was persisted: the client may retry with the same key.
-            let _ = s.store.idempotency_abandon(key).await;
-            error_response(e)
-        }
+        IdempotencyBegin::InFlight {
+            route: Some(id),
+            stale,
+        } => created_before(s, guard, key, (&id, stale)).await,
+        IdempotencyBegin::InFlight { route: None, .. } | IdempotencyBegin::Fresh => ApiError::new(
+            ErrorCode::IdempotencyInFlight,
+            "this idempotency key's first request is still executing",
+        )
+        .into_response(),
+        IdempotencyBegin::Mismatch => ApiError::new(
+            ErrorCode::IdempotencyMismatch,
+            "x-idempotency-key was already used with a different body",
+        )
+        .into_response(),
     }
 }
 
 /// The key's first request created route `id` and never answered (still
 /// running, or its process died): answer the route's receipt, and when the
-/// first request is presumed dead, make that the key's response.
-async fn created_before(s: &AppState, key: &str, id: &str, stale: bool) -> Response {
+/// first request is presumed dead (`stale`), make that the key's response.
+async fn created_before(
+    s: &AppState,
+    guard: &Idempotency,
+    key: &IdemKey,
+    (id, stale): (&str, bool),
+) -> Response {
     let found = s.store.get_route(id).await;
     let Ok(Some((r, _))) = found else {
         return ApiError::new(ErrorCode::StoreUnavailable, "the key's route is unreadable")
@@ -349,7 +244,7 @@ async fn created_before(s: &AppState, key: &str, id: &str, stale: bool) -> Respo
     };
     let text = serde_json::to_string(&receipt(&r, false, 0.0)).unwrap_or_default();
     if stale {
-        let _ = s.store.idempotency_complete(key, 200, &text).await;
+        let _ = guard.complete(key, 200, &text).await;
     }
     (StatusCode::OK, [("content-type", "application/json")], text).into_response()
 }
@@ -372,27 +267,8 @@ async fn respond(
         rehearse: rehearsal(headers),
     };
     let done = x.service.execute(x, req).await?;
-    Ok(json_response(StatusCode::OK, &shape(&done)))
-}
-
-/// The RouteReceipt of what became of the execute.
-pub(super) fn shape(done: &Executed) -> RouteReceipt {
-    match done {
-        Executed::Live(r) => receipt(r, false, 0.0),
-        Executed::Sandbox(r) => receipt(r, true, 0.0),
-        Executed::Dry(r) => dry_receipt(r, 0.0),
-        Executed::Rehearsed(r) => RouteReceipt {
-            broadcast: Some(false),
-            note: Some(REHEARSAL_NOTE.into()),
-            ..receipt(r, false, 0.0)
-        },
-        Executed::FundsRequired {
-            record,
-            sandbox,
-            note,
-        } => RouteReceipt {
-            note: Some(note.clone()),
-            ..receipt(record, *sandbox, 0.0)
-        },
-    }
+    Ok(json_response(
+        StatusCode::OK,
+        &relay_execution::receipt::of_executed(&done),
+    ))
 }

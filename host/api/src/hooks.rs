@@ -35,7 +35,7 @@ use relay_engine::{
 use relay_execution::sandbox::Sandbox;
 use relay_notify::{
     dispatch::SandboxRoutes,
-    hooks::{hook_text, HookError, HookProof, HookRegistered, HookView, RouteKnown},
+    hooks::{hook_text, HookProof, HookRegistered, HookView, RouteKnown},
     subscribe::{Observe, Subscription},
 };
 use relay_plugin_api::ChainRef;
@@ -48,33 +48,32 @@ use super::{
     ApiError, AppState, ErrorCode,
 };
 
+/// Webhooks and event subscriptions (spec §4.5, §6): each registration makes
+/// the host send requests.
+pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_feature::Feature {
+    name: "notify",
+    home: "host/notify",
+    spec: "§4.5, §6",
+    routes: |_| routes(),
+    limits: &[
+        relay_feature::Limit::post("hooks", "/api/hooks", 30),
+        relay_feature::Limit::post("subscribe", "/api/events/subscribe", 30),
+    ],
+    errors: &[
+        crate::ErrorCode::WebhookUrlRefused,
+        crate::ErrorCode::UnknownHook,
+        crate::ErrorCode::HookLimit,
+        crate::ErrorCode::HookProofRequired,
+        crate::ErrorCode::HookProofInvalid,
+    ],
+};
+
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(register))
         .routes(routes!(hook_state))
         .routes(routes!(subscribe))
         .routes(routes!(unsubscribe))
-}
-
-impl From<HookError> for ApiError {
-    fn from(e: HookError) -> Self {
-        let code = match &e {
-            HookError::Url(_) => ErrorCode::WebhookUrlRefused,
-            HookError::UnknownRoute(_) => ErrorCode::UnknownRoute,
-            HookError::DryRun(_) | HookError::Field { .. } => ErrorCode::InvalidField,
-            HookError::TooMany { .. } => ErrorCode::HookLimit,
-            HookError::ProofRequired(_) => ErrorCode::HookProofRequired,
-            HookError::ProofInvalid(_) => ErrorCode::HookProofInvalid,
-            HookError::UnknownHook(_) => ErrorCode::UnknownHook,
-            HookError::Store(_) => ErrorCode::StoreUnavailable,
-        };
-        let field = e.field();
-        let err = ApiError::new(code, e.to_string());
-        match field {
-            Some(f) => err.field(f),
-            None => err,
-        }
-    }
 }
 
 /// A required string field.
@@ -360,9 +359,10 @@ impl Observe for HostObserve {
     }
 }
 
-/// Sandbox routes' completions, for the dispatcher of this replica.
+/// Sandbox routes' completions, for the dispatcher of this replica,
+/// stamped on its clock.
 #[derive(Debug)]
-pub struct SandboxCompletions(pub Arc<Sandbox>);
+pub struct SandboxCompletions(pub Arc<Sandbox>, pub relay_types::SharedClock);
 
 impl SandboxRoutes for SandboxCompletions {
     fn completion(&self, route_id: &str) -> Option<Value> {
@@ -372,11 +372,6 @@ impl SandboxRoutes for SandboxCompletions {
             RouteStatus::Failed => "failed",
             _ => return None,
         };
-        Some(relay_store::route_event(
-            &r,
-            event,
-            relay_types::now_ms(),
-            true,
-        ))
+        Some(relay_store::route_event(&r, event, self.1.now_ms(), true))
     }
 }

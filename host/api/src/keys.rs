@@ -23,7 +23,7 @@ use axum::{
     http::{HeaderMap, Uri},
     Extension, Json,
 };
-use relay_accounts::keys::{KeyCreated, KeyError, KeyInfo, KeyRevoked, KeyService, KeyUsage};
+use relay_accounts::keys::{KeyCreated, KeyInfo, KeyRevoked, KeyService, KeyUsage};
 use serde_json::{Map, Value};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -35,6 +35,19 @@ use super::{
 
 /// The header a key is sent in.
 pub const KEY_HEADER: &str = "x-relay-key";
+
+/// Developer keys and their usage (spec §4.5): keys are created 10 a day
+/// per IP, whatever key the request carries.
+pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_feature::Feature {
+    name: "keys",
+    home: "host/accounts/src/keys.rs",
+    spec: "§4.5",
+    routes: |_| routes(),
+    limits: &[relay_feature::Limit::post("keys", "/api/keys/create", 10)
+        .per_day()
+        .by_ip()],
+    errors: &[crate::ErrorCode::KeyRequired, crate::ErrorCode::KeyUnknown],
+};
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -51,19 +64,6 @@ pub struct IssuedKeys(pub Arc<KeyService>);
 impl KeyRegistry for IssuedKeys {
     fn is_issued(&self, key: &str) -> bool {
         self.0.is_live(key)
-    }
-}
-
-impl From<KeyError> for ApiError {
-    fn from(e: KeyError) -> Self {
-        match e {
-            KeyError::Label(_) => ApiError::new(ErrorCode::InvalidField, e.to_string())
-                .field("label")
-                .suggest("send a label of at most 64 printable characters, or none"),
-            KeyError::Unknown => ApiError::new(ErrorCode::KeyUnknown, e.to_string())
-                .suggest("create a key with POST /api/keys/create; requests need no key"),
-            KeyError::Store(_) => ApiError::new(ErrorCode::StoreUnavailable, e.to_string()),
-        }
     }
 }
 

@@ -20,6 +20,7 @@ mod compare;
 pub mod concierge;
 mod conditional;
 mod delivery;
+mod discovery;
 mod edge;
 mod erasure;
 mod error;
@@ -31,6 +32,8 @@ mod improve;
 mod intent;
 pub mod keys;
 pub mod layers;
+#[cfg(test)]
+mod layout;
 pub mod limits;
 mod membership;
 pub mod metrics;
@@ -46,11 +49,11 @@ mod receipts;
 mod recent;
 mod refusal;
 mod routes;
+mod routing;
 mod schedule;
 mod session;
 mod snapshot;
 mod solve;
-pub mod spend_legs;
 mod sponsor;
 mod status;
 mod track;
@@ -64,6 +67,7 @@ use relay_chain::reader::ChainReader;
 use relay_config::HostConfig;
 use relay_engine::{health::HealthCache, mesh::MeshInputs};
 use relay_execution::{executor::Executor, relayer::Relayer, sandbox::Sandbox};
+use relay_feature::Feature;
 use relay_runtime::rails::RailSet;
 use relay_store::Store;
 pub use status::MCP_PATH;
@@ -99,6 +103,8 @@ pub struct Services {
     pub rails: Arc<RailSet>,
     /// The store.
     pub store: Store,
+    /// The clock every handler reads time from (the store's).
+    pub clock: relay_types::SharedClock,
     /// Read-only chain access (failover across the operator's endpoints).
     pub reader: Arc<ChainReader>,
     /// Health readings (30 s cache).
@@ -136,68 +142,57 @@ pub struct Services {
     /// Routing: the mesh, the quoter, compare answers and the one execute
     /// service ([`relay_app::Routing`], built once by the binary).
     pub routing: Arc<relay_app::Routing>,
+    /// What every adapter reports to the operator's dashboard (recent
+    /// errors, rate-limit refusals).
+    pub signals: Arc<relay_admin::signals::Signals>,
 }
 
-/// The whole API router.
+/// Every feature the host serves, each described once in its own home
+/// ([`relay_feature::Feature`]: routes, rate-limit buckets, errorCodes).
+/// Adding a feature is its module and one line here.
+pub const FEATURES: &[Feature<AppState>] = &[
+    discovery::FEATURE,
+    routing::FEATURE,
+    primitive::FEATURE,
+    keys::FEATURE,
+    hooks::FEATURE,
+    session::FEATURE,
+    ncaccount::FEATURE,
+    netting::FEATURE,
+    sponsor::FEATURE,
+    analysis::FEATURE,
+    concierge::FEATURE,
+    admin::FEATURE,
+    openapi::FEATURE,
+];
+
+/// Every feature's rate-limit buckets.
+pub fn limit_table() -> Vec<relay_feature::Limit> {
+    FEATURES
+        .iter()
+        .flat_map(|f| f.limits.iter().copied())
+        .collect()
+}
+
+/// The whole API router: every feature's routes behind the HTTP edge.
 pub fn router(state: AppState) -> Router {
-    let quoting = quote::Quoting::of(&state);
-    let admin = admin::Admin::new(&state);
     let limiter = Arc::new(limits::RateLimiter::with_keys(
         &state.config.limits,
         Arc::new(keys::IssuedKeys(state.keys.clone())),
     ));
     metrics::handle();
-    let (documented, doc) = OpenApiRouter::with_openapi(openapi::base())
-        .merge(status::routes())
-        .merge(routes::routes())
-        .merge(gasless::routes())
-        .merge(uptime::routes())
-        .merge(delivery::routes())
-        .merge(snapshot::routes())
-        .merge(changelog::routes())
-        .merge(pricefeeds::routes())
-        .merge(floatlane::routes())
-        .merge(membership::routes())
-        .merge(plan::routes(quoting.clone()))
-        .merge(solve::routes(quoting.clone()))
-        .merge(agent::routes(quoting.clone()))
-        .merge(recent::routes())
-        .merge(quote::routes(quoting.clone()))
-        .merge(compare::routes(quoting.clone()))
-        .merge(why::routes(quoting.clone()))
-        .merge(improve::routes(quoting.clone()))
-        .merge(track::routes())
-        .merge(hooks::routes())
-        .merge(keys::routes())
-        .merge(preflight::routes(quoting.clone()))
-        .merge(intent::routes(quoting.clone()))
-        .merge(session::routes(quoting.clone()))
-        .merge(batch::routes(quoting.clone()))
-        .merge(schedule::routes(quoting.clone()))
-        .merge(conditional::routes(quoting.clone()))
-        .merge(ncaccount::routes(
-            state.clone(),
-            Arc::new(spend_legs::EngineLegs::new(quoting.clone())),
-        ))
-        .merge(execute::routes(quoting))
-        .merge(sponsor::routes())
-        .merge(balances::routes())
-        .merge(netting::routes())
-        .merge(concierge::routes())
-        .merge(analysis::routes())
-        .merge(refusal::routes())
-        .merge(erasure::routes())
-        .merge(receipts::routes())
-        .merge(admin::routes(admin.clone()))
-        .merge(openapi::routes())
-        .merge(metrics::routes())
+    let (documented, doc) = FEATURES
+        .iter()
+        .fold(OpenApiRouter::with_openapi(openapi::base()), |r, f| {
+            r.merge((f.routes)(&state))
+        })
         .split_for_parts();
     openapi::finish(doc);
     let routes = documented
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::not_found);
     let observers = layers::Observers {
-        signals: admin.signals(),
+        signals: state.signals.clone(),
         keys: state.keys.clone(),
         state: state.clone(),
     };
@@ -215,9 +210,5 @@ pub(crate) async fn with_mesh<T>(
 
 /// A routing refusal as the API answers it.
 pub(crate) fn routing_error(e: relay_app::RoutingError) -> ApiError {
-    match e {
-        relay_app::RoutingError::Unroutable(m) => ApiError::new(ErrorCode::UnroutableLane, m)
-            .suggest("see GET /api/route/chains for the lanes this host serves"),
-        relay_app::RoutingError::Store(m) => ApiError::new(ErrorCode::StoreUnavailable, m),
-    }
+    e.into()
 }

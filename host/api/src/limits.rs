@@ -6,7 +6,8 @@
 //! more every window/N after that — never more than N in a burst, N per
 //! window sustained. **Every matched route is limited.** The endpoints of
 //! §8.1 have their spec limits and the host's own listed endpoints theirs
-//! ([`TABLE`]; operators override a bucket in `[limits.per_minute]`, or
+//! (each feature lists its buckets in its descriptor, [`crate::FEATURES`],
+//! [`Limit`]; operators override a bucket in `[limits.per_minute]`, or
 //! `per_hour` / `per_day` for a bucket counted over those); every other
 //! route gets a bucket of its own (`"<METHOD> <route template>"`, e.g.
 //! `"GET /api/route/status"`) of `limits.default_per_minute` (120), and
@@ -36,7 +37,7 @@
 //! retryAfterMs}` with `retry-after` (seconds until the next request can
 //! pass). A limit of 0 refuses every request to the bucket.
 //!
-//! The discovery reads of §4.1 beyond `/api/status` ([`DISCOVERY`]) are
+//! The discovery reads of §4.1 beyond `/api/status` (`crate::discovery`) are
 //! limited like status — its limit, `per_minute.status` included — each
 //! path in its own bucket (§8.1 counts per endpoint), so a dashboard
 //! polling them all is not throttled by their sum.
@@ -48,8 +49,8 @@
 //! (one subscriber's allocation), an IPv4-mapped IPv6 address as the IPv4
 //! address. An *issued* API key (`x-relay-key`, [`KeyRegistry`]) scopes a
 //! bucket of its own, wherever it calls from, **and the request still
-//! counts against its IP's bucket** (except in the per-IP-only buckets of
-//! [`BY_IP`], counted once, by IP): a key raises no ceiling its IP did
+//! counts against its IP's bucket** (except in the per-IP-only buckets,
+//! [`Limit::by_ip`], counted once, by IP): a key raises no ceiling its IP did
 //! not have — keys are free, so ten keys must not buy ten buckets — and
 //! the answer's headers are the tighter of the two. The host's developer
 //! keys answer "issued?" (`relay_accounts::keys`, from memory); any other
@@ -95,32 +96,9 @@ use relay_config::LimitsConfig;
 use tower_http::cors::{Any, CorsLayer};
 
 /// The period a limit is counted over unless its bucket says otherwise.
-pub const WINDOW: Duration = Duration::from_secs(60);
+pub const WINDOW: Duration = Window::Minute.duration();
 
-/// The period a bucket is counted over.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Window {
-    /// N per minute (every bucket unless [`WINDOWS`] says otherwise).
-    Minute,
-    /// N per hour.
-    Hour,
-    /// N per day.
-    Day,
-}
-
-impl Window {
-    /// The window's length.
-    pub fn duration(self) -> Duration {
-        match self {
-            Window::Minute => WINDOW,
-            Window::Hour => WINDOW * 60,
-            Window::Day => WINDOW * 60 * 24,
-        }
-    }
-}
-
-/// Buckets counted over a window other than a minute.
-const WINDOWS: &[(&str, Window)] = &[("keys", Window::Day)];
+pub use relay_feature::{Limit, Window};
 
 /// A bucket a request counts in.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,126 +109,10 @@ pub struct Bucket {
     pub limit: u32,
     /// The window.
     pub window: Window,
+    /// Counted by the client's IP only, even for a request with an issued
+    /// key (creating keys, signing in).
+    pub by_ip: bool,
 }
-
-/// The listed endpoints (§8.1 and the host's own): bucket, methods, path
-/// or route template, limit per window (a minute unless [`WINDOWS`] says
-/// otherwise).
-const TABLE: &[(&str, &[Method], &str, u32)] = &[
-    ("status", &[Method::GET], "/api/status", 60),
-    ("quote", &[Method::POST], "/api/route/quote", 40),
-    ("execute", &[Method::POST], "/api/route/execute", 8),
-    (
-        "compare",
-        &[Method::GET, Method::POST],
-        "/api/route/compare",
-        30,
-    ),
-    (
-        "solve",
-        &[Method::GET, Method::POST],
-        "/api/intent/solve",
-        20,
-    ),
-    ("recent", &[Method::GET], "/api/routes/recent", 60),
-    ("preflight", &[Method::POST], "/api/route/preflight", 40),
-    ("plan", &[Method::POST], "/api/route/plan", 20),
-    ("agent", &[Method::POST], "/api/agent/do", 20),
-    ("batch", &[Method::POST], "/api/route/batch", 30),
-    ("schedule", &[Method::POST], "/api/route/schedule", 30),
-    (
-        "session-execute",
-        &[Method::POST],
-        "/api/session/execute",
-        60,
-    ),
-    // keys created per IP per day (WINDOWS)
-    ("keys", &[Method::POST], "/api/keys/create", 10),
-    // the operator's sign-in: token guessing (plus a back-off per IP after
-    // each failure, crate::admin)
-    ("admin-login", &[Method::POST], "/admin/login", 10),
-    // issue 40: stores a prepared route and reserves its owner's nonces
-    ("intent", &[Method::POST], "/api/route/intent", 20),
-    ("conditional", &[Method::POST], "/api/route/conditional", 30),
-    ("improve", &[Method::POST], "/api/route/improve", 20),
-    ("preflight-full", &[Method::POST], "/api/preflight/full", 20),
-    // reads of every chain for one address
-    ("balance", &[Method::GET], "/api/balance/{addr}", 30),
-    ("account", &[Method::GET], "/api/account/{addr}", 30),
-    (
-        "ncaccount-account",
-        &[Method::GET],
-        "/api/ncaccount/{agent}",
-        30,
-    ),
-    ("receipts", &[Method::GET], "/api/receipts/{addr}", 30),
-    ("ask", &[Method::POST], "/api/ask", 30),
-    ("hooks", &[Method::POST], "/api/hooks", 30),
-    ("subscribe", &[Method::POST], "/api/events/subscribe", 30),
-    // spec §4.8 (its limits are not shown): the free check like a quote,
-    // a paid sponsorship like a fund-moving execute (a 402 counts too)
-    ("7702-check", &[Method::POST], "/api/7702/check", 40),
-    // erasure: a signed request is cheap to check, but each one scans routes
-    (
-        "erasure-request",
-        &[Method::POST],
-        "/api/erasure/request",
-        5,
-    ),
-    ("7702-sponsor", &[Method::POST], "/api/7702/sponsor", 20),
-    // spec §4.7 (limits not shown): fund-moving netting calls like an
-    // execute, enrolment and deposit claims like a quote
-    ("netting-enroll", &[Method::POST], "/api/netting/enroll", 20),
-    (
-        "netting-deposit",
-        &[Method::POST],
-        "/api/netting/deposit",
-        20,
-    ),
-    (
-        "netting-transfer",
-        &[Method::POST],
-        "/api/netting/transfer",
-        30,
-    ),
-    (
-        "netting-withdraw",
-        &[Method::POST],
-        "/api/netting/withdraw",
-        8,
-    ),
-    // spec §4.6 (limits not shown): a yield-account spend like an execute,
-    // its quote (several chain reads) like a quote
-    (
-        "ncaccount-quote",
-        &[Method::POST],
-        "/api/ncaccount/quote",
-        40,
-    ),
-    (
-        "ncaccount-spend",
-        &[Method::POST],
-        "/api/ncaccount/spend",
-        20,
-    ),
-];
-
-/// Buckets counted by the client's IP only, even for a request with an
-/// issued key: creating keys and signing in are per IP, whatever key.
-const BY_IP: &[&str] = &["keys", "admin-login"];
-
-/// Discovery reads (§4.1) limited like `GET /api/status`, each in its
-/// own bucket.
-pub const DISCOVERY: &[&str] = &[
-    "/api/gasless/info",
-    "/api/uptime",
-    "/api/delivery/stats",
-    "/api/capability/snapshot",
-    "/api/changelog",
-    "/api/pricefeeds",
-    "/api/floatlane/info",
-    "/api/membership/status",
-];
 
 /// Refilled buckets are dropped once per this many requests.
 const SWEEP_EVERY: u64 = 1024;
@@ -367,6 +229,7 @@ type Limiters<C> = BTreeMap<(u32, Window), Arc<Keyed<C>>>;
 /// per distinct (limit, window), keyed by (bucket, client).
 pub struct RateLimiter<C: Clock + Clone = DefaultClock> {
     config: LimitsConfig,
+    table: Arc<[Limit]>,
     keys: Arc<dyn KeyRegistry>,
     clock: C,
     limiters: RwLock<Limiters<C>>,
@@ -382,7 +245,8 @@ impl<C: Clock + Clone> fmt::Debug for RateLimiter<C> {
 }
 
 impl RateLimiter {
-    /// A limiter configured by `[limits]`, with no keys issued.
+    /// A limiter over the host's buckets ([`crate::limit_table`])
+    /// configured by `[limits]`, with no keys issued.
     pub fn new(config: &LimitsConfig) -> Self {
         Self::with_keys(config, Arc::new(NoKeysIssued))
     }
@@ -398,6 +262,7 @@ impl<C: Clock + Clone> RateLimiter<C> {
     pub fn with_clock(config: &LimitsConfig, keys: Arc<dyn KeyRegistry>, clock: C) -> Self {
         RateLimiter {
             config: config.clone(),
+            table: crate::limit_table().into(),
             keys,
             clock,
             limiters: RwLock::new(BTreeMap::new()),
@@ -412,42 +277,33 @@ impl<C: Clock + Clone> RateLimiter<C> {
             return None;
         }
         let template = route.unwrap_or(path);
-        let listed = TABLE
+        let listed = self
+            .table
             .iter()
-            .find(|(_, methods, p, _)| *p == template && methods.contains(method));
-        let (name, spec) = match listed {
-            Some((name, _, _, spec)) => (name.to_string(), *spec),
-            None if *method == Method::GET && DISCOVERY.contains(&path) => {
-                let (_, _, _, spec) = TABLE.iter().find(|(n, ..)| *n == "status")?;
-                let limit = self.config.per_minute.get("status").copied();
-                return Some(Bucket {
-                    name: format!("status {path}"),
-                    limit: limit.unwrap_or(*spec),
-                    window: Window::Minute,
-                });
-            }
-            None => (
-                match route {
-                    Some(r) => format!("{method} {r}"),
-                    None => "(unknown path)".into(),
-                },
-                self.config.default_per_minute,
-            ),
+            .find(|l| l.path == template && l.methods.contains(method));
+        let Some(l) = listed else {
+            let name = match route {
+                Some(r) => format!("{method} {r}"),
+                None => "(unknown path)".into(),
+            };
+            let limit = self.config.per_minute.get(&name).copied();
+            return Some(Bucket {
+                limit: limit.unwrap_or(self.config.default_per_minute),
+                name,
+                window: Window::Minute,
+                by_ip: false,
+            });
         };
-        let window = WINDOWS
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map_or(Window::Minute, |(_, w)| *w);
-        let overrides = match window {
+        let overrides = match l.window {
             Window::Minute => &self.config.per_minute,
             Window::Hour => &self.config.per_hour,
             Window::Day => &self.config.per_day,
         };
-        let limit = overrides.get(&name).copied().unwrap_or(spec);
         Some(Bucket {
-            name,
-            limit,
-            window,
+            name: l.bucket.to_string(),
+            limit: overrides.get(l.key).copied().unwrap_or(l.per),
+            window: l.window,
+            by_ip: l.by_ip,
         })
     }
 
@@ -518,9 +374,9 @@ impl<C: Clock + Clone> RateLimiter<C> {
 
     /// Counts one request in `bucket`: against its issued key's bucket
     /// and its IP's (a key raises no ceiling its IP did not have), or its
-    /// IP's alone (no issued key, or a [`BY_IP`] bucket).
+    /// IP's alone (no issued key, or a bucket counted by IP).
     pub fn count(&self, bucket: &Bucket, client: &Client, ip: &Client) -> Decision {
-        if !matches!(client, Client::Key(_)) || BY_IP.contains(&bucket.name.as_str()) {
+        if !matches!(client, Client::Key(_)) || bucket.by_ip {
             return self.hit(bucket, ip);
         }
         let by_key = self.hit(bucket, client);
@@ -755,6 +611,7 @@ mod tests {
             name: name.into(),
             limit,
             window: Window::Minute,
+            by_ip: false,
         }
     }
 
@@ -827,10 +684,7 @@ mod tests {
         assert_eq!(b(Method::POST, "/api/session/execute").unwrap().limit, 60);
         let keys = b(Method::POST, "/api/keys/create").unwrap();
         assert_eq!((keys.limit, keys.window), (10, Window::Day));
-        assert!(
-            BY_IP.contains(&keys.name.as_str()),
-            "creating keys is limited per IP"
-        );
+        assert!(keys.by_ip, "creating keys is limited per IP");
     }
 
     #[test]
@@ -909,7 +763,8 @@ mod tests {
             let got = b(method, route);
             assert_eq!((got.name.as_str(), got.limit), (name, limit), "{route}");
         }
-        assert!(BY_IP.contains(&"admin-login"), "signing in is per IP");
+        let login = b(Method::POST, "/admin/login");
+        assert!(login.by_ip, "signing in is per IP");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! /api/ncaccount/spend`, `GET /api/ncaccount/spend/{id}` and `GET
 //! /api/account/venues`. Thin over [`relay_accounts::yield_account`]:
 //! parse, call, shape the answer; the delivery leg goes through the engine
-//! ([`super::spend_legs`]).
+//! ([`relay_app::legs`]).
 //! A spend honours `x-idempotency-key` (a repeat replays the first answer;
 //! nothing is spent twice) and, without `live: true`, answers what would
 //! happen (`state: DRY`) and sends nothing.
@@ -22,6 +22,7 @@ use relay_accounts::yield_account::{
     view::{NcAccount, Venue},
     YieldError, YieldService,
 };
+use relay_store::durable::IdemKey;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use utoipa::ToSchema;
@@ -39,6 +40,44 @@ struct Nc {
     app: AppState,
     legs: Arc<dyn LegRouter>,
 }
+
+/// The non-custodial yield account and unified balances (spec §4.6; its
+/// limits are not shown): a spend like an execute, its quote (several
+/// chain reads) like a quote, every read of all chains 30 a minute.
+/// The yield account's routes, its legs over the host's routing, and the
+/// unified balances.
+fn routes_of(s: &AppState) -> OpenApiRouter<AppState> {
+    let legs = Arc::new(relay_app::legs::EngineLegs::new(s.routing.clone()));
+    routes(s.clone(), legs).merge(super::balances::routes())
+}
+
+pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_feature::Feature {
+    name: "yield_account",
+    home: "host/accounts/src/yield_account",
+    spec: "§4.6",
+    routes: routes_of,
+    limits: &[
+        relay_feature::Limit::get("ncaccount-account", "/api/ncaccount/{agent}", 30),
+        relay_feature::Limit::post("ncaccount-quote", "/api/ncaccount/quote", 40),
+        relay_feature::Limit::post("ncaccount-spend", "/api/ncaccount/spend", 20),
+        relay_feature::Limit::get("balance", "/api/balance/{addr}", 30),
+        relay_feature::Limit::get("account", "/api/account/{addr}", 30),
+    ],
+    errors: &[
+        crate::ErrorCode::UnknownSpend,
+        crate::ErrorCode::NcChainUnsupported,
+        crate::ErrorCode::NcSignatureInvalid,
+        crate::ErrorCode::NcDomainChain,
+        crate::ErrorCode::NcIntentExpired,
+        crate::ErrorCode::NcNonceUsed,
+        crate::ErrorCode::NcAllowanceExceeded,
+        crate::ErrorCode::NcInsufficientShares,
+        crate::ErrorCode::NcBelowFee,
+        crate::ErrorCode::NcNoRoute,
+        crate::ErrorCode::NcWouldRevert,
+        crate::ErrorCode::NcChainUnavailable,
+    ],
+};
 
 pub(super) fn routes(app: AppState, legs: Arc<dyn LegRouter>) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -147,7 +186,7 @@ async fn spend(State(s): State<Nc>, headers: HeaderMap, body: Bytes) -> Response
     match idempotency_key(&headers) {
         Some(key) => {
             let run = || run_spend(&s, &body, Some(&key));
-            idempotent(&s.app, &body, &key, run).await
+            idempotent(&s.app, &body, &IdemKey::route(&key), run).await
         }
         None => run_spend(&s, &body, None)
             .await

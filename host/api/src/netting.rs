@@ -16,6 +16,38 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{edge::JsonObject, ApiError, AppState, ErrorCode};
+use relay_feature::{Feature, Limit};
+
+/// Custodial netting accounts (spec §4.7). Fund-moving calls are limited
+/// like an execute, enrolment and deposit claims like a quote (the spec
+/// shows no limits).
+pub(crate) const FEATURE: Feature<AppState> = Feature {
+    name: "netting",
+    home: "host/accounts/src/netting",
+    spec: "§4.7",
+    routes: |_| routes(),
+    limits: &[
+        Limit::post("netting-enroll", "/api/netting/enroll", 20),
+        Limit::post("netting-deposit", "/api/netting/deposit", 20),
+        Limit::post("netting-transfer", "/api/netting/transfer", 30),
+        Limit::post("netting-withdraw", "/api/netting/withdraw", 8),
+    ],
+    errors: &[
+        ErrorCode::NettingUnavailable,
+        ErrorCode::NettingSignatureInvalid,
+        ErrorCode::NettingNotEnrolled,
+        ErrorCode::NettingNonceSpent,
+        ErrorCode::NettingInsufficientBalance,
+        ErrorCode::NettingCapExceeded,
+        ErrorCode::NettingSafeShareExceeded,
+        ErrorCode::NettingChainUnsupported,
+        ErrorCode::NettingDepositPending,
+        ErrorCode::NettingDepositInvalid,
+        ErrorCode::NettingBelowPayoutCost,
+        ErrorCode::NettingFloatShort,
+        ErrorCode::NettingPayoutFailed,
+    ],
+};
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -99,6 +99,17 @@ fetch('/api/openapi.json').then(r=>r.json()).then(doc=>{
 });
 </script></body></html>"#;
 
+/// The service's own documents: the OpenAPI document and its viewer, and
+/// the Prometheus metrics (the default bucket per route).
+pub(crate) const FEATURE: relay_feature::Feature<AppState> = relay_feature::Feature {
+    name: "service",
+    home: "host/api/src/openapi.rs",
+    spec: "§9",
+    routes: |_| routes().merge(super::metrics::routes()),
+    limits: &[],
+    errors: &[],
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,11 +33,7 @@ use relay_plugin_api::Amount;
 use serde_json::Value;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::{
-    edge::JsonObject,
-    quote::{no_route, Quoting},
-    ApiError, AppState, ErrorCode,
-};
+use super::{edge::JsonObject, quote::Quoting, ApiError, AppState, ErrorCode};
 use relay_engine::{
     plan::{self, Binding, Constraints, PlanAnswer, PlanStep, Unusable},
     quote::QuoteOutcome,
@@ -58,7 +54,7 @@ pub(super) fn unusable(u: Unusable) -> ApiError {
             ApiError::new(ErrorCode::UnroutableLane, u.to_string()).field("rail")
         }
         Unusable::QuoteOnly(_) => ApiError::new(ErrorCode::QuoteOnly, u.to_string()),
-        Unusable::NoRoute(n) => no_route(Some(n)),
+        Unusable::NoRoute(n) => relay_errors::no_route(Some(n)),
     }
 }
 

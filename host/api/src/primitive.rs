@@ -28,20 +28,13 @@ use axum::{
     response::{IntoResponse, Response},
     Json,
 };
-use relay_engine::request::parse_execute;
-use relay_execution::execute::ExecuteRequest;
 use relay_primitives::{
     cancel::Canceller,
-    price::{PriceSource, Usd},
     record::{self, Authority, UNSUPPORTED_AUTHORITIES},
-    service::{Primitives, ServiceError},
-    watcher::{RunResult, Runner, Watcher, WatcherDeps},
-    Invalid,
+    service::Primitives,
 };
-use relay_store::IdempotencyBegin;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
-use sha2::{Digest, Sha256};
+use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// The handlers' state.
@@ -60,42 +53,8 @@ impl Prim {
     }
 }
 
-impl From<Invalid> for ApiError {
-    fn from(e: Invalid) -> Self {
-        let code = match e.missing {
-            true => ErrorCode::MissingField,
-            false => ErrorCode::InvalidField,
-        };
-        ApiError::new(code, e.to_string()).field(e.field)
-    }
-}
-
-impl From<ServiceError> for ApiError {
-    fn from(e: ServiceError) -> Self {
-        let message = e.to_string();
-        match e {
-            ServiceError::NotFound { .. } => {
-                ApiError::new(ErrorCode::PrimitiveNotFound, message).field("id")
-            }
-            ServiceError::Finished { .. } | ServiceError::AlreadyRun { .. } => {
-                ApiError::new(ErrorCode::PrimitiveFinished, message).field("id")
-            }
-            ServiceError::CancelUnauthenticated { .. } => {
-                ApiError::new(ErrorCode::PrimitiveCancelUnauthorized, message)
-                    .field(CANCEL_TOKEN_HEADER)
-                    .suggest("send the cancelToken the create answer carried as x-cancel-token, or the owner's Authorization: Bearer <owner token>")
-            }
-            ServiceError::CancelForbidden { .. } => {
-                ApiError::new(ErrorCode::PrimitiveCancelForbidden, message)
-                    .field(CANCEL_TOKEN_HEADER)
-            }
-            ServiceError::Store(e) => ApiError::new(ErrorCode::StoreUnavailable, e.to_string()),
-        }
-    }
-}
-
 /// The header a record's cancel token is sent in.
-pub(crate) const CANCEL_TOKEN_HEADER: &str = "x-cancel-token";
+pub(crate) const CANCEL_TOKEN_HEADER: &str = relay_primitives::cancel::TOKEN_HEADER;
 
 /// Who asks to cancel a record: the owner (by credential), the holder of
 /// a cancel token (checked by the service), or nobody.
@@ -194,97 +153,31 @@ pub(crate) fn object(body: &axum::body::Bytes) -> Result<Map<String, Value>, Api
     Ok(JsonObject::parse(body)?.0)
 }
 
-/// The live runner of the watcher's runs and a batch's legs: one execute
-/// under the run's key, through the execute service `POST
-/// /api/route/execute` uses, with the owner's authority the record
-/// carries.
-pub(crate) struct ExecuteRunner(pub(crate) Quoting);
-
-#[async_trait::async_trait]
-impl Runner for ExecuteRunner {
-    async fn run(&self, body: &Value, key: &str) -> RunResult {
-        let s = &self.0.app;
-        let fingerprint = hex::encode(Sha256::digest(body.to_string().as_bytes()));
-        let stale_ms = s.config.execution.idempotency_stale_ms;
-        match s.store.idempotency_begin(key, &fingerprint, stale_ms).await {
-            Ok(IdempotencyBegin::Fresh) => {}
-            Ok(IdempotencyBegin::Replay { status, body }) => {
-                let v: Value = serde_json::from_str(&body).unwrap_or_default();
-                return match status {
-                    200 => RunResult::Executed(v),
-                    _ => RunResult::Failed(v),
-                };
-            }
-            Ok(IdempotencyBegin::InFlight {
-                route: Some(id), ..
-            }) => return RunResult::Executed(json!({"id": id, "status": "BRIDGING"})),
-            Ok(IdempotencyBegin::InFlight { route: None, stale }) => {
-                if stale {
-                    // its first attempt died before creating a route: nothing moved
-                    let _ = s.store.idempotency_abandon(key).await;
-                }
-                return RunResult::Retry("the run's first attempt is still executing".into());
-            }
-            Ok(IdempotencyBegin::Mismatch) => {
-                return RunResult::Failed(
-                    json!({"error": "the run's idempotency key was used with another body", "errorCode": "IDEMPOTENCY_KEY_REUSED"}),
-                )
-            }
-            Err(e) => return RunResult::Retry(e.to_string()),
-        }
-        match self.execute(body, key).await {
-            Ok(receipt) => {
-                let text = receipt.to_string();
-                if let Err(e) = s.store.idempotency_complete(key, 200, &text).await {
-                    tracing::error!(error = %e, key, "run response not stored");
-                }
-                RunResult::Executed(receipt)
-            }
-            Err(e) => {
-                let _ = s.store.idempotency_abandon(key).await;
-                RunResult::Failed(json!({"error": e.message, "errorCode": e.code.as_str()}))
-            }
-        }
-    }
-}
-
-impl ExecuteRunner {
-    async fn execute(&self, body: &Value, key: &str) -> Result<Value, ApiError> {
-        let ask = parse_execute(body, &self.0.app.config)?;
-        let req = ExecuteRequest {
-            ask,
-            sandbox: false,
-            idempotency_key: Some(key.to_string()),
-            operator: true,
-            rehearse: false,
-        };
-        let done = self.0.service.execute(&self.0, req).await?;
-        Ok(serde_json::to_value(execute::shape(&done)).unwrap_or_default())
-    }
-}
-
-/// Conditionals' prices: the host's price book, the one
-/// `GET /api/pricefeeds` shows and quotes convert with (a pair's fresh,
-/// positive on-chain feed; its configured price only when it has no feed).
-struct BookPrices(Arc<relay_engine::oracle::PriceBook>);
-
-impl PriceSource for BookPrices {
-    fn usd(&self, pair: &str) -> Option<Usd> {
-        let e6 = self.0.usd_e6(pair).ok()?;
-        Usd::from_answer(u128::from(e6), 6).filter(|u| u.0 > 0)
-    }
-}
-
-/// The watcher of this host: its store, the live runner over the execute
-/// service, the host's price book, and the gate (`primitives.live`, which
-/// `PRIMITIVES_LIVE=1` turns on).
-pub fn watcher(s: &AppState, live_gate: bool) -> Watcher {
+/// The primitives' routes over the host's routing.
+fn routes(s: &AppState) -> utoipa_axum::router::OpenApiRouter<AppState> {
     let q = Quoting::of(s);
-    Watcher::new(WatcherDeps {
-        store: Arc::new(s.store.clone()),
-        runner: Arc::new(ExecuteRunner(q)),
-        prices: Arc::new(BookPrices(s.prices.clone())),
-        lease_ms: s.config.primitives.lease_ms,
-        live_gate,
-    })
+    super::batch::routes(q.clone())
+        .merge(super::schedule::routes(q.clone()))
+        .merge(super::conditional::routes(q))
 }
+
+/// Route primitives (spec §4.4): batches, schedules and price
+/// conditionals, 30 a minute each.
+pub(crate) const FEATURE: relay_feature::Feature<AppState> = relay_feature::Feature {
+    name: "primitives",
+    home: "host/primitives",
+    spec: "§4.4",
+    routes,
+    limits: &[
+        relay_feature::Limit::post("batch", "/api/route/batch", 30),
+        relay_feature::Limit::post("schedule", "/api/route/schedule", 30),
+        relay_feature::Limit::post("conditional", "/api/route/conditional", 30),
+    ],
+    errors: &[
+        ErrorCode::PrimitiveNotFound,
+        ErrorCode::PrimitiveFinished,
+        ErrorCode::PrimitiveCancelUnauthorized,
+        ErrorCode::PrimitiveCancelForbidden,
+        ErrorCode::AuthorityUnsupported,
+    ],
+};

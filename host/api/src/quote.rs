@@ -30,10 +30,9 @@ use relay_engine::{
     answer::{CompareResult, Quote},
     attest::{self, QuoteTerms},
     compare::TtlCache,
-    quote::{NoRoute, Priced, QuoteOutcome, RailResult},
+    quote::{Priced, QuoteOutcome, RailResult},
     route::{parse_route, RouteAsk},
 };
-use relay_types::now_ms;
 
 /// What the quote and compare handlers share.
 #[derive(Clone)]
@@ -137,11 +136,12 @@ async fn quote(
     span.record("lane", format!("{}->{}", ask.from_chain, ask.to_chain));
     let outcome = q.run(&ask).await?;
     let Some((winner, priced)) = outcome.best() else {
-        return Err(no_route(outcome.no_route()));
+        return Err(relay_errors::no_route(outcome.no_route()));
     };
     span.record("rail", winner.rail.as_str());
     span.record("best_of", outcome.answered());
-    let terms = terms(&outcome, winner, priced, q.app.config.quote.validity_ms);
+    let validity = (q.app.config.quote.validity_ms, q.app.clock.now_ms());
+    let terms = terms(&outcome, winner, priced, validity);
     let attestation = s
         .attest
         .sign(terms)
@@ -153,26 +153,17 @@ async fn quote(
     Ok(LargeJson(answer))
 }
 
-pub(super) fn no_route(why: Option<NoRoute>) -> ApiError {
-    match why {
-        Some(e @ NoRoute::AmountOutOfRange(_)) => {
-            ApiError::new(ErrorCode::AmountOutOfRange, e.to_string())
-                .field("amount")
-                .suggest("try a larger amount (fees) or a smaller one (capacity)")
-        }
-        Some(e @ NoRoute::Unroutable(_)) => ApiError::new(ErrorCode::UnroutableLane, e.to_string())
-            .suggest("see GET /api/route/chains for the lanes and assets this host routes"),
-        Some(e) => ApiError::new(ErrorCode::RailsUnavailable, e.to_string()),
-        None => ApiError::new(ErrorCode::RailsUnavailable, "no rail could quote"),
-    }
-}
-
 fn token_ref(t: &Token) -> String {
     t.address.clone().unwrap_or_else(|| t.symbol.clone())
 }
 
-fn terms(o: &QuoteOutcome, winner: &RailResult, p: &Priced, validity_ms: u64) -> QuoteTerms {
-    let expires_at = (now_ms() + validity_ms).min(p.quote.expires_at_ms.max(now_ms()));
+fn terms(
+    o: &QuoteOutcome,
+    winner: &RailResult,
+    p: &Priced,
+    (validity_ms, now): (u64, u64),
+) -> QuoteTerms {
+    let expires_at = (now + validity_ms).min(p.quote.expires_at_ms.max(now));
     QuoteTerms {
         from_chain: o.ask.from_chain,
         to_chain: o.ask.to_chain,

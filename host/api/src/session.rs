@@ -30,12 +30,13 @@ use axum::{
     Json,
 };
 use relay_accounts::sessions::{
-    ExecFailure, Reader, RouteTerms, SessionError, SessionIssued, SessionList, SessionRevoked,
-    SessionRunner, SessionService, SessionView, TokenTerm,
+    ExecFailure, Reader, RouteTerms, SessionIssued, SessionList, SessionRevoked, SessionRunner,
+    SessionService, SessionView, TokenTerm,
 };
 use relay_engine::request::{parse_execute, ExecuteAsk};
 use relay_execution::{execute::ExecuteRequest, receipt::RouteReceipt};
 use relay_plugin_api::Token;
+use relay_store::durable::IdemKey;
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -44,7 +45,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::{
     auth,
     edge::{self, JsonObject},
-    execute::{error_response, idempotency_key, idempotent, shape},
+    execute::{error_response, idempotency_key, idempotent},
     quote::Quoting,
     ApiError, AppState, ErrorCode,
 };
@@ -66,6 +67,33 @@ struct Sessions {
     sessions: Arc<SessionService>,
 }
 
+/// Policy-gated agent sessions (spec §4.5): an agent's routes, also
+/// bounded by its session's caps.
+/// The sessions' routes over the host's routing.
+fn routes_of(s: &AppState) -> OpenApiRouter<AppState> {
+    routes(super::quote::Quoting::of(s))
+}
+
+pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_feature::Feature {
+    name: "sessions",
+    home: "host/accounts/src/sessions",
+    spec: "§4.5",
+    routes: routes_of,
+    limits: &[relay_feature::Limit::post(
+        "session-execute",
+        "/api/session/execute",
+        60,
+    )],
+    errors: &[
+        crate::ErrorCode::SessionUnauthorized,
+        crate::ErrorCode::SessionRevoked,
+        crate::ErrorCode::SessionExpired,
+        crate::ErrorCode::SessionPolicy,
+        crate::ErrorCode::SessionCapExceeded,
+        crate::ErrorCode::UnknownSession,
+    ],
+};
+
 pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
     let sessions = q.app.sessions.clone();
     OpenApiRouter::new()
@@ -75,39 +103,6 @@ pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
         .routes(routes!(revoke))
         .routes(routes!(read))
         .with_state(Sessions { q, sessions })
-}
-
-impl From<SessionError> for ApiError {
-    fn from(e: SessionError) -> Self {
-        let message = e.to_string();
-        match e {
-            SessionError::Unauthorized(_) => ApiError::new(ErrorCode::SessionUnauthorized, message)
-                .suggest("send Authorization: Bearer rsk_… (the bearer POST /api/session/issue answered)"),
-            SessionError::Unknown(_) => ApiError::new(ErrorCode::UnknownSession, message).field("id"),
-            SessionError::Revoked(_) => ApiError::new(ErrorCode::SessionRevoked, message),
-            SessionError::Expired(_) => ApiError::new(ErrorCode::SessionExpired, message),
-            SessionError::Policy { field, .. } => {
-                ApiError::new(ErrorCode::SessionPolicy, message).field(field)
-            }
-            SessionError::Cap(c) => {
-                let now = relay_types::now_ms();
-                let err = ApiError::new(ErrorCode::SessionCapExceeded, message).field("amount");
-                match c.room_at_ms {
-                    Some(at) if at > now => err.retry_after_ms(at - now),
-                    _ => err,
-                }
-            }
-            SessionError::Field { field, .. } => {
-                ApiError::new(ErrorCode::InvalidField, message).field(field)
-            }
-            SessionError::Missing { field } => {
-                ApiError::new(ErrorCode::MissingField, message).field(field)
-            }
-            SessionError::NoRelayer => ApiError::new(ErrorCode::RelayerUnavailable, message),
-            SessionError::NoPermit(_) => ApiError::new(ErrorCode::RouterUnavailable, message),
-            SessionError::Store(_) => ApiError::new(ErrorCode::StoreUnavailable, message),
-        }
-    }
 }
 
 /// Refuses a caller without the owner token.
@@ -183,7 +178,7 @@ impl SessionRunner for Runner<'_> {
             rehearse: false,
         };
         let done = self.0.service.execute(self.0, req).await?;
-        Ok(shape(&done))
+        Ok(relay_execution::receipt::of_executed(&done))
     }
 
     async fn route_exists(&self, id: &str) -> bool {
@@ -255,8 +250,9 @@ async fn execute(State(x): State<Sessions>, headers: HeaderMap, body: Bytes) -> 
         Ok(row) => row,
         Err(e) => return error_response(e.into()),
     };
-    let key = format!("session:{}:{key}", row.id);
-    idempotent(&x.q.app, &body, &key, || run(&x, bearer, &body, Some(&key))).await
+    let key = IdemKey::scoped("session", &row.id, &key);
+    let run = || run(&x, bearer, &body, Some(key.as_str()));
+    idempotent(&x.q.app, &body, &key, run).await
 }
 
 async fn run(

@@ -8,6 +8,8 @@
 //! bodies or `errorCode`s (the adapters map their errors), and no service
 //! is reached by calling back through the HTTP router.
 
+pub mod legs;
+pub mod primitives;
 pub mod routing;
 
 pub use routing::{Routing, RoutingDeps, RoutingError};

@@ -123,6 +123,11 @@ impl Routing {
         &self.execute
     }
 
+    /// What routing was built from.
+    pub fn deps(&self) -> &RoutingDeps {
+        &self.d
+    }
+
     /// Runs `f` over the live mesh: installed rails, operator switches,
     /// health.
     pub async fn with_mesh<T>(
@@ -166,5 +171,16 @@ impl QuoteSource for Routing {
             RoutingError::Unroutable(m) => ExecuteError::Unroutable(m),
             RoutingError::Store(m) => ExecuteError::Store(m),
         })
+    }
+}
+
+impl From<RoutingError> for relay_errors::ApiError {
+    fn from(e: RoutingError) -> Self {
+        use relay_errors::{ApiError, ErrorCode};
+        match e {
+            RoutingError::Unroutable(m) => ApiError::new(ErrorCode::UnroutableLane, m)
+                .suggest("see GET /api/route/chains for the lanes this host serves"),
+            RoutingError::Store(m) => ApiError::new(ErrorCode::StoreUnavailable, m),
+        }
     }
 }

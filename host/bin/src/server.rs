@@ -99,11 +99,14 @@ fn notify_jobs(
 ) -> Arc<HookService> {
     let n = &config.notify;
     let hooks_store: Arc<dyn HookStore> = Arc::new(store.clone());
-    let clock = relay_types::clock::system();
-    let replica = format!("r{}-{}", std::process::id(), relay_types::now_ms());
+    let clock = store.clock().clone();
+    let replica = format!("r{}-{}", std::process::id(), clock.now_ms());
     let dispatcher = Dispatcher::new(
         hooks_store.clone(),
-        Arc::new(api::hooks::SandboxCompletions(sandbox.clone())),
+        Arc::new(api::hooks::SandboxCompletions(
+            sandbox.clone(),
+            clock.clone(),
+        )),
         n,
         replica,
         clock.clone(),
@@ -287,7 +290,10 @@ fn yield_spends_job(jobs: &Jobs, state: &AppState) -> Option<tokio::task::JoinHa
     if state.relayer.is_none() || every == 0 {
         return None;
     }
-    let (service, legs) = (state.ncaccount.clone(), api::spend_legs::legs(state));
+    let (service, legs) = (
+        state.ncaccount.clone(),
+        Arc::new(relay_app::legs::EngineLegs::new(state.routing.clone())),
+    );
     let job = relay_jobs::every(
         jobs.token(),
         Duration::from_millis(every),
@@ -309,8 +315,8 @@ fn yield_spends_job(jobs: &Jobs, state: &AppState) -> Option<tokio::task::JoinHa
 /// says `primitives.live` or the environment has `PRIMITIVES_LIVE=1`.
 fn primitives_job(jobs: &Jobs, state: &AppState) -> tokio::task::JoinHandle<()> {
     let p = &state.config.primitives;
-    let watcher = Arc::new(api::primitive::watcher(
-        state,
+    let watcher = Arc::new(relay_app::primitives::watcher(
+        &state.routing,
         relay_primitives::gate(p.live),
     ));
     let every = Duration::from_millis(p.tick_interval_ms.max(10));
@@ -491,6 +497,7 @@ impl Host {
                 reader,
                 config,
                 rails,
+                clock: store.clock().clone(),
                 store,
                 sandbox,
                 relayer,
@@ -504,6 +511,7 @@ impl Host {
                 netting,
                 quote_book,
                 ncaccount,
+                signals: Arc::default(),
             }),
             jobs,
         })

@@ -3,6 +3,8 @@
 
 use relay_plugin_api::{ChainRef, PlanAction};
 use relay_types::{Failure, RouteRecord};
+
+use crate::execute::Executed;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -272,4 +274,29 @@ fn deposit(r: &RouteRecord) -> Option<Deposit> {
         }),
         _ => None,
     })
+}
+
+/// What a passed rehearsal's receipt says.
+pub const REHEARSAL_NOTE: &str = "rehearsal (x-relay-rehearse): every check of a live execute passed; nothing was stored, signed or sent, no nonce or idempotency key was spent, and this id names no route — the same request without the header starts it";
+
+/// The RouteReceipt of what became of the execute.
+pub fn of_executed(done: &Executed) -> RouteReceipt {
+    match done {
+        Executed::Live(r) => receipt(r, false, 0.0),
+        Executed::Sandbox(r) => receipt(r, true, 0.0),
+        Executed::Dry(r) => dry_receipt(r, 0.0),
+        Executed::Rehearsed(r) => RouteReceipt {
+            broadcast: Some(false),
+            note: Some(REHEARSAL_NOTE.into()),
+            ..receipt(r, false, 0.0)
+        },
+        Executed::FundsRequired {
+            record,
+            sandbox,
+            note,
+        } => RouteReceipt {
+            note: Some(note.clone()),
+            ..receipt(record, *sandbox, 0.0)
+        },
+    }
 }

@@ -18,6 +18,9 @@ use sha2::{Digest, Sha256};
 /// What every cancel token starts with.
 pub const TOKEN_PREFIX: &str = "pct_";
 
+/// The request header a record's cancel token is sent back in.
+pub const TOKEN_HEADER: &str = "x-cancel-token";
+
 /// A fresh cancel token and the hash the record keeps.
 #[derive(Clone)]
 pub struct CancelToken {

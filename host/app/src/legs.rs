@@ -1,34 +1,29 @@
-//! The engine as the yield account's delivery leg
-//! ([`relay_accounts::yield_account::leg`]): a leg is quoted by the same
-//! fan-out as `POST /api/route/quote` and started by the same execute
-//! service as `POST /api/route/execute`, as a live `mode: self` route
-//! (the relayer already holds the redeemed assets) under the id the spend
-//! derives, with the agent as its sender of record.
+//! The yield account's delivery legs ([`relay_accounts::yield_account::leg`])
+//! over routing: a leg is quoted by the same fan-out as
+//! `POST /api/route/quote` and started by the same execute service as
+//! `POST /api/route/execute`, as a live `mode: self` route (the relayer
+//! already holds the redeemed assets) under the id the spend derives, with
+//! the agent as its sender of record.
 
 use std::sync::Arc;
 
 use relay_accounts::yield_account::leg::{Leg, LegError, LegQuote, LegRouter};
 use relay_engine::{request::parse_execute, route::parse_route};
+use relay_errors::{no_route, ApiError, ErrorCode};
 use relay_execution::execute::{ExecuteRequest, Executed};
 use serde_json::{json, Value};
 
-use super::{quote::Quoting, ApiError, AppState, ErrorCode};
+use crate::Routing;
 
-/// The engine's legs over the host's quote fan-out and execute service.
+/// The engine's legs over the host's routing.
 pub struct EngineLegs {
-    q: Quoting,
-}
-
-/// The delivery legs of `state`'s yield account.
-pub fn legs(state: &AppState) -> Arc<dyn LegRouter> {
-    Arc::new(EngineLegs {
-        q: Quoting::of(state),
-    })
+    routing: Arc<Routing>,
 }
 
 impl EngineLegs {
-    pub(super) fn new(q: Quoting) -> Self {
-        EngineLegs { q }
+    /// Legs over `routing`.
+    pub fn new(routing: Arc<Routing>) -> Self {
+        EngineLegs { routing }
     }
 
     /// The execute body a client would send for `leg`.
@@ -43,7 +38,8 @@ impl EngineLegs {
     }
 }
 
-fn leg_error(e: ApiError) -> LegError {
+fn leg_error(e: impl Into<ApiError>) -> LegError {
+    let e = e.into();
     LegError {
         code: e.code.as_str().to_string(),
         message: e.message,
@@ -54,9 +50,9 @@ fn leg_error(e: ApiError) -> LegError {
 impl LegRouter for EngineLegs {
     #[tracing::instrument(skip_all, fields(lane = %format!("{}->{}", leg.src_chain, leg.to_chain)))]
     async fn quote(&self, leg: &Leg) -> Result<LegQuote, LegError> {
-        let ask =
-            parse_route(&Self::body(leg), &self.q.app.config).map_err(|e| leg_error(e.into()))?;
-        let outcome = self.q.run(&ask).await.map_err(leg_error)?;
+        let config = &self.routing.deps().config;
+        let ask = parse_route(&Self::body(leg), config).map_err(leg_error)?;
+        let outcome = self.routing.quote(&ask).await.map_err(leg_error)?;
         match outcome.best() {
             Some((r, p)) => Ok(LegQuote {
                 rail: r.rail.clone(),
@@ -64,22 +60,25 @@ impl LegRouter for EngineLegs {
                 estimated: p.net.estimated.0,
                 min_out: p.net.min.0,
             }),
-            None => Err(leg_error(super::quote::no_route(outcome.no_route()))),
+            None => Err(leg_error(no_route(outcome.no_route()))),
         }
     }
 
     #[tracing::instrument(skip_all, fields(route = %leg.route_id))]
     async fn start(&self, leg: &Leg) -> Result<(), LegError> {
-        let store = &self.q.app.store;
-        let found = store.get_route(&leg.route_id).await.map_err(|e| LegError {
-            code: ErrorCode::StoreUnavailable.as_str().into(),
-            message: e.to_string(),
-        })?;
+        let d = self.routing.deps();
+        let found = d
+            .store
+            .get_route(&leg.route_id)
+            .await
+            .map_err(|e| LegError {
+                code: ErrorCode::StoreUnavailable.as_str().into(),
+                message: e.to_string(),
+            })?;
         if found.is_some() {
             return Ok(());
         }
-        let ask =
-            parse_execute(&Self::body(leg), &self.q.app.config).map_err(|e| leg_error(e.into()))?;
+        let ask = parse_execute(&Self::body(leg), &d.config).map_err(leg_error)?;
         let req = ExecuteRequest {
             ask,
             sandbox: false,
@@ -88,7 +87,8 @@ impl LegRouter for EngineLegs {
             rehearse: false,
         };
         let id = Some(leg.route_id.clone());
-        match self.q.service.execute_as(&self.q, req, id).await {
+        let service = self.routing.execute();
+        match service.execute_as(self.routing.as_ref(), req, id).await {
             Ok(Executed::Live(_)) => Ok(()),
             Ok(Executed::FundsRequired { note, .. }) => Err(LegError {
                 code: relay_types::RouteStatus::FundsRequired.public().into(),
@@ -101,7 +101,7 @@ impl LegRouter for EngineLegs {
                     other.record().status.public()
                 ),
             }),
-            Err(e) => Err(leg_error(e.into())),
+            Err(e) => Err(leg_error(e)),
         }
     }
 }

@@ -1,0 +1,141 @@
+//! The repository's maps stay true: every path the README's layout and
+//! `docs/interface.md` name, and every feature's home, exists; every
+//! feature has one name, and no two features claim a bucket, a route
+//! template or an `errorCode`.
+
+use std::{collections::BTreeSet, path::PathBuf};
+
+use crate::FEATURES;
+
+/// The repository's root.
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Paths the documents name that a run creates or an integrator picks:
+/// the packager's output and the scaffolded example rail.
+const NOT_IN_GIT: &[&str] = &["plugins/dist", "plugins/acme/"];
+
+/// The repository paths a document names: every backticked or linked
+/// token that starts with a top-level folder, a `{…}` placeholder or a
+/// trailing `:` dropped.
+fn named_paths(doc: &str) -> BTreeSet<String> {
+    const TOP: &[&str] = &[
+        "host/",
+        "rails/",
+        "plugins/",
+        "plugin-api/",
+        "registry/",
+        "conformance/",
+        "docs/",
+    ];
+    let mut found = BTreeSet::new();
+    for token in doc.split(['`', '(', ')', ' ', '\n', ',', ';']) {
+        let token = token.trim_start_matches("../").trim_end_matches([':', '.']);
+        let token = token.split('#').next().unwrap_or_default();
+        let example = NOT_IN_GIT.iter().any(|p| token.starts_with(p));
+        if TOP.iter().any(|t| token.starts_with(t)) && !token.contains(['{', '*', '<']) && !example
+        {
+            found.insert(token.to_string());
+        }
+    }
+    found
+}
+
+/// The crate folders the README's layout block lists under `host/`.
+fn layout_crates(readme: &str) -> Vec<String> {
+    let block = readme
+        .split("## Layout")
+        .nth(1)
+        .and_then(|s| s.split("```").nth(1))
+        .unwrap_or_default();
+    block
+        .lines()
+        .skip_while(|l| !l.starts_with("host/"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| {
+            let name = l.trim_start();
+            (l.len() - name.len() == 2).then(|| name.split_whitespace().next())?
+        })
+        .map(|n| format!("host/{n}"))
+        .collect()
+}
+
+fn missing(paths: impl IntoIterator<Item = String>) -> Vec<String> {
+    let root = root();
+    paths
+        .into_iter()
+        .filter(|p| !root.join(p).exists())
+        .collect()
+}
+
+#[test]
+fn every_path_the_readme_and_the_interface_map_name_exists() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let interface = std::fs::read_to_string(root().join("docs/interface.md")).unwrap();
+    let mut named = named_paths(&readme);
+    named.extend(named_paths(&interface));
+    let crates = layout_crates(&readme);
+    assert!(
+        crates.len() > 10,
+        "the layout lists host's crates: {crates:?}"
+    );
+    named.extend(crates);
+    assert!(named.len() > 50, "the maps name paths: {}", named.len());
+    let gone = missing(named);
+    assert!(
+        gone.is_empty(),
+        "named but not in the repository: {gone:#?}"
+    );
+}
+
+#[test]
+fn every_host_crate_is_in_the_readme_layout() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let listed: BTreeSet<String> = layout_crates(&readme).into_iter().collect();
+    let on_disk: BTreeSet<String> = std::fs::read_dir(root().join("host"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("Cargo.toml").exists())
+        .map(|e| format!("host/{}/", e.file_name().to_string_lossy()))
+        .collect();
+    let unlisted: Vec<_> = on_disk.difference(&listed).collect();
+    assert!(
+        unlisted.is_empty(),
+        "crates the layout does not list: {unlisted:?}"
+    );
+}
+
+#[test]
+fn features_have_one_name_a_home_and_claim_nothing_twice() {
+    let mut names = BTreeSet::new();
+    let (mut buckets, mut templates, mut codes) =
+        (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+    for f in FEATURES {
+        assert!(names.insert(f.name), "two features named {}", f.name);
+        assert_eq!(
+            missing([f.home.to_string()]),
+            Vec::<String>::new(),
+            "{}'s home",
+            f.name
+        );
+        for l in f.limits {
+            assert!(
+                buckets.insert(l.bucket),
+                "bucket {} claimed twice",
+                l.bucket
+            );
+            for m in l.methods {
+                assert!(
+                    templates.insert((m.clone(), l.path)),
+                    "{m} {} limited twice",
+                    l.path
+                );
+            }
+        }
+        for c in f.errors {
+            assert!(codes.insert(c.as_str()), "{} claimed twice", c.as_str());
+        }
+    }
+}

@@ -1,0 +1,510 @@
+//! The catalogue (spec §7): one enum, one `errorCode` per variant, one
+//! status code, one blame; and the answer every adapter gives, [`ApiError`].
+
+use http::StatusCode;
+use relay_engine::preflight::{BlockerCode, WarningCode};
+use relay_types::route::FailureCode;
+
+/// Declares [`ErrorCode`] and its catalogue from one table, so the
+/// catalogue served at `/api/errors` can never miss a code.
+macro_rules! error_codes {
+    ($($(#[$doc:meta])* $name:ident => ($wire:literal, $status:ident, $retry:literal, $meaning:literal $(, $blame:ident)?),)*) => {
+        /// Machine-readable error codes (`errorCode`). Clients branch on
+        /// these, never on the wording.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum ErrorCode {
+            $($(#[$doc])* $name,)*
+        }
+
+        impl ErrorCode {
+            /// Every code, in catalogue order.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$name,)*];
+
+            /// The wire string.
+            pub fn as_str(self) -> &'static str {
+                match self { $(ErrorCode::$name => $wire,)* }
+            }
+
+            /// The HTTP status it is answered with.
+            pub fn status(self) -> StatusCode {
+                match self { $(ErrorCode::$name => StatusCode::$status,)* }
+            }
+
+            /// Whether the same request may succeed later.
+            pub fn retryable(self) -> bool {
+                match self { $(ErrorCode::$name => $retry,)* }
+            }
+
+            /// What it means and what to do about it.
+            pub fn meaning(self) -> &'static str {
+                match self { $(ErrorCode::$name => $meaning,)* }
+            }
+
+            /// Whose doing it describes (the table's last column).
+            pub fn blame(self) -> Blame {
+                match self { $(ErrorCode::$name => blame!($($blame)?),)* }
+            }
+        }
+    };
+}
+
+/// A row's [`Blame`]: `Unclassified` when the row names none.
+macro_rules! blame {
+    () => {
+        Blame::Unclassified
+    };
+    ($b:ident) => {
+        Blame::$b
+    };
+}
+
+/// Whose doing an `errorCode` describes — what decides its status and
+/// retryability (checked for every code by this module's tests).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Blame {
+    /// The caller's request: a field, a signature, a credential, a body.
+    /// Only a changed request succeeds: always a 4xx, never retryable.
+    Input,
+    /// The request is sound but the state of things refuses it now (a
+    /// limit reached, a price moved, a record finished, a first request
+    /// still running): a 4xx, retryable when time alone can clear it.
+    State,
+    /// The host or something it depends on failed: a 5xx.
+    Host,
+    /// A row that names none (a new code): the tests refuse it.
+    Unclassified,
+}
+
+error_codes! {
+    /// No such path or method.
+    NotFound => ("NOT_FOUND", NOT_FOUND, false, "no such path or method", Input),
+    /// The store failed.
+    StoreUnavailable => ("STORE_UNAVAILABLE", SERVICE_UNAVAILABLE, true, "the database is unreachable; retry", Host),
+    /// No route with that id (spec §7: 404 `unknown route id`).
+    UnknownRoute => ("UNKNOWN_ROUTE", NOT_FOUND, false, "no route has that id (sandbox routes are kept one hour)", Input),
+    /// A required field or parameter is missing (the message names it).
+    MissingField => ("MISSING_FIELD", BAD_REQUEST, false, "a required field or parameter is missing; the message names it", Input),
+    /// A field has an invalid value (the message names it).
+    InvalidField => ("INVALID_FIELD", BAD_REQUEST, false, "a field has an invalid value; the message names it and why", Input),
+    /// The body is not JSON of the expected shape.
+    MalformedBody => ("MALFORMED_BODY", BAD_REQUEST, false, "the body is not a JSON object", Input),
+    /// Same chain and same token: nothing to do.
+    SameChainSameToken => ("SAME_CHAIN_SAME_TOKEN", BAD_REQUEST, false, "fromChain equals toChain and the tokens are equal: nothing to move", Input),
+    /// No loaded, enabled, healthy rail serves the lane.
+    UnroutableLane => ("UNROUTABLE_LANE", NOT_FOUND, false, "no enabled, healthy rail executes this lane and asset", State),
+    /// The Permit2 signature does not authorise this route (the message names the field).
+    Permit2Invalid => ("PERMIT2_INVALID", BAD_REQUEST, false, "the Permit2 signature does not authorise this route (signer, spender = relayer, chain, deadline, token, amount, low-s, unused nonce); the message names the field", Input),
+    /// The host has no relayer key, or no sender for the chain.
+    RelayerUnavailable => ("RELAYER_UNAVAILABLE", SERVICE_UNAVAILABLE, true, "this host cannot sign for the chain right now", Host),
+    /// Every applicable rail failed to quote or plan.
+    RailsUnavailable => ("RAILS_UNAVAILABLE", BAD_GATEWAY, true, "every applicable rail failed to quote or plan; the message lists why", Host),
+    /// The idempotency key was used with another body.
+    IdempotencyMismatch => ("IDEMPOTENCY_KEY_REUSED", UNPROCESSABLE_ENTITY, false, "x-idempotency-key was already used with a different body", Input),
+    /// The idempotency key's first request is still executing.
+    IdempotencyInFlight => ("IDEMPOTENCY_IN_FLIGHT", CONFLICT, true, "the first request with this x-idempotency-key is still executing; retry to get its response", State),
+    /// A chain or node is not one this host serves (the message names the field).
+    UnknownChain => ("UNKNOWN_CHAIN", BAD_REQUEST, false, "fromChain/toChain is not an EVM chain id, numeric string or node name this host serves", Input),
+    /// A token is neither a symbol nor an address this host knows on that chain.
+    UnknownToken => ("UNKNOWN_TOKEN", BAD_REQUEST, false, "fromToken/toToken is not a symbol or contract address known on that chain; omit it for the native asset", Input),
+    /// An amount is not a positive decimal string of smallest units.
+    InvalidAmount => ("INVALID_AMOUNT", BAD_REQUEST, false, "amount must be a positive decimal string of the token's smallest units (\"5000000\" is 5 USDC), below 10^15 whole tokens", Input),
+    /// An address is not valid for its chain.
+    InvalidAddress => ("INVALID_ADDRESS", BAD_REQUEST, false, "fromAddress/toAddress (or a token address) is not a valid address on its chain", Input),
+    /// The body is larger than the endpoint accepts.
+    BodyTooLarge => ("BODY_TOO_LARGE", PAYLOAD_TOO_LARGE, false, "the request body is larger than http.body_limit_bytes (64 KiB by default)", Input),
+    /// Every applicable rail refused the amount.
+    AmountOutOfRange => ("AMOUNT_OUT_OF_RANGE", UNPROCESSABLE_ENTITY, false, "every applicable rail refused this amount (too small to cover fees, or above what it can carry now); the message lists why", Input),
+    /// Too many requests from this client to this endpoint this minute.
+    RateLimited => ("RATE_LIMITED", TOO_MANY_REQUESTS, true, "the per-minute limit of this endpoint was reached for this IP (or issued x-relay-key); retry after retryAfterMs", State),
+    /// A JSON object in the body repeats a key (the message and `field` name it).
+    DuplicateKey => ("DUPLICATE_KEY", BAD_REQUEST, false, "a JSON object in the body repeats a key; `field` names it (keys are never last-wins)", Input),
+    /// The request's headers are larger than `http.header_limit_bytes` or more than 100.
+    HeadersTooLarge => ("HEADERS_TOO_LARGE", REQUEST_HEADER_FIELDS_TOO_LARGE, false, "the request's header block is larger than http.header_limit_bytes (16 KiB by default) or has more than 100 headers; send fewer or smaller headers", Input),
+    /// The request target is longer than the host reads.
+    UriTooLong => ("URI_TOO_LONG", URI_TOO_LONG, false, "the path and query are longer than http.uri_limit_bytes (8 KiB by default); send the fields in a POST body", Input),
+    /// A body that is not declared `application/json`.
+    UnsupportedMediaType => ("UNSUPPORTED_MEDIA_TYPE", UNSUPPORTED_MEDIA_TYPE, false, "a request body must be sent with content-type: application/json (charset optional)", Input),
+    /// The request's body did not arrive in time.
+    RequestTimeout => ("REQUEST_TIMEOUT", REQUEST_TIMEOUT, true, "the request body did not arrive within http.body_read_timeout_ms (10 s by default)", State),
+    /// The host did not answer in time.
+    HandlerTimeout => ("HANDLER_TIMEOUT", SERVICE_UNAVAILABLE, true, "the host did not answer within http.request_timeout_ms (30 s by default); retry (an execute with the same x-idempotency-key never moves funds twice)", Host),
+    /// The host failed unexpectedly (a bug; the `x-request-id` names it in the logs).
+    Internal => ("INTERNAL", INTERNAL_SERVER_ERROR, true, "the host failed unexpectedly; report the x-request-id of the response", Host),
+    /// The quote attestation given as a price lock does not hold.
+    AttestationInvalid => ("ATTESTATION_INVALID", BAD_REQUEST, false, "attestation: not signed by this relayer, expired, or for another route; quote again", Input),
+    /// The price moved below the lock (`minOut` or the attestation's minimum).
+    PriceMoved => ("PRICE_MOVED", CONFLICT, true, "no route delivers the locked minimum any more; quote again", State),
+    /// Every rail for the lane only quotes it.
+    QuoteOnly => ("QUOTE_ONLY", UNPROCESSABLE_ENTITY, false, "this lane is priced for comparison but never executed here; the message gives quoteOnlyReason", State),
+    /// The route would spend the operator's own funds and no valid owner token was sent.
+    OperatorAuthRequired => ("OPERATOR_AUTH_REQUIRED", UNAUTHORIZED, false, "mode self (the default) spends the operator's own funds and needs Authorization: Bearer <owner token>; a client without it sends mode permit2 with a Permit2 signature of its own funds. The owner's session calls (issue, revoke, list) need the same token", Input),
+    /// The simulated Permit2 pull reverts: the owner's allowance to Permit2 is below the amount.
+    Permit2AllowanceMissing => ("PERMIT2_ALLOWANCE_MISSING", UNPROCESSABLE_ENTITY, false, "the owner has not approved Permit2 for the amount, so the pull would revert; nothing was sent: approve Permit2 for the token once, then retry", State),
+    /// The simulated Permit2 pull reverts: the owner holds less than the amount.
+    InsufficientBalance => ("INSUFFICIENT_BALANCE", UNPROCESSABLE_ENTITY, false, "the owner holds less than the amount, so the pull would revert; nothing was sent", State),
+    /// The simulated Permit2 pull reverts: the permit's nonce is spent.
+    Permit2NonceUsed => ("PERMIT2_NONCE_USED", CONFLICT, false, "the permit's nonce is already used on chain, so the pull would revert; nothing was sent: sign a new permit with an unused nonce", Input),
+    /// The route's first transaction reverts when simulated.
+    RailCallReverts => ("RAIL_CALL_REVERTS", UNPROCESSABLE_ENTITY, false, "the route's first transaction reverts when simulated at the pending block; nothing was sent; the message gives the revert reason", Input),
+    /// No prepared intent has that id.
+    IntentNotFound => ("INTENT_NOT_FOUND", NOT_FOUND, false, "no prepared intent has that intentId (prepared intents are kept until their deadline, execution.intent_ttl_secs): POST /api/route/intent again and sign what it returns", Input),
+    /// The prepared intent's deadline passed.
+    IntentExpired => ("INTENT_EXPIRED", UNPROCESSABLE_ENTITY, false, "the prepared intent's deadline has passed; nothing was sent: POST /api/route/intent again and sign the new terms", Input),
+    /// The body differs from the prepared, signed intent.
+    IntentMismatch => ("INTENT_MISMATCH", UNPROCESSABLE_ENTITY, false, "the body's route (toAddress, toChain, tokens, amount, rail, owner) or its signed intent differs from the prepared intent; nothing was sent; the message names the field", Input),
+    /// A router-form signature does not authorise the route.
+    SignatureInvalid => ("SIGNATURE_INVALID", BAD_REQUEST, false, "a router-form signature (permit2, order or erc2612) does not recover to the owner for this chain, contract and terms, is malformed or high-s, or the owner's ERC-1271 isValidSignature refuses it; nothing was sent; the message names the field", Input),
+    /// A signature's deadline passed.
+    SignatureExpired => ("SIGNATURE_EXPIRED", BAD_REQUEST, false, "a signature's deadline (permit2.deadline, intent.deadline or erc2612.deadline) is not in the future; nothing was sent: sign again", Input),
+    /// A nonce is spent.
+    NonceUsed => ("NONCE_USED", CONFLICT, false, "the signature's nonce (Permit2's bitmap, the router's bitmap, or the token's EIP-2612 counter) is already used; nothing was sent: prepare and sign again", Input),
+    /// No router on the source chain.
+    RouterUnavailable => ("ROUTER_UNAVAILABLE", UNPROCESSABLE_ENTITY, false, "no RelayRouter is configured on the source chain (GET /api/gasless/info, gaslessChains[*].router): use mode permit2 there", Input),
+    /// No session bearer, or one this host did not issue.
+    SessionUnauthorized => ("SESSION_UNAUTHORIZED", UNAUTHORIZED, false, "send the session's bearer as Authorization: Bearer rsk_… (POST /api/session/issue answers it once); no bearer, one this host never issued, or another session's bearer for GET /api/session/{id}", Input),
+    /// The session was revoked.
+    SessionRevoked => ("SESSION_REVOKED", FORBIDDEN, false, "the owner revoked this session: it executes nothing more (routes it already started complete; its unspent balance returns to refundTo)", State),
+    /// No batch, schedule or conditional has that id (spec §7: 404 for a bad schedule path or id).
+    PrimitiveNotFound => ("PRIMITIVE_NOT_FOUND", NOT_FOUND, false, "no batch_, sched_ or cond_ record has that id on this path", Input),
+    /// The schedule or conditional has finished and can no longer be cancelled.
+    PrimitiveFinished => ("PRIMITIVE_FINISHED", CONFLICT, false, "the schedule completed, or the conditional triggered, executed, failed or expired: there is nothing left to cancel; or the batch has already been run (a batch runs once)", State),
+    /// A DELETE of a schedule or conditional came with neither its cancel token nor the owner's credential.
+    PrimitiveCancelUnauthorized => ("PRIMITIVE_CANCEL_UNAUTHORIZED", UNAUTHORIZED, false, "cancelling a schedule or conditional needs its cancel token (x-cancel-token: the cancelToken its create answer carried) or the owner's credential (Authorization: Bearer <owner token>); the record is unchanged", Input),
+    /// A DELETE of a schedule or conditional came with a token that is not the record's.
+    PrimitiveCancelForbidden => ("PRIMITIVE_CANCEL_FORBIDDEN", FORBIDDEN, false, "the x-cancel-token sent is not this record's: send the cancelToken its own create answer carried (or the owner's credential); the record is unchanged", Input),
+    /// A live primitive names an authority this host does not serve yet.
+    AuthorityUnsupported => ("AUTHORITY_UNSUPPORTED", BAD_REQUEST, false, "a live primitive runs on the operator's owner credential (authority \"owner\": Authorization: Bearer <owner token> at creation, runs execute as mode self); session and Permit2 authority are not served yet", Input),
+    /// The session expired.
+    SessionExpired => ("SESSION_EXPIRED", FORBIDDEN, false, "the session is past its policy.expiresAt: it executes nothing more (its unspent balance returns to refundTo); the owner issues a new one", State),
+    /// The route is outside the session's policy.
+    SessionPolicy => ("SESSION_POLICY", FORBIDDEN, false, "the route is outside the session's policy: `field` names what is not allowed (fromChain/toChain not in policy.chains, fromToken/toToken not in policy.tokens, toAddress not in policy.recipients); nothing was reserved or sent", Input),
+    /// The route is above a session cap.
+    SessionCapExceeded => ("SESSION_CAP_EXCEEDED", FORBIDDEN, false, "the route's amount is above the session's perTxCap, or with the last 24 hours' spends above its rolling24hCap; the message gives both caps and what remains; for the rolling cap retryAfterMs says when enough of the window ages out; nothing was reserved or sent", State),
+    /// No session has that id.
+    UnknownSession => ("UNKNOWN_SESSION", NOT_FOUND, false, "no session has that id (GET /api/session/list)", Input),
+    /// A webhook URL may not receive deliveries.
+    WebhookUrlRefused => ("WEBHOOK_URL_REFUSED", BAD_REQUEST, false, "the webhook url is refused: it must be https to a public address (no loopback, private, link-local, CGNAT, ULA, multicast or unspecified address, no credentials); http only for hosts the operator allows (notify.allow_http); the message names what is wrong", Input),
+    /// No webhook has that id.
+    UnknownHook => ("UNKNOWN_HOOK", NOT_FOUND, false, "no webhook or subscription has that id", Input),
+    /// A route has as many webhooks as allowed.
+    HookLimit => ("HOOK_LIMIT", CONFLICT, false, "the route already has notify.max_hooks_per_route webhooks; reuse one", State),
+    /// A hook on a route came without the route's proof.
+    HookProofRequired => ("HOOK_PROOF_REQUIRED", UNAUTHORIZED, false, "only the route's owner hooks it: send `signature`, the route's sender's EIP-191 signature (65 bytes hex, low-s) of relay-hook:v1:route=<routeId>:url=<url>, or the owner's Authorization: Bearer <owner token>; nothing was registered", Input),
+    /// A hook's signature is not the route's sender's.
+    HookProofInvalid => ("HOOK_PROOF_INVALID", FORBIDDEN, false, "`signature` does not recover to the route's sender over relay-hook:v1:route=<routeId>:url=<url> (EIP-191, low-s), or the route's sender is not an EVM address (then only the owner's credential hooks it); nothing was registered", Input),
+    /// A keys endpoint was called without a key.
+    KeyRequired => ("KEY_REQUIRED", BAD_REQUEST, false, "this /api/keys endpoint is about one developer key: send it as header x-relay-key or query ?key= (POST /api/keys/create issues one)", Input),
+    /// The key presented was never issued here, or was revoked.
+    KeyUnknown => ("KEY_UNKNOWN", NOT_FOUND, false, "no live developer key matches the key sent: it was never issued by this host or it was revoked (a revoked key is treated like no key); create a new one with POST /api/keys/create", Input),
+    /// A private-lane tool was called on the hosted, read-only tool endpoint.
+    PrivateLaneRequired => ("PRIVATE_LANE_REQUIRED", MISDIRECTED_REQUEST, false, "the hosted MCP tool endpoint (/mcp) is public and read-only: a tool that signs, moves funds or starts a route (execute, session_execute, agent_do) runs only through the local tool server; agentFix says how: run `relay mcp --url <host>` (stdio) and call the tool there", Input),
+    /// A question for the concierge is missing, empty or too long.
+    InvalidQuestion => ("INVALID_QUESTION", BAD_REQUEST, false, "POST /api/ask needs {\"question\": \"…\"}: a non-empty string of at most 500 characters", Input),
+    /// The EIP-7702 authorization's signature does not recover (high s, parity, malformed).
+    AuthorizationSignature => ("AUTHORIZATION_SIGNATURE", BAD_REQUEST, false, "the authorization's signature does not recover its authority: s must be low (≤ n/2), yParity 0 or 1 (POST /api/7702/check lists every problem)", Input),
+    /// The authorization's chain id is not the request's.
+    AuthorizationChain => ("AUTHORIZATION_CHAIN", BAD_REQUEST, false, "authorization.chainId is not the request's chainId; sign the tuple for the chain it is sent on", Input),
+    /// A chain id 0 (any-chain) authorization, which this host refuses.
+    AuthorizationAnyChain => ("AUTHORIZATION_ANY_CHAIN", BAD_REQUEST, false, "authorization.chainId 0 is valid on every chain and refused unless the operator sets sponsor.allow_any_chain; sign for the chain", Input),
+    /// The authorization's nonce is not the account's live nonce.
+    AuthorizationNonce => ("AUTHORIZATION_NONCE", CONFLICT, false, "authorization.nonce is not the account's current nonce (already used, or in the future); sign again with the live nonce", Input),
+    /// The authorization delegates to something other than this host's executor.
+    AuthorizationDelegate => ("AUTHORIZATION_DELEGATE", BAD_REQUEST, false, "authorization.address is not this host's batch executor on the chain (GET /api/7702/delegate)", Input),
+    /// The authority is a contract, which cannot delegate.
+    AuthorityHasCode => ("AUTHORITY_HAS_CODE", BAD_REQUEST, false, "the authority is a contract; only an EOA (or an already delegated EOA) can sign an EIP-7702 authorization", Input),
+    /// The chain has no delegate, RPC or payment asset here.
+    SponsorChainUnsupported => ("SPONSOR_CHAIN_UNSUPPORTED", BAD_REQUEST, false, "this host does not sponsor on that chainId (GET /api/7702/delegate lists its deployments)", Input),
+    /// A sponsored call must go to the authority itself.
+    SponsorTargetInvalid => ("SPONSOR_TARGET_INVALID", BAD_REQUEST, false, "`to` must be the authority (the delegated account): the relayer only calls into it; omit `to`", Input),
+    /// The type-4 transaction would revert.
+    SponsorWouldRevert => ("SPONSOR_WOULD_REVERT", UNPROCESSABLE_ENTITY, false, "the sponsored transaction reverts in simulation (the message has the node's reason): check `data` (executeSigned's nonce, deadline, signature)", Input),
+    /// The host cannot price gas or the payment asset.
+    SponsorUnpriced => ("SPONSOR_UNPRICED", SERVICE_UNAVAILABLE, true, "the host has no usable price for the chain's gas or the payment asset right now; retry", Host),
+    /// The chain could not be read, or a sent step's outcome is not known yet.
+    SponsorChainUnavailable => ("SPONSOR_CHAIN_UNAVAILABLE", SERVICE_UNAVAILABLE, true, "the chain's RPC endpoints could not be read, or a sponsorship step's outcome is not known yet; retry (with the same x-idempotency-key a paid request answers its sponsorship once it finishes)", Host),
+    /// No payment: the 402 body is the invoice.
+    PaymentRequired => ("PAYMENT_REQUIRED", PAYMENT_REQUIRED, false, "pay the invoice: send an x402 payment (X-PAYMENT v1 or PAYMENT-SIGNATURE v2) for one of accepts[]", State),
+    /// The payment is malformed or is not for this invoice (network, scheme, signature, payTo).
+    PaymentInvalid => ("PAYMENT_INVALID", PAYMENT_REQUIRED, false, "the x402 payment is malformed or does not pay this invoice (scheme exact, network, payTo, a signature by `from`); the message names what", Input),
+    /// The payment is for less than the invoice.
+    PaymentInsufficient => ("PAYMENT_INSUFFICIENT", PAYMENT_REQUIRED, false, "the payment's value is below the invoice's maxAmountRequired; pay the invoice the 402 carries", Input),
+    /// The payment is outside its validity window.
+    PaymentExpired => ("PAYMENT_EXPIRED", PAYMENT_REQUIRED, false, "the payment is not valid now (validAfter/validBefore, with a few seconds to settle); sign a fresh one", Input),
+    /// The payer cannot pay (balance short, or the settlement would revert).
+    PaymentUnfunded => ("PAYMENT_UNFUNDED", PAYMENT_REQUIRED, false, "the payer's balance of the payment asset does not cover the payment, or its settlement would revert (simulated; nothing was sent); pay from a funded account", Input),
+    /// The payment's nonce was used already.
+    PaymentNonceUsed => ("PAYMENT_NONCE_USED", CONFLICT, false, "the payment's EIP-3009 nonce is already used (this payment was spent); sign a new payment", Input),
+    /// The operator dashboard (`/admin`) or its API was asked without the owner credential.
+    AdminAuthRequired => ("ADMIN_AUTH_REQUIRED", UNAUTHORIZED, false, "the operator dashboard and /admin/api/* need the owner token: sign in at /admin (a login cookie) or send Authorization: Bearer <owner token>", Input),
+    /// A dashboard change signed in by cookie came without its CSRF token.
+    CsrfInvalid => ("CSRF_INVALID", FORBIDDEN, false, "a change made with the dashboard's login cookie must carry the page's CSRF token in x-relay-csrf; reload /admin", Input),
+    /// Erasure needs the retention tag key, which this host does not have.
+    ErasureUnavailable => ("ERASURE_UNAVAILABLE", SERVICE_UNAVAILABLE, false, "this host has no retention key (retention.secret_env), so it cannot keep an erasure request without keeping the address; ask the operator", Host),
+    /// The erasure request's signature is not the address's.
+    ErasureSignature => ("ERASURE_SIGNATURE", UNAUTHORIZED, false, "sign exactly `relay-erasure:v1:address=<lower-case address>:issuedAt=<epoch ms>` (EIP-191 personal message, low-s) with the address's key", Input),
+    /// The erasure request's `issuedAt` is too far from the host's clock.
+    ErasureStale => ("ERASURE_STALE", BAD_REQUEST, false, "issuedAt must be within 10 minutes of the host's clock (epoch ms); sign a fresh request", Input),
+    /// No erasure request has that id for that address.
+    UnknownErasure => ("UNKNOWN_ERASURE", NOT_FOUND, false, "no erasure request has that id for that address (both are needed: the host keeps only the address's keyed tag)", Input),
+    /// No yield-account spend has that id.
+    UnknownSpend => ("UNKNOWN_SPEND", NOT_FOUND, false, "no yield-account spend has that id (the nc_… id POST /api/ncaccount/spend answered)", Input),
+    /// Netting accounts are off, or a chain read or price they need failed.
+    NettingUnavailable => ("NETTING_UNAVAILABLE", SERVICE_UNAVAILABLE, true, "netting accounts cannot answer right now (a chain read or price failed, or [netting] is off); retry", Host),
+    /// The netting signature does not recover to the address over the exact text.
+    NettingSignatureInvalid => ("NETTING_SIGNATURE_INVALID", UNAUTHORIZED, false, "sign exactly the documented text (terms from GET /api/netting/terms; relay-netting-transfer:v1:… or relay-netting-withdraw:v1:… with lowercase addresses) with the address's key (EIP-191 personal_sign, low-s)", Input),
+    /// An address of a netting request is not enrolled.
+    NettingNotEnrolled => ("NETTING_NOT_ENROLLED", CONFLICT, false, "the address (the `field` names which) is not enrolled: GET /api/netting/terms, sign it, POST /api/netting/enroll", State),
+    /// The nonce is at or below the account's: spent.
+    NettingNonceSpent => ("NETTING_NONCE_SPENT", CONFLICT, false, "nonces are monotonic per account: any signature at or below the account nonce is spent (GET /api/netting/terms shows the nonce); sign again with a larger one", Input),
+    /// The account's balance does not cover the amount.
+    NettingInsufficientBalance => ("NETTING_INSUFFICIENT_BALANCE", CONFLICT, false, "the account's balance does not cover the amount; deposit first or ask less", State),
+    /// A netting cap (deposit, withdraw or balance) would be exceeded.
+    NettingCapExceeded => ("NETTING_CAP_EXCEEDED", UNPROCESSABLE_ENTITY, false, "netting caps are deliberately small (GET /api/netting/reserves lists them); the message names the cap", Input),
+    /// The deposit would push liabilities above the safe share of float.
+    NettingSafeShareExceeded => ("NETTING_SAFE_SHARE_EXCEEDED", CONFLICT, true, "crediting the deposit would push total liabilities above the safe share of the relayer's float (GET /api/netting/reserves: headroom); it is not credited — post it again when headroom allows", State),
+    /// The chain is not a covered netting chain.
+    NettingChainUnsupported => ("NETTING_CHAIN_UNSUPPORTED", BAD_REQUEST, false, "the chain is not covered by netting accounts (GET /api/netting/reserves lists the covered chains)", Input),
+    /// The deposit transaction is not mined or not confirmed enough yet.
+    NettingDepositPending => ("NETTING_DEPOSIT_PENDING", CONFLICT, true, "the deposit transaction is not mined or lacks the configured confirmations; post it again shortly", State),
+    /// The deposit transaction does not pay the relayer from the address.
+    NettingDepositInvalid => ("NETTING_DEPOSIT_INVALID", UNPROCESSABLE_ENTITY, false, "the transaction reverted, has no USDC Transfer from `address` to the relayer on that chain, was not sent by `address` itself to the USDC contract, or is one of the relayer's own", Input),
+    /// The withdrawal does not cover the destination payout cost.
+    NettingBelowPayoutCost => ("NETTING_BELOW_PAYOUT_COST", UNPROCESSABLE_ENTITY, false, "the destination payout cost is at or above the amount: nothing would arrive; nothing was debited or sent (GET /api/netting/preview ranks cheaper exits)", Input),
+    /// The relayer cannot pay on the destination chain now.
+    NettingFloatShort => ("NETTING_FLOAT_SHORT", SERVICE_UNAVAILABLE, true, "the relayer cannot pay the payout on that chain now (its float is short or the payout fails simulation); nothing was debited — try another chain (GET /api/netting/preview)", Host),
+    /// The payout failed on chain and was credited back.
+    NettingPayoutFailed => ("NETTING_PAYOUT_FAILED", BAD_GATEWAY, false, "the payout transaction failed; the amount was credited back to the account by a reversing entry (the nonce stays spent)", Host),
+    /// No installed rail has that id, or the rail declares no such lane.
+    UnknownRail => ("UNKNOWN_RAIL", NOT_FOUND, false, "no installed rail has that id, or the rail declares no such lane; the message lists its lanes (GET /admin/api/snapshot lists rails and lanes)", Input),
+    /// The yield account has no vault on that chain.
+    NcChainUnsupported => ("NCACCOUNT_CHAIN_UNSUPPORTED", BAD_REQUEST, false, "srcChain or toChain has no yield vault on this host (GET /api/account/venues lists them)", Input),
+    /// The spend intent's signature does not recover to its agent.
+    NcSignatureInvalid => ("NCACCOUNT_SIGNATURE_INVALID", BAD_REQUEST, false, "the spend intent's signature does not recover to intent.agent under the domain {name RelayNCAccount, version 1, chainId srcChain, verifyingContract the vault on srcChain}, or is malformed or high-s; nothing was sent", Input),
+    /// The spend intent was signed under another chain id.
+    NcDomainChain => ("NCACCOUNT_DOMAIN_CHAIN", BAD_REQUEST, false, "the intent was signed with a domain chainId other than intent.srcChain; sign with chainId = srcChain; nothing was sent", Input),
+    /// The spend intent's deadline passed.
+    NcIntentExpired => ("NCACCOUNT_INTENT_EXPIRED", BAD_REQUEST, false, "intent.deadline (seconds) is not in the future; sign again; nothing was sent", Input),
+    /// The spend intent's nonce was already spent.
+    NcNonceUsed => ("NCACCOUNT_NONCE_USED", CONFLICT, false, "intent.nonce was already spent by this agent on srcChain; sign a new nonce; nothing was sent", Input),
+    /// The redeem needs more shares than the allowance.
+    NcAllowanceExceeded => ("NCACCOUNT_ALLOWANCE_EXCEEDED", UNPROCESSABLE_ENTITY, false, "the spend burns more vault shares than the agent lets the relayer pull (approve the relayer on the vault; POST /api/ncaccount/quote shows both); nothing was sent", Input),
+    /// The agent holds too few shares.
+    NcInsufficientShares => ("NCACCOUNT_INSUFFICIENT_SHARES", UNPROCESSABLE_ENTITY, false, "the agent holds fewer vault shares than redeeming the amount burns; nothing was sent", State),
+    /// The amount does not cover the spend fee.
+    NcBelowFee => ("NCACCOUNT_BELOW_FEE", UNPROCESSABLE_ENTITY, false, "the amount does not cover the spend fee (0.15 %, at least 0.01 USD); nothing was sent", Input),
+    /// No rail routes a spend's delivery now.
+    NcNoRoute => ("NCACCOUNT_NO_ROUTE", UNPROCESSABLE_ENTITY, true, "no rail routes the spend's delivery (srcChain asset to toChain) now; the message has the engine's reason; try less or later; nothing was sent", State),
+    /// The redeem reverts in simulation.
+    NcWouldRevert => ("NCACCOUNT_WOULD_REVERT", UNPROCESSABLE_ENTITY, false, "the vault's withdraw reverts when simulated (the message has the reason); nothing was sent", Input),
+    /// A chain read of the yield account failed.
+    NcChainUnavailable => ("NCACCOUNT_CHAIN_UNAVAILABLE", SERVICE_UNAVAILABLE, true, "a chain the yield account needs could not be read; retry", Host),
+}
+
+/// One `errorCode` of the catalogue.
+#[derive(Clone, Debug, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorEntry {
+    /// The code.
+    pub error_code: &'static str,
+    /// The HTTP status it is answered with.
+    pub status: u16,
+    /// Whether the same request may succeed later.
+    pub retryable: bool,
+    /// What it means and what to do about it.
+    pub meaning: &'static str,
+}
+
+/// `GET /api/errors`: every table, generated from its enum.
+#[derive(Clone, Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct Catalogue {
+    /// Every `errorCode` a failed request answers with.
+    pub errors: Vec<ErrorEntry>,
+    /// How many.
+    pub count: usize,
+    /// Preflight `blockers[].code` (`{code, meaning}`).
+    #[schema(value_type = Vec<Object>)]
+    pub blockers: Vec<relay_types::codes::CodeEntry>,
+    /// Preflight `warnings[].code`.
+    #[schema(value_type = Vec<Object>)]
+    pub warnings: Vec<relay_types::codes::CodeEntry>,
+    /// `failure.code` of a route that ended FAILED.
+    #[schema(value_type = Vec<Object>)]
+    pub failures: Vec<relay_types::codes::CodeEntry>,
+    /// How to read it.
+    pub note: &'static str,
+}
+
+/// The catalogue served at `GET /api/errors`: every table, generated.
+pub fn catalogue() -> Catalogue {
+    let errors: Vec<ErrorEntry> = ErrorCode::ALL
+        .iter()
+        .map(|c| ErrorEntry {
+            error_code: c.as_str(),
+            status: c.status().as_u16(),
+            retryable: c.retryable(),
+            meaning: c.meaning(),
+        })
+        .collect();
+    Catalogue {
+        count: errors.len(),
+        errors,
+        blockers: BlockerCode::catalogue(),
+        warnings: WarningCode::catalogue(),
+        failures: FailureCode::catalogue(),
+        note: "errors: every errorCode a failed request answers with (HTTP status, retryable); blockers and warnings: preflight's blockers[].code and warnings[].code (200, decision NO_GO); failures: failure.code of a route that ended FAILED",
+    }
+}
+
+/// Every failure's body (spec §7). Branch on `errorCode`, never on wording.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorBody {
+    /// What went wrong, for people.
+    pub error: String,
+    /// The machine-readable code (`GET /api/errors`).
+    pub error_code: String,
+    /// Whether the same request may succeed later.
+    pub retryable: bool,
+    /// The request field at fault.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// What to do about it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggested_action: Option<String>,
+    /// When a retry can succeed, ms from now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
+    /// The host's signature over this refusal (4xx answers; added at the
+    /// edge, [`crate::refusal`]): check it with `POST /api/refusal/verify`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<relay_analysis::refusal::Refusal>,
+    /// `PRICE_MOVED`: the fresh live quote that no longer meets the lock
+    /// (`{rail, amountIn, amountOut, minOut, quotedAt}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub fresh_quote: Option<serde_json::Value>,
+}
+
+/// An error answer.
+#[derive(Debug)]
+pub struct ApiError {
+    /// Code.
+    pub code: ErrorCode,
+    /// Message.
+    pub message: String,
+    /// The request field at fault, when one is.
+    pub field: Option<String>,
+    /// What the client should do about it.
+    pub suggested_action: Option<String>,
+    /// When a retry can succeed, ms from now.
+    pub retry_after_ms: Option<u64>,
+    /// The fresh quote a `PRICE_MOVED` carries (boxed: errors stay small).
+    pub fresh_quote: Option<Box<serde_json::Value>>,
+}
+
+impl ApiError {
+    /// A new error.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ApiError {
+            code,
+            message: message.into(),
+            field: None,
+            suggested_action: None,
+            retry_after_ms: None,
+            fresh_quote: None,
+        }
+    }
+
+    /// Names the request field at fault.
+    pub fn field(mut self, field: impl Into<String>) -> Self {
+        self.field = Some(field.into());
+        self
+    }
+
+    /// Adds a suggested action.
+    pub fn suggest(mut self, action: impl Into<String>) -> Self {
+        self.suggested_action = Some(action.into());
+        self
+    }
+
+    /// Says when a retry can succeed.
+    pub fn retry_after_ms(mut self, ms: u64) -> Self {
+        self.retry_after_ms = Some(ms);
+        self
+    }
+
+    /// Carries the fresh quote of a `PRICE_MOVED`.
+    pub fn fresh_quote(mut self, quote: serde_json::Value) -> Self {
+        self.fresh_quote = Some(Box::new(quote));
+        self
+    }
+
+    /// The JSON body.
+    pub fn body(&self) -> ErrorBody {
+        ErrorBody {
+            error: self.message.clone(),
+            error_code: self.code.as_str().into(),
+            retryable: self.code.retryable(),
+            field: self.field.clone(),
+            suggested_action: self.suggested_action.clone(),
+            retry_after_ms: self.retry_after_ms,
+            refusal: None,
+            fresh_quote: self.fresh_quote.as_deref().cloned(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The code of a catalogue entry, by its wire string.
+    fn code_of(wire: &str) -> ErrorCode {
+        *ErrorCode::ALL
+            .iter()
+            .find(|c| c.as_str() == wire)
+            .unwrap_or_else(|| panic!("{wire} is served but not in the table"))
+    }
+
+    #[test]
+    fn every_served_code_answers_as_its_blame_says() {
+        let served = catalogue().errors;
+        assert_eq!(served.len(), ErrorCode::ALL.len());
+        let mut wrong = Vec::new();
+        for e in &served {
+            let class = |s: u16| s / 100;
+            let ok = match code_of(e.error_code).blame() {
+                Blame::Input => class(e.status) == 4 && !e.retryable,
+                Blame::State => class(e.status) == 4,
+                Blame::Host => class(e.status) == 5,
+                Blame::Unclassified => false,
+            };
+            if !ok {
+                let blame = code_of(e.error_code).blame();
+                wrong.push(format!(
+                    "{} ({}, retryable {}, {blame:?})",
+                    e.error_code, e.status, e.retryable
+                ));
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "a caller's mistake is a 4xx that is never retryable, a state of things a 4xx, a host failure a 5xx, and every code says which it is: {wrong:#?}"
+        );
+    }
+
+    #[test]
+    fn the_mistakes_of_issue_40_are_the_callers() {
+        for c in [
+            ErrorCode::InvalidField,
+            ErrorCode::InvalidAddress,
+            ErrorCode::AmountOutOfRange,
+            ErrorCode::PrimitiveCancelUnauthorized,
+            ErrorCode::PrimitiveCancelForbidden,
+        ] {
+            assert_eq!(c.blame(), Blame::Input, "{c:?}");
+        }
+        assert_eq!(ErrorCode::RailsUnavailable.blame(), Blame::Host);
+        assert_eq!(ErrorCode::NettingFloatShort.blame(), Blame::Host);
+    }
+}

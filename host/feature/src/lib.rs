@@ -1,0 +1,148 @@
+//! relay-feature: how a feature registers with the host.
+//!
+//! Each feature — routing, keys and usage, sessions, notify, the route
+//! primitives, netting, the yield account, sponsorship, analysis, and the
+//! ones still to come — describes itself once, in its own home, with a
+//! [`Feature`]: its HTTP routes (and so its OpenAPI paths), its rate-limit
+//! buckets ([`Limit`], per minute, hour or day) and the `errorCode`s it
+//! answers with. The host collects the descriptors in one list; adding a
+//! feature is its folder and one line in that list — no central route
+//! list, limit table or error table is edited.
+
+use axum::http::Method;
+use relay_errors::ErrorCode;
+use utoipa_axum::router::OpenApiRouter;
+
+/// The period a rate-limit bucket is counted over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Window {
+    /// N per minute.
+    Minute,
+    /// N per hour.
+    Hour,
+    /// N per day.
+    Day,
+}
+
+impl Window {
+    /// The window's length.
+    pub const fn duration(self) -> std::time::Duration {
+        std::time::Duration::from_secs(match self {
+            Window::Minute => 60,
+            Window::Hour => 3_600,
+            Window::Day => 86_400,
+        })
+    }
+}
+
+/// One rate-limit bucket: the requests of `methods` on `path` (a route
+/// template, as the router matched it), `per` per `window` per client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit {
+    /// The bucket's name (what `RateLimit-Policy` and the dashboard show).
+    pub bucket: &'static str,
+    /// The key of its override in `[limits.per_minute]` (`per_hour`,
+    /// `per_day` by window): the bucket's name unless it shares another's.
+    pub key: &'static str,
+    /// The methods it counts.
+    pub methods: &'static [Method],
+    /// The route template.
+    pub path: &'static str,
+    /// Requests per window.
+    pub per: u32,
+    /// The window.
+    pub window: Window,
+    /// Counted by the client's IP even for a request with an issued key
+    /// (creating keys, signing in).
+    pub by_ip: bool,
+}
+
+impl Limit {
+    /// `per` requests a minute of `methods` on `path`, in bucket `bucket`.
+    pub const fn new(
+        bucket: &'static str,
+        methods: &'static [Method],
+        path: &'static str,
+        per: u32,
+    ) -> Self {
+        Limit {
+            bucket,
+            key: bucket,
+            methods,
+            path,
+            per,
+            window: Window::Minute,
+            by_ip: false,
+        }
+    }
+
+    /// `per` POSTs a minute on `path`.
+    pub const fn post(bucket: &'static str, path: &'static str, per: u32) -> Self {
+        Limit::new(bucket, &[Method::POST], path, per)
+    }
+
+    /// `per` GETs a minute on `path`.
+    pub const fn get(bucket: &'static str, path: &'static str, per: u32) -> Self {
+        Limit::new(bucket, &[Method::GET], path, per)
+    }
+
+    /// The same, counted per hour.
+    pub const fn per_hour(self) -> Self {
+        Limit {
+            window: Window::Hour,
+            ..self
+        }
+    }
+
+    /// The same, counted per day.
+    pub const fn per_day(self) -> Self {
+        Limit {
+            window: Window::Day,
+            ..self
+        }
+    }
+
+    /// The same, counted by IP only.
+    pub const fn by_ip(self) -> Self {
+        Limit {
+            by_ip: true,
+            ..self
+        }
+    }
+
+    /// The same, overridden by `[limits]` key `key` (a bucket that shares
+    /// another's setting).
+    pub const fn keyed(self, key: &'static str) -> Self {
+        Limit { key, ..self }
+    }
+}
+
+/// A feature's descriptor: everything the host needs to serve it.
+pub struct Feature<S> {
+    /// Its name (one per domain, the same in every layer).
+    pub name: &'static str,
+    /// Where it lives in the repository (checked to exist by the host's
+    /// tests) and the spec sections it implements.
+    pub home: &'static str,
+    /// The spec sections (`§4.7`).
+    pub spec: &'static str,
+    /// Its routes, documented (the OpenAPI paths come from them).
+    pub routes: fn(&S) -> OpenApiRouter<S>,
+    /// Its rate-limit buckets (a matched route without one gets a bucket of
+    /// its own at the default rate).
+    pub limits: &'static [Limit],
+    /// The `errorCode`s only it answers with (shared codes such as
+    /// `INVALID_FIELD` belong to the core).
+    pub errors: &'static [ErrorCode],
+}
+
+impl<S> std::fmt::Debug for Feature<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Feature")
+            .field("name", &self.name)
+            .field("home", &self.home)
+            .field("limits", &self.limits.len())
+            .field("errors", &self.errors.len())
+            .finish()
+    }
+}
