@@ -27,6 +27,39 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{edge::JsonObject, execute::idempotency_key, ApiError, AppState, ErrorCode};
 
+/// Sponsored EIP-7702 transactions paid with x402 (spec §4.8; its limits
+/// are not shown): the free check like a quote, a paid sponsorship like a
+/// fund-moving execute (a 402 counts too).
+pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_feature::Feature {
+    name: "sponsorship",
+    home: "host/sponsor",
+    spec: "§4.8",
+    routes: |_| routes(),
+    limits: &[
+        relay_feature::Limit::post("7702-check", "/api/7702/check", 40),
+        relay_feature::Limit::post("7702-sponsor", "/api/7702/sponsor", 20),
+    ],
+    errors: &[
+        crate::ErrorCode::AuthorizationSignature,
+        crate::ErrorCode::AuthorizationChain,
+        crate::ErrorCode::AuthorizationAnyChain,
+        crate::ErrorCode::AuthorizationNonce,
+        crate::ErrorCode::AuthorizationDelegate,
+        crate::ErrorCode::AuthorityHasCode,
+        crate::ErrorCode::SponsorChainUnsupported,
+        crate::ErrorCode::SponsorTargetInvalid,
+        crate::ErrorCode::SponsorWouldRevert,
+        crate::ErrorCode::SponsorUnpriced,
+        crate::ErrorCode::SponsorChainUnavailable,
+        crate::ErrorCode::PaymentRequired,
+        crate::ErrorCode::PaymentInvalid,
+        crate::ErrorCode::PaymentInsufficient,
+        crate::ErrorCode::PaymentExpired,
+        crate::ErrorCode::PaymentUnfunded,
+        crate::ErrorCode::PaymentNonceUsed,
+    ],
+};
+
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(delegate))
