@@ -4,6 +4,5 @@
 
 pub mod balances;
 pub mod keys;
-pub mod netting;
 pub mod sessions;
 pub mod yield_account;

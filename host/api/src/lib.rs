@@ -21,7 +21,7 @@ pub mod concierge;
 mod conditional;
 mod delivery;
 mod discovery;
-mod edge;
+use relay_feature::edge;
 mod erasure;
 mod error;
 mod execute;
@@ -38,7 +38,6 @@ pub mod limits;
 mod membership;
 pub mod metrics;
 mod ncaccount;
-mod netting;
 pub mod openapi;
 mod plan;
 mod preflight;
@@ -132,7 +131,7 @@ pub struct Services {
     /// no chain is sponsored).
     pub sponsor: Option<Arc<relay_sponsor::SponsorService>>,
     /// Custodial netting accounts (spec §4.7; `None`: `[netting]` is off).
-    pub netting: Option<Arc<relay_accounts::netting::NettingService>>,
+    pub netting: Option<Arc<relay_netting::NettingService>>,
     /// The non-custodial yield account and unified balances (spec §4.6,
     /// [`relay_accounts::yield_account`]).
     pub ncaccount: Arc<relay_accounts::yield_account::YieldService>,
@@ -158,7 +157,7 @@ pub const FEATURES: &[Feature<AppState>] = &[
     hooks::FEATURE,
     session::FEATURE,
     ncaccount::FEATURE,
-    netting::FEATURE,
+    relay_netting::http::feature(),
     sponsor::FEATURE,
     analysis::FEATURE,
     concierge::FEATURE,
@@ -197,6 +196,12 @@ pub fn router(state: AppState) -> Router {
         state: state.clone(),
     };
     layers::edge(routes, &state.config.http, limiter, observers).with_state(state)
+}
+
+impl axum::extract::FromRef<AppState> for relay_netting::http::Netting {
+    fn from_ref(s: &AppState) -> Self {
+        relay_netting::http::Netting(s.netting.clone())
+    }
 }
 
 /// Runs `f` over the current mesh inputs: installed rails, operator state

@@ -123,13 +123,9 @@ async fn withdrawals(
     if s.netting.is_none() {
         return Ok(Vec::new());
     }
-    let rows = s
-        .store
-        .withdrawals_of(
-            &format!("{address:#x}"),
-            relay_accounts::netting::PAID,
-            limit,
-        )
+    let ledger = relay_netting::ledger::Ledger::from(s.store.clone());
+    let rows = ledger
+        .withdrawals_of(&format!("{address:#x}"), relay_netting::PAID, limit)
         .await
         .map_err(|e| ApiError::new(ErrorCode::StoreUnavailable, e.to_string()))?;
     Ok(rows

@@ -138,7 +138,7 @@ fn notify_jobs(
 /// Loads the developer keys and starts their job (usage writes, live-key
 /// refresh, pruning: [`KeyService::run`]).
 async fn key_jobs(jobs: &mut Jobs, store: &Store) -> Result<Arc<KeyService>, StartError> {
-    let keys = KeyService::start(Arc::new(store.clone()), relay_types::clock::system())
+    let keys = KeyService::start(Arc::new(store.clone()), store.clock().clone())
         .await
         .map_err(|e| StartError::Runtime(format!("developer keys: {e}")))?;
     let keys = Arc::new(keys);
@@ -172,7 +172,7 @@ fn session_jobs(
         store: Arc::new(store.clone()),
         config: config.clone(),
         keys: relayer.map(|r| r.signer().session_keys()),
-        clock: relay_types::clock::system(),
+        clock: store.clock().clone(),
         sweep,
     }));
     if relayer.is_some() {
@@ -207,7 +207,7 @@ fn sponsor_jobs(
             prices: prices.clone(),
             store: store.clone(),
             senders,
-            clock: relay_types::clock::system(),
+            clock: store.clock().clone(),
         },
     ));
     if relayer.is_some() && sp.resume_interval_ms > 0 {
@@ -218,47 +218,28 @@ fn sponsor_jobs(
     Some(service)
 }
 
-/// The netting service (spec §4.7) unless `[netting]` is off, and the job
-/// finishing payouts whose holder died when the host can send.
-fn netting_jobs(
+/// Netting (spec §4.7): its slice starts itself ([`relay_netting::start`])
+/// over the host's parts.
+async fn netting(
     jobs: &mut Jobs,
     store: &Store,
     config: &Arc<HostConfig>,
     (reader, prices): (&Arc<ChainReader>, &Arc<PriceBook>),
     relayer: Option<&Arc<Relayer>>,
-) -> Option<Arc<relay_accounts::netting::NettingService>> {
-    use relay_accounts::netting::{NettingDeps, NettingService, Payer};
-    let n = &config.netting;
-    if !n.enabled {
-        return None;
-    }
-    let payer = relayer.map(|r| Payer {
+) -> Result<Option<Arc<relay_netting::NettingService>>, StartError> {
+    let payer = relayer.map(|r| relay_netting::Payer {
         relayer: r.address(),
         by_chain: r.senders().map(|s| (s.chain_id(), s.clone())).collect(),
     });
-    let service = Arc::new(NettingService::new(NettingDeps {
+    let deps = relay_netting::NettingDeps {
         config: config.clone(),
         reader: reader.clone(),
         prices: prices.clone(),
-        store: store.clone(),
+        store: store.clone().into(),
         payer,
-        clock: relay_types::clock::system(),
-    }));
-    if relayer.is_some() && n.resume_interval_ms > 0 {
-        let every = Duration::from_millis(n.resume_interval_ms);
-        let s = service.clone();
-        let job = relay_jobs::every(jobs.token(), every, true, move || {
-            let s = s.clone();
-            async move {
-                let n = s.resume().await;
-                if n > 0 {
-                    tracing::info!(n, "netting withdrawals resumed");
-                }
-            }
-        });
-        jobs.add("netting-payouts", tokio::spawn(job));
-    }
-    Some(service)
+        clock: store.clock().clone(),
+    };
+    Ok(relay_netting::start(deps, jobs).await?)
 }
 
 /// The yield account and unified balances (spec §4.6): always served
@@ -279,7 +260,7 @@ fn ncaccount_service(
         senders: relayer.map(|r| Senders {
             by_chain: r.senders().map(|s| (s.chain_id(), s.clone())).collect(),
         }),
-        clock: relay_types::clock::system(),
+        clock: store.clock().clone(),
     }))
 }
 
@@ -320,7 +301,8 @@ fn primitives_job(jobs: &Jobs, state: &AppState) -> tokio::task::JoinHandle<()> 
         relay_primitives::gate(p.live),
     ));
     let every = Duration::from_millis(p.tick_interval_ms.max(10));
-    relay_jobs::primitives::spawn(jobs.token(), watcher, every)
+    let clock = state.clock.clone();
+    relay_jobs::primitives::spawn(jobs.token(), watcher, clock, every)
 }
 
 /// The retention job (spec §8.2), when the tag key is in the environment.
@@ -337,15 +319,22 @@ fn retention_job(jobs: &mut Jobs, config: &HostConfig, store: &Store) {
         jobs.token(),
         store.clone(),
         tagger,
-        relay_types::clock::system(),
+        store.clock().clone(),
         (every, after),
     );
     jobs.add("retention", job);
 }
 
 /// The warm quote book and its refresher (issue 12; stops with the jobs).
-fn quote_book_job(jobs: &mut Jobs, config: &HostConfig) -> Arc<relay_engine::quotebook::QuoteBook> {
-    let book = Arc::new(relay_engine::quotebook::QuoteBook::for_config(config));
+fn quote_book_job(
+    jobs: &mut Jobs,
+    config: &HostConfig,
+    store: &Store,
+) -> Arc<relay_engine::quotebook::QuoteBook> {
+    let clock = store.clock().clone();
+    let book = Arc::new(relay_engine::quotebook::QuoteBook::for_config(
+        config, clock,
+    ));
     if config.quote_book.enabled {
         jobs.add("quote-book", tokio::spawn(book.clone().run(jobs.token())));
     }
@@ -358,12 +347,9 @@ async fn price_jobs(
     jobs: &mut Jobs,
     config: &Arc<HostConfig>,
     reader: &Arc<ChainReader>,
+    clock: relay_types::SharedClock,
 ) -> Arc<PriceBook> {
-    let book = Arc::new(PriceBook::new(
-        config.clone(),
-        reader.clone(),
-        relay_types::clock::system(),
-    ));
+    let book = Arc::new(PriceBook::new(config.clone(), reader.clone(), clock));
     if !config.pricefeeds.is_empty() {
         let read = book.refresh().await;
         tracing::info!(read, feeds = config.pricefeeds.len(), "price feeds read");
@@ -396,6 +382,16 @@ impl Host {
     /// Like [`Host::build`] with the credentials handed in (the devnet,
     /// tests).
     pub async fn build_with(config: HostConfig, creds: Credentials) -> Result<Self, StartError> {
+        Self::build_on(config, creds, relay_types::clock::system()).await
+    }
+
+    /// Like [`Host::build_with`], every service reading time from `clock`
+    /// (tests hand in a `ManualClock` they advance).
+    pub async fn build_on(
+        config: HostConfig,
+        creds: Credentials,
+        clock: relay_types::SharedClock,
+    ) -> Result<Self, StartError> {
         let Credentials {
             signer,
             owner_token,
@@ -405,8 +401,9 @@ impl Host {
                 "no {OWNER_TOKEN_HASH_ENV}: requests that spend the operator's funds (mode self) are refused"
             );
         }
-        let store = Store::connect(&config.database_url()).await?;
-        let broker = Arc::new(CapabilityBroker::new(&config.capabilities));
+        let store = Store::connect_with_clock(&config.database_url(), clock).await?;
+        let broker = CapabilityBroker::new(&config.capabilities).with_clock(store.clock().clone());
+        let broker = Arc::new(broker);
         let rails = Arc::new(
             RailSet::new(&config, broker).map_err(|e| StartError::Runtime(e.to_string()))?,
         );
@@ -451,7 +448,7 @@ impl Host {
             }
         }
         let sandbox: Arc<relay_execution::sandbox::Sandbox> = Default::default();
-        let prices = price_jobs(&mut jobs, &config, &reader).await;
+        let prices = price_jobs(&mut jobs, &config, &reader, store.clock().clone()).await;
         retention_job(&mut jobs, &config, &store);
         let hooks = notify_jobs(&mut jobs, &store, &config, (&reader, &prices), &sandbox);
         let keys = key_jobs(&mut jobs, &store).await?;
@@ -463,18 +460,20 @@ impl Host {
             (&reader, &prices),
             relayer.as_ref(),
         );
-        let netting = netting_jobs(
+        let netting = netting(
             &mut jobs,
             &store,
             &config,
             (&reader, &prices),
             relayer.as_ref(),
-        );
-        let quote_book = quote_book_job(&mut jobs, &config);
+        )
+        .await?;
+        let quote_book = quote_book_job(&mut jobs, &config, &store);
         let ncaccount = ncaccount_service(&store, &config, (&reader, &prices), relayer.as_ref());
         let health = Arc::new(HealthCache::new(
             Duration::from_millis(config.runtime.health_ttl_ms),
             reader.clone(),
+            store.clock().clone(),
         ));
         // the one routing service every adapter and job shares
         let routing = Arc::new(Routing::new(RoutingDeps {
@@ -488,7 +487,7 @@ impl Host {
             executor: executor.clone(),
             prices: prices.clone(),
             quote_book: quote_book.clone(),
-            clock: relay_types::clock::system(),
+            clock: store.clock().clone(),
         }));
         Ok(Host {
             state: AppState::new(Services {
@@ -561,7 +560,7 @@ impl Host {
                 state.reader.clone(),
                 state.config.clone(),
             ),
-            relay_types::clock::system(),
+            state.clock.clone(),
             relay_jobs::settlement_proofs::PROOFS_EVERY,
         );
         jobs.add("settlement-proofs", proofs);

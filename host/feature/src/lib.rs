@@ -8,6 +8,11 @@
 //! answers with. The host collects the descriptors in one list; adding a
 //! feature is its folder and one line in that list — no central route
 //! list, limit table or error table is edited.
+//!
+//! [`edge`] is what every feature's HTTP adapter reads requests with: the
+//! strict JSON body ([`edge::JsonObject`]), query fields, large answers.
+
+pub mod edge;
 
 use axum::http::Method;
 use relay_errors::ErrorCode;

@@ -14,14 +14,13 @@ mod admin;
 mod decisions;
 mod delivery;
 mod dest_watch;
-pub mod durable;
 mod durability;
+pub mod durable;
 mod erasure;
 pub mod events;
 mod hooks;
 mod intents;
 mod keys;
-pub mod ledger;
 mod migrate;
 mod ncaccount;
 mod nonces;
@@ -38,20 +37,21 @@ mod uptime;
 
 pub use admin::{AuditRow, DeliveryBacklog};
 pub use dest_watch::{DestClaim, DestWatch};
+pub use durable::IdempotencyBegin;
 pub use erasure::ErasureRow;
 pub use hooks::{AttemptOutcome, AttemptRow, Delivery, HookRow, HookStore, NewDelivery};
-pub use durable::IdempotencyBegin;
 pub use keys::{
     KeyRow, KeyStore, KeyUsageRecord, PathCount, UsageWindow, MINUTE_MS as KEY_USAGE_MINUTE_MS,
 };
+pub use migrate::Migration;
 pub use ncaccount::{NcSpendMove, NcSpendRow};
 pub use outbox::{route_event, OutboxEvent};
 pub use primitives::{PrimitiveRow, PrimitiveStore, RunEnd, RunRow};
+use relay_types::clock::SharedClock;
 pub use routes::route_reads;
 pub use routes::{JournalEntry, TxState};
 pub use sessions::{Reservation, RouteProgress, SessionRow, SessionStore, SpendAsk, SpendRow};
 pub use sponsorships::{SponsorshipMove, SponsorshipRow};
-use relay_types::clock::SharedClock;
 use sqlx::{any::AnyPoolOptions, AnyPool};
 pub use uptime::UptimeSample;
 
@@ -154,6 +154,13 @@ impl Store {
         }
         migrate::run(&store).await?;
         Ok(store)
+    }
+
+    /// Applies a feature's own `migrations` not yet recorded (each
+    /// feature's home holds its schema; versions share one number line
+    /// with the core's).
+    pub async fn migrate(&self, migrations: &[Migration]) -> Result<(), StoreError> {
+        migrate::apply(self, migrations).await
     }
 
     /// The pool.

@@ -4,36 +4,98 @@
 
 use super::{Backend, Store, StoreError};
 
-/// `(version, sql)` in order.
-const MIGRATIONS: &[(i64, &str)] = &[
-    (1, include_str!("../migrations/0001_operator_state.sql")),
-    (2, include_str!("../migrations/0002_routes.sql")),
-    (3, include_str!("../migrations/0003_nonces.sql")),
-    (4, include_str!("../migrations/0004_idempotency_route.sql")),
-    (5, include_str!("../migrations/0005_intents.sql")),
-    (6, include_str!("../migrations/0006_keys.sql")),
-    (7, include_str!("../migrations/0007_sessions.sql")),
-    (8, include_str!("../migrations/0008_hooks.sql")),
-    (9, include_str!("../migrations/0009_dest_watch.sql")),
-    (10, include_str!("../migrations/0010_primitives.sql")),
-    (11, include_str!("../migrations/0011_operator_audit.sql")),
-    (12, include_str!("../migrations/0012_sponsorships.sql")),
-    (13, include_str!("../migrations/0013_route_decisions.sql")),
-    (14, include_str!("../migrations/0014_uptime_samples.sql")),
-    (15, include_str!("../migrations/0015_ledger.sql")),
-    (16, include_str!("../migrations/0016_ncaccount_spends.sql")),
-    (
-        17,
-        include_str!("../migrations/0017_erasure_and_proofs.sql"),
-    ),
-    (
-        18,
-        include_str!("../migrations/0018_ncaccount_spend_routes.sql"),
-    ),
+/// One schema change: its version (one number line across the core and
+/// every feature) and its SQL.
+#[derive(Clone, Copy, Debug)]
+pub struct Migration {
+    /// Its version; applied once, in order.
+    pub version: i64,
+    /// Its statements, `;`-separated.
+    pub sql: &'static str,
+}
+
+/// The core's migrations, in order (a feature brings its own:
+/// [`Store::migrate`]).
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        sql: include_str!("../migrations/0001_operator_state.sql"),
+    },
+    Migration {
+        version: 2,
+        sql: include_str!("../migrations/0002_routes.sql"),
+    },
+    Migration {
+        version: 3,
+        sql: include_str!("../migrations/0003_nonces.sql"),
+    },
+    Migration {
+        version: 4,
+        sql: include_str!("../migrations/0004_idempotency_route.sql"),
+    },
+    Migration {
+        version: 5,
+        sql: include_str!("../migrations/0005_intents.sql"),
+    },
+    Migration {
+        version: 6,
+        sql: include_str!("../migrations/0006_keys.sql"),
+    },
+    Migration {
+        version: 7,
+        sql: include_str!("../migrations/0007_sessions.sql"),
+    },
+    Migration {
+        version: 8,
+        sql: include_str!("../migrations/0008_hooks.sql"),
+    },
+    Migration {
+        version: 9,
+        sql: include_str!("../migrations/0009_dest_watch.sql"),
+    },
+    Migration {
+        version: 10,
+        sql: include_str!("../migrations/0010_primitives.sql"),
+    },
+    Migration {
+        version: 11,
+        sql: include_str!("../migrations/0011_operator_audit.sql"),
+    },
+    Migration {
+        version: 12,
+        sql: include_str!("../migrations/0012_sponsorships.sql"),
+    },
+    Migration {
+        version: 13,
+        sql: include_str!("../migrations/0013_route_decisions.sql"),
+    },
+    Migration {
+        version: 14,
+        sql: include_str!("../migrations/0014_uptime_samples.sql"),
+    },
+    Migration {
+        version: 16,
+        sql: include_str!("../migrations/0016_ncaccount_spends.sql"),
+    },
+    Migration {
+        version: 17,
+        sql: include_str!("../migrations/0017_erasure_and_proofs.sql"),
+    },
+    Migration {
+        version: 18,
+        sql: include_str!("../migrations/0018_ncaccount_spend_routes.sql"),
+    },
 ];
 
-/// Applies every migration not yet recorded.
+/// Applies every core migration not yet recorded.
 pub async fn run(store: &Store) -> Result<(), StoreError> {
+    apply(store, MIGRATIONS).await
+}
+
+/// Applies every one of `migrations` not yet recorded, in one transaction
+/// (on Postgres under an advisory lock, so concurrent replicas apply them
+/// once).
+pub async fn apply(store: &Store, migrations: &[Migration]) -> Result<(), StoreError> {
     let mut tx = store.pool().begin().await?;
     if store.backend() == Backend::Postgres {
         sqlx::query("SELECT pg_advisory_xact_lock(7265)")
@@ -43,7 +105,7 @@ pub async fn run(store: &Store) -> Result<(), StoreError> {
     sqlx::query("CREATE TABLE IF NOT EXISTS relay_migrations (version BIGINT PRIMARY KEY, applied_ms BIGINT NOT NULL)")
         .execute(&mut *tx)
         .await?;
-    for (version, sql) in MIGRATIONS {
+    for Migration { version, sql } in migrations {
         let done: Option<(i64,)> =
             sqlx::query_as("SELECT version FROM relay_migrations WHERE version = $1")
                 .bind(*version)

@@ -11,8 +11,8 @@ use alloy::{
     providers::Provider,
     signers::{local::PrivateKeySigner, SignerSync},
 };
-use relay_accounts::netting::texts;
 use relay_devnet::{keys, Devnet, DevnetConfig};
+use relay_netting::texts;
 use serde_json::{json, Value};
 
 const SRC: u64 = 8453;
@@ -384,7 +384,10 @@ async fn enrol_deposit_transfer_and_withdraw_move_real_usdc_once() {
     assert_eq!(units(&r.body["liabilities"]), 18 * USDC, "{}", r.body);
     assert_eq!(units(&r.body["payoutFees"]), cost, "{}", r.body);
     assert_eq!(r.body["chains"].as_array().unwrap().len(), 2);
-    let check = h.host_state.store.ledger_check().await.unwrap();
+    let check = relay_netting::ledger::Ledger::from(h.host_state.store.clone())
+        .ledger_check()
+        .await
+        .unwrap();
     assert!(check.ok(), "{check:?}");
     devnet.stop();
 }
@@ -516,7 +519,10 @@ async fn a_deposit_posted_to_two_replicas_at_once_is_credited_once() {
     assert_eq!(credited, 1, "{} {}", rx.body, ry.body);
     assert_eq!(rx.body["entryId"], ry.body["entryId"]);
     assert_eq!(balance_of(&y.base, a.address()).await, 7 * USDC);
-    let check = x.host_state.store.ledger_check().await.unwrap();
+    let check = relay_netting::ledger::Ledger::from(x.host_state.store.clone())
+        .ledger_check()
+        .await
+        .unwrap();
     assert!(
         check.ok() && check.liabilities.0 == (7 * USDC) as i64,
         "{check:?}"

@@ -202,7 +202,7 @@ async fn an_idempotency_key_executes_once_across_replicas() {
         assert_eq!(fresh, 1, "{name}: exactly one request executes");
         let s = &replicas[1];
         assert_eq!(
-            begin(&s, "key-1", "other body", 60_000).await,
+            begin(s, "key-1", "other body", 60_000).await,
             IdempotencyBegin::Mismatch
         );
         guard(&replicas[0])
@@ -210,35 +210,35 @@ async fn an_idempotency_key_executes_once_across_replicas() {
             .await
             .unwrap();
         assert_eq!(
-            begin(&s, "key-1", "fp-1", 60_000).await,
+            begin(s, "key-1", "fp-1", 60_000).await,
             IdempotencyBegin::Replay {
                 status: 200,
                 body: "{\"id\":\"rt_1\"}".into()
             }
         );
-        begin(&s, "key-2", "fp", 60_000).await;
-        guard(&s).abandon(&IdemKey::route("key-2")).await.unwrap();
+        begin(s, "key-2", "fp", 60_000).await;
+        guard(s).abandon(&IdemKey::route("key-2")).await.unwrap();
         assert_eq!(
-            begin(&s, "key-2", "fp", 60_000).await,
+            begin(s, "key-2", "fp", 60_000).await,
             IdempotencyBegin::Fresh,
             "{name}"
         );
         // A first request that died before creating a route: once stale,
         // the key is taken over.
-        begin(&s, "key-3", "fp", 60_000).await;
+        begin(s, "key-3", "fp", 60_000).await;
         assert_eq!(
-            begin(&s, "key-3", "fp", 0).await,
+            begin(s, "key-3", "fp", 0).await,
             IdempotencyBegin::Fresh,
             "{name}"
         );
         // One that created its route: a retry finds the route, never a second.
-        begin(&s, "key-4", "fp", 60_000).await;
+        begin(s, "key-4", "fp", 60_000).await;
         replicas[0]
             .insert_route_for_key(&route("rt_key4"), Some("key-4"))
             .await
             .unwrap();
         assert_eq!(
-            begin(&s, "key-4", "fp", 0).await,
+            begin(s, "key-4", "fp", 0).await,
             IdempotencyBegin::InFlight {
                 route: Some("rt_key4".into()),
                 stale: true

@@ -6,7 +6,7 @@
 //!   appears twice in one object is refused (`DUPLICATE_KEY` naming it —
 //!   never last-wins, so two readers of one body cannot disagree about
 //!   it); anything else that is not JSON is `MALFORMED_BODY` naming the
-//!   line and column. The HTTP edge ([`crate::layers`]) runs it on every
+//!   line and column. The HTTP edge (`relay_api::layers`) runs it on every
 //!   request body before a handler sees it.
 //! - [`JsonObject`]: the body must be a JSON object no larger than
 //!   `http.body_limit_bytes` (`BODY_TOO_LARGE` above it).
@@ -18,12 +18,12 @@
 
 use std::{cell::RefCell, collections::BTreeMap, collections::HashSet, fmt};
 
-use super::{ApiError, ErrorCode};
 use axum::{
     body::Bytes,
     extract::{FromRequest, Query, Request},
     http::StatusCode,
 };
+use relay_errors::{ApiError, ErrorCode};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 

@@ -1,55 +1,83 @@
-//! Custodial netting accounts (spec §4.7): terms, enrolment, deposits,
+//! Netting's HTTP adapter (spec §4.7): terms, enrolment, deposits,
 //! internal transfers, withdrawals, reserves and the exit preview. Thin
-//! over [`relay_accounts::netting`]: parse, call, shape the answer.
+//! over [`NettingService`]: parse, call, shape the answer. The host mounts
+//! it through [`feature`], its state being anything a [`Netting`] handle
+//! can be taken from.
 
 use axum::{
-    extract::{Query, State},
+    extract::{FromRef, Query, State},
     Json,
 };
-use relay_accounts::netting::{
-    DepositAsk, Deposited, EnrolAsk, Enrolled, NettingError, NettingService, Preview, Reserves,
-    TransferAsk, Transferred, WithdrawAsk, Withdrawal,
+use relay_errors::{ApiError, ErrorBody, ErrorCode};
+use relay_feature::{edge::JsonObject, Feature, Limit};
+
+use crate::{
+    texts, DepositAsk, Deposited, EnrolAsk, Enrolled, NettingError, NettingService, Preview,
+    Reserves, TransferAsk, Transferred, WithdrawAsk, Withdrawal,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::{edge::JsonObject, ApiError, AppState, ErrorCode};
-use relay_feature::{Feature, Limit};
+/// The handle the handlers take from the host's state: the service, or
+/// `None` when `[netting]` is off (every call answers
+/// `NETTING_UNAVAILABLE`).
+#[derive(Clone)]
+pub struct Netting(pub Option<Arc<NettingService>>);
 
-/// Custodial netting accounts (spec §4.7). Fund-moving calls are limited
-/// like an execute, enrolment and deposit claims like a quote (the spec
-/// shows no limits).
-pub(crate) const FEATURE: Feature<AppState> = Feature {
-    name: "netting",
-    home: "host/accounts/src/netting",
-    spec: "§4.7",
-    routes: |_| routes(),
-    limits: &[
-        Limit::post("netting-enroll", "/api/netting/enroll", 20),
-        Limit::post("netting-deposit", "/api/netting/deposit", 20),
-        Limit::post("netting-transfer", "/api/netting/transfer", 30),
-        Limit::post("netting-withdraw", "/api/netting/withdraw", 8),
-    ],
-    errors: &[
-        ErrorCode::NettingUnavailable,
-        ErrorCode::NettingSignatureInvalid,
-        ErrorCode::NettingNotEnrolled,
-        ErrorCode::NettingNonceSpent,
-        ErrorCode::NettingInsufficientBalance,
-        ErrorCode::NettingCapExceeded,
-        ErrorCode::NettingSafeShareExceeded,
-        ErrorCode::NettingChainUnsupported,
-        ErrorCode::NettingDepositPending,
-        ErrorCode::NettingDepositInvalid,
-        ErrorCode::NettingBelowPayoutCost,
-        ErrorCode::NettingFloatShort,
-        ErrorCode::NettingPayoutFailed,
-    ],
-};
+/// Fund-moving calls like an execute, enrolment and deposit claims like
+/// a quote (the spec shows no limits).
+const LIMITS: &[Limit] = &[
+    Limit::post("netting-enroll", "/api/netting/enroll", 20),
+    Limit::post("netting-deposit", "/api/netting/deposit", 20),
+    Limit::post("netting-transfer", "/api/netting/transfer", 30),
+    Limit::post("netting-withdraw", "/api/netting/withdraw", 8),
+];
 
-pub(super) fn routes() -> OpenApiRouter<AppState> {
+/// The errorCodes only netting answers with.
+const ERRORS: &[ErrorCode] = &[
+    ErrorCode::NettingUnavailable,
+    ErrorCode::NettingSignatureInvalid,
+    ErrorCode::NettingNotEnrolled,
+    ErrorCode::NettingNonceSpent,
+    ErrorCode::NettingInsufficientBalance,
+    ErrorCode::NettingCapExceeded,
+    ErrorCode::NettingSafeShareExceeded,
+    ErrorCode::NettingChainUnsupported,
+    ErrorCode::NettingDepositPending,
+    ErrorCode::NettingDepositInvalid,
+    ErrorCode::NettingBelowPayoutCost,
+    ErrorCode::NettingFloatShort,
+    ErrorCode::NettingPayoutFailed,
+];
+
+/// Custodial netting accounts (spec §4.7), as the host registers them.
+pub const fn feature<S>() -> Feature<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Netting: FromRef<S>,
+{
+    Feature {
+        name: "netting",
+        home: "host/netting",
+        spec: "§4.7",
+        routes: routes_of::<S>,
+        limits: LIMITS,
+        errors: ERRORS,
+    }
+}
+
+/// The routes over the host's state `s`, holding its [`Netting`] handle.
+fn routes_of<S>(s: &S) -> OpenApiRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Netting: FromRef<S>,
+{
+    routes().with_state(Netting::from_ref(s))
+}
+
+fn routes() -> OpenApiRouter<Netting> {
     OpenApiRouter::new()
         .routes(routes!(terms))
         .routes(routes!(enroll))
@@ -60,8 +88,8 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(preview))
 }
 
-fn service(s: &AppState) -> Result<&Arc<NettingService>, ApiError> {
-    s.netting.as_ref().ok_or_else(|| {
+fn service(s: &Netting) -> Result<&Arc<NettingService>, ApiError> {
+    s.0.as_ref().ok_or_else(|| {
         ApiError::new(
             ErrorCode::NettingUnavailable,
             "netting accounts are off on this host ([netting] enabled = false)",
@@ -125,10 +153,10 @@ struct NettingTerms {
 }
 
 #[utoipa::path(get, path = "/api/netting/terms", tag = "netting", summary = "The exact, versioned terms text an address signs to enrol", params(TermsQuery),
-    responses((status = 200, description = "OK", body = NettingTerms), (status = "default", description = "A typed error", body = crate::openapi::ErrorBody)))]
+    responses((status = 200, description = "OK", body = NettingTerms), (status = "default", description = "A typed error", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
 async fn terms(
-    State(s): State<AppState>,
+    State(s): State<Netting>,
     Query(q): Query<TermsQuery>,
 ) -> Result<Json<NettingTerms>, ApiError> {
     let svc = service(&s)?;
@@ -139,11 +167,11 @@ async fn terms(
         )
         .field("address")
     })?;
-    let a = relay_accounts::netting::texts::address("address", &raw).map_err(refused)?;
+    let a = texts::address("address", &raw).map_err(refused)?;
     let account = svc.account(&a).await.map_err(refused)?;
     Ok(Json(NettingTerms {
-        address: relay_accounts::netting::texts::lower(&a),
-        version: relay_accounts::netting::texts::TERMS_VERSION,
+        address: texts::lower(&a),
+        version: texts::TERMS_VERSION,
         text: svc.terms(&a),
         enrolled: account.is_some(),
         balance: account.map(|x| x.0.to_string()),
@@ -153,28 +181,28 @@ async fn terms(
 
 #[utoipa::path(post, path = "/api/netting/enroll", tag = "netting", summary = "Enrol: the signature of the terms text must recover to the address (again: the same answer)",
     request_body = EnrolAsk,
-    responses((status = 200, description = "Enrolled", body = Enrolled), (status = "default", description = "A typed error (NETTING_SIGNATURE_INVALID)", body = crate::openapi::ErrorBody)))]
+    responses((status = 200, description = "Enrolled", body = Enrolled), (status = "default", description = "A typed error (NETTING_SIGNATURE_INVALID)", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn enroll(State(s): State<AppState>, body: JsonObject) -> Result<Json<Enrolled>, ApiError> {
+async fn enroll(State(s): State<Netting>, body: JsonObject) -> Result<Json<Enrolled>, ApiError> {
     let ask: EnrolAsk = body.decode()?;
     service(&s)?.enrol(&ask).await.map(Json).map_err(refused)
 }
 
 #[utoipa::path(post, path = "/api/netting/deposit", tag = "netting", summary = "Credit USDC sent to the relayer on a covered chain, once per transaction",
     request_body = DepositAsk,
-    responses((status = 200, description = "Credited (`credited:false`: credited before, nothing again)", body = Deposited), (status = "default", description = "A typed error (NETTING_SAFE_SHARE_EXCEEDED, NETTING_DEPOSIT_PENDING, …)", body = crate::openapi::ErrorBody)))]
+    responses((status = 200, description = "Credited (`credited:false`: credited before, nothing again)", body = Deposited), (status = "default", description = "A typed error (NETTING_SAFE_SHARE_EXCEEDED, NETTING_DEPOSIT_PENDING, …)", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn deposit(State(s): State<AppState>, body: JsonObject) -> Result<Json<Deposited>, ApiError> {
+async fn deposit(State(s): State<Netting>, body: JsonObject) -> Result<Json<Deposited>, ApiError> {
     let ask: DepositAsk = body.decode()?;
     service(&s)?.deposit(&ask).await.map(Json).map_err(refused)
 }
 
 #[utoipa::path(post, path = "/api/netting/transfer", tag = "netting", summary = "A free internal transfer between enrolled addresses, signed as relay-netting-transfer:v1:from=<a>:to=<b>:amount=<n>:nonce=<n>",
     request_body = TransferAsk,
-    responses((status = 200, description = "Moved", body = Transferred), (status = "default", description = "A typed error (NETTING_NONCE_SPENT, NETTING_NOT_ENROLLED, …)", body = crate::openapi::ErrorBody)))]
+    responses((status = 200, description = "Moved", body = Transferred), (status = "default", description = "A typed error (NETTING_NONCE_SPENT, NETTING_NOT_ENROLLED, …)", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
 async fn transfer(
-    State(s): State<AppState>,
+    State(s): State<Netting>,
     body: JsonObject,
 ) -> Result<Json<Transferred>, ApiError> {
     let ask: TransferAsk = body.decode()?;
@@ -183,10 +211,10 @@ async fn transfer(
 
 #[utoipa::path(post, path = "/api/netting/withdraw", tag = "netting", summary = "An on-chain payout less the destination payout cost, signed as relay-netting-withdraw:v1:from=<a>:amount=<n>:toChain=<id>:to=<addr>:nonce=<n>",
     request_body = WithdrawAsk,
-    responses((status = 200, description = "Paid (or PENDING while the payout's outcome is unknown)", body = Withdrawal), (status = "default", description = "A typed error (NETTING_BELOW_PAYOUT_COST: nothing sent, …)", body = crate::openapi::ErrorBody)))]
+    responses((status = 200, description = "Paid (or PENDING while the payout's outcome is unknown)", body = Withdrawal), (status = "default", description = "A typed error (NETTING_BELOW_PAYOUT_COST: nothing sent, …)", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
 async fn withdraw(
-    State(s): State<AppState>,
+    State(s): State<Netting>,
     body: JsonObject,
 ) -> Result<Json<Withdrawal>, ApiError> {
     let ask: WithdrawAsk = body.decode()?;
@@ -194,9 +222,9 @@ async fn withdraw(
 }
 
 #[utoipa::path(get, path = "/api/netting/reserves", tag = "netting", summary = "Liabilities against the relayer's float, per covered chain and in total, with the safe share and headroom",
-    responses((status = 200, description = "OK", body = Reserves), (status = "default", description = "A typed error", body = crate::openapi::ErrorBody)))]
+    responses((status = 200, description = "OK", body = Reserves), (status = "default", description = "A typed error", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn reserves(State(s): State<AppState>) -> Result<Json<Reserves>, ApiError> {
+async fn reserves(State(s): State<Netting>) -> Result<Json<Reserves>, ApiError> {
     service(&s)?.reserves().await.map(Json).map_err(refused)
 }
 
@@ -212,10 +240,10 @@ struct PreviewQuery {
 }
 
 #[utoipa::path(get, path = "/api/netting/preview", tag = "netting", summary = "Exits of a withdrawal ranked by payout cost (cheapestExit); with toChain, wouldSucceed", params(PreviewQuery),
-    responses((status = 200, description = "OK", body = Preview), (status = "default", description = "A typed error", body = crate::openapi::ErrorBody)))]
+    responses((status = 200, description = "OK", body = Preview), (status = "default", description = "A typed error", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
 async fn preview(
-    State(s): State<AppState>,
+    State(s): State<Netting>,
     Query(q): Query<PreviewQuery>,
 ) -> Result<Json<Preview>, ApiError> {
     let svc = service(&s)?;

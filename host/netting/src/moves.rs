@@ -1,8 +1,8 @@
 //! Enrolment, deposits and internal transfers.
 
+use crate::ledger::{user_account, Posted, Refusal};
 use alloy::primitives::{keccak256, Address, B256, U256};
 use relay_chain::receipts::TxReceipt;
-use relay_store::ledger::{user_account, Posted, Refusal};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 

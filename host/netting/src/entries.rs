@@ -12,10 +12,10 @@
 //! (negative: USDC that came in for accounts); `payout-fees` collects the
 //! payout costs withheld.
 //!
-//! [`Store::post_entry`]: relay_store::Store::post_entry
+//! [`Ledger::post_entry`]: crate::ledger::Ledger::post_entry
 
+use crate::ledger::{user_account, EntryRow, NewEntry, Posting};
 use alloy::primitives::keccak256;
-use relay_store::ledger::{user_account, EntryRow, NewEntry, Posting};
 use serde_json::json;
 
 /// The system account of fees withheld for payouts.

@@ -3,7 +3,7 @@
 //!
 //! Every movement is one **entry** of **postings** that sum to zero,
 //! written in one database transaction together with the balances it
-//! moves ([`Store::post_entry`]). Nothing is edited afterwards: a payout
+//! moves ([`Ledger::post_entry`]). Nothing is edited afterwards: a payout
 //! that fails is undone by a reversing entry.
 //!
 //! - Accounts: `user:<address>` (lowercase; created at enrolment; its
@@ -16,7 +16,7 @@
 //!   nonce then set to `$n`). The conditional update is what serialises
 //!   concurrent movements of one account: a row lock on Postgres (the
 //!   `WHERE` is re-checked after the lock), the write lock on SQLite (every
-//!   transaction here starts with a write). [`Store::ledger_check`] sums
+//!   transaction here starts with a write). [`Ledger::ledger_check`] sums
 //!   the postings and compares.
 //! - Idempotency: every entry carries a unique `request_key`; the second
 //!   request with a key writes nothing and gets the first entry back.
@@ -30,7 +30,32 @@ mod withdrawals;
 
 pub use withdrawals::{WithdrawalMove, WithdrawalRow};
 
-use super::{Store, StoreError};
+/// This feature's migrations: the ledger, enrolments and withdrawals.
+pub const MIGRATIONS: &[relay_store::Migration] = &[relay_store::Migration {
+    version: 15,
+    sql: include_str!("../migrations/0015_ledger.sql"),
+}];
+
+/// The store as the ledger uses it: every method of [`Store`], plus the
+/// ledger's own.
+#[derive(Clone, Debug)]
+pub struct Ledger(Store);
+
+impl From<Store> for Ledger {
+    fn from(store: Store) -> Self {
+        Ledger(store)
+    }
+}
+
+impl std::ops::Deref for Ledger {
+    type Target = Store;
+
+    fn deref(&self) -> &Store {
+        &self.0
+    }
+}
+
+use relay_store::{Store, StoreError};
 use sqlx::{Any, Row, Transaction};
 use std::collections::BTreeMap;
 
@@ -153,7 +178,7 @@ pub struct AccountRow {
     pub nonce: u64,
 }
 
-/// What [`Store::ledger_check`] found.
+/// What [`Ledger::ledger_check`] found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LedgerCheck {
     /// The sum of every posting (0 when balanced).
@@ -226,7 +251,7 @@ fn balanced(e: &NewEntry) -> bool {
     sum == 0 && !e.postings.is_empty() && e.nonce.iter().all(|(_, n)| *n <= i64::MAX as u64)
 }
 
-impl Store {
+impl Ledger {
     /// Writes `e` with the balances it moves, in one transaction — or
     /// nothing, when its request key was used ([`Posted::Duplicate`]) or
     /// a bound does not hold ([`Posted::Refused`]).

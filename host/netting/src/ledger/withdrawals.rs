@@ -2,9 +2,13 @@
 //! the entry's own transaction; its transaction is journaled under the
 //! row's id (step 0) and one replica at a time drives it (a lease).
 
-use super::{ms, Also};
-use crate::{Store, StoreError};
+use super::{ms, Also, Ledger};
+use relay_store::{durable::Lease, StoreError};
 use sqlx::{any::AnyRow, Any, Row, Transaction};
+
+/// A withdrawal's lease: one replica drives a `PENDING` payout at a time.
+const LEASE: Lease<'static> =
+    Lease::new("netting_withdrawals", "lease_until_ms").when("state IN ('PENDING')");
 
 /// One withdrawal.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -117,9 +121,9 @@ async fn move_withdrawal<'e, E: sqlx::Executor<'e, Database = Any>>(
     Ok(())
 }
 
-impl Store {
+impl Ledger {
     /// Writes the `withdraw` entry `e` and records `w` (held by its writer)
-    /// in one transaction ([`Store::post_entry`]).
+    /// in one transaction ([`Ledger::post_entry`]).
     pub async fn post_withdrawal(
         &self,
         e: &super::NewEntry,
@@ -141,7 +145,7 @@ impl Store {
 
     /// Records a move of withdrawal `id` (and drops its lease).
     pub async fn update_withdrawal(&self, id: &str, m: &WithdrawalMove) -> Result<(), StoreError> {
-        move_withdrawal(self.pool(), id, m, relay_types::now_ms()).await
+        move_withdrawal(self.pool(), id, m, self.clock().now_ms()).await
     }
 
     /// Withdrawal `id`.
@@ -177,7 +181,8 @@ impl Store {
 
     /// Holds withdrawal `id` until `until_ms` (0 drops the hold).
     pub async fn lease_withdrawal(&self, id: &str, until_ms: u64) -> Result<(), StoreError> {
-        self.set_lease("netting_withdrawals", id, until_ms).await
+        LEASE.renew(self, id, None, until_ms).await?;
+        Ok(())
     }
 
     /// Claims a `PENDING` withdrawal whose holder's lease lapsed, holding
@@ -187,8 +192,8 @@ impl Store {
         now_ms: u64,
         until_ms: u64,
     ) -> Result<Option<WithdrawalRow>, StoreError> {
-        match self
-            .claim_lapsed("netting_withdrawals", &["PENDING"], now_ms, until_ms)
+        match LEASE
+            .claim_next(self, None, (now_ms, until_ms), "created_ms")
             .await?
         {
             Some(id) => self.withdrawal(&id).await,

@@ -6,11 +6,9 @@
 //! transaction.
 
 use super::entries::{self, Bounds};
+use crate::ledger::{user_account, Ledger, Posted, MIGRATIONS};
 use proptest::prelude::*;
-use relay_store::{
-    ledger::{user_account, Posted},
-    Store,
-};
+use relay_store::Store;
 use std::collections::{BTreeMap, BTreeSet};
 
 const USERS: usize = 4;
@@ -29,11 +27,17 @@ fn bounds(cap: Option<i64>) -> Bounds {
     }
 }
 
-async fn sqlite() -> (tempfile::TempDir, Store) {
+/// The ledger over `s`, its migrations applied.
+async fn ledger(s: Store) -> Ledger {
+    s.migrate(MIGRATIONS).await.unwrap();
+    s.into()
+}
+
+async fn sqlite() -> (tempfile::TempDir, Ledger) {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}?mode=rwc", dir.path().join("l.db").display());
     let s = Store::connect(&url).await.unwrap();
-    (dir, s)
+    (dir, ledger(s).await)
 }
 
 #[derive(Clone, Debug)]
@@ -113,7 +117,7 @@ impl Model {
 }
 
 /// Applies `op` to the store and the model; asserts they agree.
-async fn step(s: &Store, m: &mut Model, op: &Op) {
+async fn step(s: &Ledger, m: &mut Model, op: &Op) {
     match *op {
         Op::Deposit { who, tx, amount } => {
             let e = entries::deposit(
@@ -203,7 +207,7 @@ fn check(got: &Posted, dup: bool, ok: bool, op: &Op) {
     }
 }
 
-async fn enrol_all(s: &Store) {
+async fn enrol_all(s: &Ledger) {
     for u in 0..USERS {
         assert!(s.enrol(&user(u), "v1", "0x", 1).await.unwrap());
     }
@@ -236,7 +240,7 @@ proptest! {
 /// 1,000 transfers at once among ten accounts (each sent twice for a
 /// tenth of them): every accepted key once, nothing negative, every
 /// balance the sum of its postings, the total unchanged.
-async fn a_thousand_concurrent_transfers(s: Store) {
+async fn a_thousand_concurrent_transfers(s: Ledger) {
     const N: usize = 10;
     const EACH: i64 = 100;
     for u in 0..N {
@@ -311,5 +315,5 @@ async fn a_thousand_concurrent_transfers_on_sqlite() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 8)]
 async fn a_thousand_concurrent_transfers_on_postgres() {
     let url = relay_fixtures::postgres_database();
-    a_thousand_concurrent_transfers(Store::connect(&url).await.unwrap()).await;
+    a_thousand_concurrent_transfers(ledger(Store::connect(&url).await.unwrap()).await).await;
 }

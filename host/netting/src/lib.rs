@@ -1,5 +1,8 @@
-//! Custodial netting accounts (spec §2.15, §4.7) over the store's
-//! double-entry ledger ([`relay_store::ledger`]).
+//! relay-netting: custodial netting accounts (spec §2.15, §4.7) — the
+//! whole feature in one home: the double-entry ledger and its schema
+//! ([`ledger`], migration 0015), the service, the HTTP adapter with its
+//! rate-limit buckets and errorCodes ([`http::feature`]), and the job that
+//! finishes payouts ([`start`]). The host registers it with one line.
 //!
 //! An address enrols by signing the terms text ([`texts::terms`]); it then
 //! deposits USDC by sending it to the relayer on a covered chain and
@@ -32,6 +35,8 @@
 pub mod entries;
 mod error;
 mod funds;
+pub mod http;
+pub mod ledger;
 mod moves;
 pub mod texts;
 mod withdraw;
@@ -42,10 +47,12 @@ pub use moves::{DepositAsk, Deposited, EnrolAsk, Enrolled, TransferAsk, Transfer
 pub use withdraw::{WithdrawAsk, Withdrawal, FAILED, PAID, PENDING};
 
 use alloy::primitives::Address;
+use ledger::Ledger;
 use relay_chain::{reader::ChainReader, sender::Sender};
 use relay_config::{HostConfig, NettingConfig};
 use relay_engine::oracle::PriceBook;
-use relay_store::Store;
+use relay_jobs::Jobs;
+use relay_store::StoreError;
 use relay_types::clock::SharedClock;
 use std::{collections::HashMap, sync::Arc};
 
@@ -67,8 +74,8 @@ pub struct NettingDeps {
     pub reader: Arc<ChainReader>,
     /// USD prices (gas and USDC).
     pub prices: Arc<PriceBook>,
-    /// The ledger and the transaction journal.
-    pub store: Store,
+    /// The ledger and the transaction journal (`store.into()`).
+    pub store: Ledger,
     /// The relayer; `None`: reads and previews only.
     pub payer: Option<Payer>,
     /// Time.
@@ -135,6 +142,37 @@ impl NettingService {
     fn payer(&self) -> Result<&Payer, NettingError> {
         self.deps.payer.as_ref().ok_or(NettingError::NoRelayer)
     }
+}
+
+/// Starts netting unless `[netting]` is off: applies its migrations,
+/// builds the service and, when the host can pay out, starts the job that
+/// finishes payouts whose holder died (`netting-payouts`).
+pub async fn start(
+    deps: NettingDeps,
+    jobs: &mut Jobs,
+) -> Result<Option<Arc<NettingService>>, StoreError> {
+    let n = &deps.config.netting;
+    if !n.enabled {
+        return Ok(None);
+    }
+    deps.store.migrate(ledger::MIGRATIONS).await?;
+    let every = std::time::Duration::from_millis(n.resume_interval_ms);
+    let pays = deps.payer.is_some() && n.resume_interval_ms > 0;
+    let service = Arc::new(NettingService::new(deps));
+    if pays {
+        let s = service.clone();
+        let job = relay_jobs::every(jobs.token(), every, true, move || {
+            let s = s.clone();
+            async move {
+                let n = s.resume().await;
+                if n > 0 {
+                    tracing::info!(n, "netting withdrawals resumed");
+                }
+            }
+        });
+        jobs.add("netting-payouts", tokio::spawn(job));
+    }
+    Ok(Some(service))
 }
 
 #[cfg(test)]

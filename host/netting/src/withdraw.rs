@@ -13,13 +13,13 @@
 //! relayer's float covers it) is the caller's mistake: a typed 400 naming
 //! `toAddress`, never the 503 of a float that is really short.
 
+use crate::ledger::{Posted, WithdrawalMove, WithdrawalRow};
 use alloy::primitives::{Address, U256};
 use relay_chain::{
     eip3009::transfer_calldata,
     reader::SimCall,
     sender::{Call, SendError, Sender},
 };
-use relay_store::ledger::{Posted, WithdrawalMove, WithdrawalRow};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
