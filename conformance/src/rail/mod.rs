@@ -23,7 +23,7 @@ pub use agree::{packagings_agree, PACKAGINGS_AGREE};
 pub use clauses::Clause;
 pub use fixture::FixtureServer;
 pub use inputs::{directions, Direction, Inputs, KnownToken};
-use relay_capabilities::{CapabilityBroker, Clock, RailPolicy};
+use relay_capabilities::{CapabilityBroker, ManualClock, RailPolicy};
 use relay_config::HostConfig;
 use relay_plugin_api::ChainRef;
 use relay_registry::PluginKind;
@@ -224,7 +224,7 @@ pub async fn load(
             .push(url.clone());
     }
     let broker = Arc::new(
-        CapabilityBroker::new(&config.capabilities).with_clock(Clock::Fixed(FROZEN_NOW_MS)),
+        CapabilityBroker::new(&config.capabilities).with_clock(ManualClock::at(FROZEN_NOW_MS)),
     );
     let sha = relay_registry::sha256_file(artifact)
         .map_err(|e| format!("cannot read {}: {e}", artifact.display()))?;

@@ -292,7 +292,7 @@ pub async fn snapshot(s: Sources<'_>, chain: ChainView) -> Result<Dashboard, Sna
     let snap = s.rails.snapshot();
     let state = s.store.load_operator_state().await?;
     let health = s.health.get(&snap, s.config).await;
-    let now = relay_types::now_ms();
+    let now = s.store.clock().now_ms();
     Ok(Dashboard {
         at_ms: now,
         relayer: s.relayer.map(|a| a.to_checksum(None)),
@@ -425,7 +425,7 @@ pub async fn read_chains(s: Sources<'_>, timeout: Duration) -> ChainView {
         }
     }
     ChainView {
-        read_ms: relay_types::now_ms(),
+        read_ms: s.store.clock().now_ms(),
         balances,
         float_rail: float.rail.map(|r| r.id),
         float: rows,

@@ -172,7 +172,7 @@ async fn record(
 ) -> Result<Change, OperatorError> {
     let row = AuditRow {
         id: format!("aud_{:016x}", rand::random::<u64>()),
-        at_ms: relay_types::now_ms(),
+        at_ms: store.clock().now_ms(),
         actor: actor.to_string(),
         action: action.into(),
         rail: rail.into(),

@@ -48,7 +48,7 @@ pub(crate) struct Prim {
 
 impl Prim {
     pub(crate) fn new(q: Quoting) -> Self {
-        let svc = Primitives::new(Arc::new(q.app.store.clone()));
+        let svc = Primitives::new(Arc::new(q.app.store.clone()), q.app.clock.clone());
         Prim { q, svc }
     }
 }

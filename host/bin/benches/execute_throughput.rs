@@ -51,6 +51,7 @@
 
 mod support;
 
+use relay_types::{Clock as _, SystemClock};
 use std::{
     cell::{Cell, RefCell},
     time::{Duration, Instant},
@@ -108,7 +109,7 @@ const STALL: Duration = Duration::from_secs(2);
 fn permit_body(devnet: &Devnet, nonce: u64, rail: Option<&str>) -> Value {
     let owner = keys::anvil_signer(USER);
     let usdc = devnet.chain(SRC).expect("source chain").deployment.usdc;
-    let deadline = relay_types::now_ms() / 1000 + 600;
+    let deadline = SystemClock.now_ms() / 1000 + 600;
     let msg = eip712::PermitTransferFrom {
         permitted: eip712::TokenPermissions {
             token: usdc,

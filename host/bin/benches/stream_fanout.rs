@@ -26,6 +26,7 @@
 
 mod support;
 
+use relay_types::{Clock as _, SystemClock};
 use std::{
     io::{BufRead, BufReader, Write},
     process::{Child, ChildStdin, ChildStdout, Command, Stdio},
@@ -153,7 +154,7 @@ fn sample_route(id: &str) -> RouteRecord {
         src_tx: None,
         dest_tx: None,
         failure: None,
-        created_ms: relay_types::now_ms(),
+        created_ms: SystemClock.now_ms(),
         permit: None,
         passed_over: Vec::new(),
         router: None,

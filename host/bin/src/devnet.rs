@@ -321,7 +321,16 @@ pub struct ServedHost {
 /// [`DEVNET_OWNER_TOKEN`] as its owner token, and serves it on an
 /// ephemeral loopback port.
 pub async fn serve_on_loopback(config: HostConfig) -> Result<ServedHost, StartError> {
-    let host = Host::build_with(config, devnet_credentials()).await?;
+    serve_on_loopback_at(config, relay_types::clock::system()).await
+}
+
+/// Like [`serve_on_loopback`], the host reading time from `clock` (a test
+/// advances a `ManualClock` instead of sleeping).
+pub async fn serve_on_loopback_at(
+    config: HostConfig,
+    clock: relay_types::SharedClock,
+) -> Result<ServedHost, StartError> {
+    let host = Host::build_on(config, devnet_credentials(), clock).await?;
     let state = host.state.clone();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await

@@ -20,6 +20,8 @@ pub use self::http::HttpCapability;
 pub use self::rpc::RpcCapability;
 pub use relay_config::{CapabilityConfig, CredentialConfig};
 use relay_plugin_api::{ChainRef, HostError, HttpRequest, HttpResponse, LogLevel};
+/// The clocks [`CapabilityBroker::with_clock`] takes.
+pub use relay_types::clock::{ManualClock, SharedClock};
 
 /// What one rail may do, from its manifest plus operator configuration.
 #[derive(Clone, Debug, Default)]
@@ -34,16 +36,6 @@ pub struct RailPolicy {
     pub config: BTreeMap<String, String>,
     /// Credential names the operator granted it.
     pub credentials: Vec<String>,
-}
-
-/// Where a rail's clock reads from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Clock {
-    /// The system clock.
-    System,
-    /// A frozen instant, epoch ms (the conformance kit uses it to check that
-    /// quotes are deterministic).
-    Fixed(u64),
 }
 
 /// A capability call that policy refused: kept for operators and for the
@@ -66,23 +58,27 @@ const DENIALS_KEPT: usize = 256;
 pub struct CapabilityBroker {
     http: HttpCapability,
     rpc: RpcCapability,
-    clock: Clock,
+    /// Where a rail's clock reads from: the host's, or a frozen
+    /// [`ManualClock`](relay_types::ManualClock) (quotes that must be
+    /// deterministic).
+    clock: SharedClock,
     denials: std::sync::Mutex<std::collections::VecDeque<Denial>>,
 }
 
 impl CapabilityBroker {
-    /// Builds the broker from configuration.
+    /// Builds the broker from configuration, on the system clock until
+    /// [`CapabilityBroker::with_clock`] hands it the host's.
     pub fn new(config: &CapabilityConfig) -> Self {
         CapabilityBroker {
             http: HttpCapability::new(config),
             rpc: RpcCapability::new(config),
-            clock: Clock::System,
+            clock: relay_types::clock::system(),
             denials: Default::default(),
         }
     }
 
     /// The same broker reading time from `clock`.
-    pub fn with_clock(mut self, clock: Clock) -> Self {
+    pub fn with_clock(mut self, clock: SharedClock) -> Self {
         self.clock = clock;
         self
     }
@@ -111,10 +107,7 @@ impl CapabilityBroker {
     }
 
     fn now_ms(&self) -> u64 {
-        match self.clock {
-            Clock::System => relay_types::now_ms(),
-            Clock::Fixed(ms) => ms,
-        }
+        self.clock.now_ms()
     }
 
     /// Lends capabilities to one call of `policy`'s rail, due by `timeout`.

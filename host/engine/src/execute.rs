@@ -37,6 +37,7 @@ use super::{
     request::ExecuteAsk,
 };
 use relay_runtime::{rails::RailSet, CallError, LoadedRail};
+use relay_types::Clock;
 
 /// A rail that accepted the route.
 #[derive(Debug)]
@@ -82,6 +83,8 @@ pub enum Declined {
         min: Amount,
         /// The fresh live quote behind `best`.
         fresh: Option<Box<RailQuote>>,
+        /// When it was quoted, epoch ms.
+        quoted_at_ms: u64,
     },
     /// Every rail asked refused the request itself: the caller's mistake.
     #[error("{message}")]
@@ -159,6 +162,7 @@ pub async fn choose(
     ask: &ExecuteAsk,
     route_id: &str,
     relayer: &str,
+    clock: &dyn Clock,
 ) -> Result<Accepted, Declined> {
     // Rails that did not answer are reported whoever executes.
     let mut passed: Vec<(String, String)> = outcome
@@ -230,6 +234,7 @@ pub async fn choose(
             best: best.amount_out,
             min,
             fresh: Some(Box::new(best)),
+            quoted_at_ms: clock.now_ms(),
         });
     }
     if let Some(f) = funds {
@@ -331,6 +336,7 @@ pub(crate) mod tests {
     use relay_runtime::{
         BackendError, CallLimits, LoadedRail, Packaging, PluginBackend, RailCall, RailReply,
     };
+    use relay_types::SystemClock;
 
     use super::*;
     use crate::{
@@ -527,7 +533,7 @@ pub(crate) mod tests {
             priced("squid", 4_980_000),
             priced("bungee", 4_970_000),
         ]);
-        let a = choose(&rails, &o, &ask(), "rt_x", "0xrelayer")
+        let a = choose(&rails, &o, &ask(), "rt_x", "0xrelayer", &SystemClock)
             .await
             .unwrap();
         assert_eq!(a.rail.id(), "squid", "the next ranked rail, not the last");
@@ -543,7 +549,7 @@ pub(crate) mod tests {
         ]
         .into();
         let o = outcome(vec![priced("squid", 4_980_000), silent("lifi")]);
-        let a = choose(&rails, &o, &ask(), "rt_x", "0xrelayer")
+        let a = choose(&rails, &o, &ask(), "rt_x", "0xrelayer", &SystemClock)
             .await
             .unwrap();
         assert_eq!(a.rail.id(), "squid");
@@ -566,7 +572,7 @@ pub(crate) mod tests {
         ]
         .into();
         let o = outcome(vec![priced("lifi", 4_990_000), priced("squid", 4_980_000)]);
-        match choose(&rails, &o, &ask(), "rt_x", "0xrelayer").await {
+        match choose(&rails, &o, &ask(), "rt_x", "0xrelayer", &SystemClock).await {
             Err(Declined::Failed(why)) => {
                 assert!(why.contains("lifi") && why.contains("squid"), "{why}");
             }
@@ -583,7 +589,7 @@ pub(crate) mod tests {
         };
         let o = outcome(vec![priced("lifi", 4_990_000), priced("squid", 4_980_000)]);
         let both = refusing([RailErrorKind::InvalidInput, RailErrorKind::InvalidInput]);
-        match choose(&both, &o, &ask(), "rt_x", "0xrelayer").await {
+        match choose(&both, &o, &ask(), "rt_x", "0xrelayer", &SystemClock).await {
             Err(Declined::Refused { message, .. }) => {
                 assert!(
                     message.contains("lifi") && message.contains("squid"),
@@ -595,7 +601,7 @@ pub(crate) mod tests {
         let one = refusing([RailErrorKind::InvalidInput, RailErrorKind::Upstream]);
         assert!(
             matches!(
-                choose(&one, &o, &ask(), "rt_x", "0xrelayer").await,
+                choose(&one, &o, &ask(), "rt_x", "0xrelayer", &SystemClock).await,
                 Err(Declined::Failed(_))
             ),
             "a rail that failed otherwise might carry it later"
@@ -617,7 +623,7 @@ pub(crate) mod tests {
         let o = outcome(vec![priced("lifi", 4_990_000)]);
         let mut locked = ask();
         locked.min_out = Some(Amount::from_u128(4_995_000));
-        match choose(&rails, &o, &locked, "rt_x", "0xrelayer").await {
+        match choose(&rails, &o, &locked, "rt_x", "0xrelayer", &SystemClock).await {
             Err(Declined::PriceMoved { .. }) => {}
             other => panic!("expected PRICE_MOVED, got {other:?}"),
         }

@@ -12,7 +12,7 @@ use relay_chain::reader::ChainReader;
 use relay_config::HostConfig;
 use relay_plugin_api::{HealthStatus, RailHealth};
 use relay_runtime::rails::RailSnapshot;
-use relay_types::now_ms;
+use relay_types::clock::SharedClock;
 use tokio::sync::Mutex;
 
 /// One health reading of everything.
@@ -50,6 +50,8 @@ pub struct HealthCache {
 struct Shared {
     ttl: Duration,
     reader: Arc<ChainReader>,
+    /// Stamps each reading.
+    clock: SharedClock,
     slot: std::sync::Mutex<Slot>,
     /// Held while the first reading is taken.
     first: Mutex<()>,
@@ -67,12 +69,14 @@ struct Slot {
 }
 
 impl HealthCache {
-    /// A cache whose readings live `ttl`; chains are asked through `reader`.
-    pub fn new(ttl: Duration, reader: Arc<ChainReader>) -> Self {
+    /// A cache whose readings live `ttl`; chains are asked through
+    /// `reader`, readings stamped by `clock`.
+    pub fn new(ttl: Duration, reader: Arc<ChainReader>, clock: SharedClock) -> Self {
         HealthCache {
             shared: Arc::new(Shared {
                 ttl,
                 reader,
+                clock,
                 slot: std::sync::Mutex::default(),
                 first: Mutex::new(()),
             }),
@@ -165,7 +169,7 @@ impl Shared {
         );
         let (rails, chains) = tokio::join!(rails, chains);
         HealthReport {
-            ts_ms: now_ms(),
+            ts_ms: self.clock.now_ms(),
             rails: rails.into_iter().collect(),
             chains: chains.into_iter().collect(),
         }

@@ -188,6 +188,11 @@ impl PriceBook {
         self.clock.now_secs()
     }
 
+    /// The host's clock the book reads by.
+    pub fn clock(&self) -> &SharedClock {
+        &self.clock
+    }
+
     /// The configuration the book falls back to.
     pub fn config(&self) -> &HostConfig {
         &self.config

@@ -385,7 +385,7 @@ impl Quoter {
     /// its own quote book (never refreshed in the background: use
     /// [`Quoter::with_book`] to share the host's).
     pub fn new(config: Arc<HostConfig>, prices: Arc<PriceBook>) -> Self {
-        let book = Arc::new(QuoteBook::for_config(&config));
+        let book = Arc::new(QuoteBook::for_config(&config, prices.clock().clone()));
         Self::with_book(config, prices, book)
     }
 

@@ -73,6 +73,7 @@ use alloy::primitives::U256;
 use relay_config::QuoteBookConfig;
 use relay_plugin_api::{Amount, ChainRef, Fee, QuoteRequest, RailQuote};
 use relay_runtime::LoadedRail;
+use relay_types::clock::SharedClock;
 use tokio_util::sync::CancellationToken;
 
 use super::{
@@ -190,6 +191,8 @@ pub struct QuoteBook {
     cfg: QuoteBookConfig,
     /// The hard deadline of one upstream call.
     hard: Duration,
+    /// Stamps each kept answer.
+    clock: SharedClock,
     lanes: Mutex<HashMap<LaneKey, Lane>>,
     /// Per-rail latency (the hedged fan-out reads it).
     pub latencies: Latencies,
@@ -207,8 +210,9 @@ struct Due {
 }
 
 impl QuoteBook {
-    /// A book under `cfg`, upstream calls bounded by `hard`.
-    pub fn new(cfg: QuoteBookConfig, hard: Duration) -> Self {
+    /// A book under `cfg`, upstream calls bounded by `hard`, answers
+    /// stamped by `clock`.
+    pub fn new(cfg: QuoteBookConfig, hard: Duration, clock: SharedClock) -> Self {
         QuoteBook {
             budgets: Budgets::new(cfg.clone()),
             latencies: Latencies::default(),
@@ -216,15 +220,17 @@ impl QuoteBook {
             lanes: Mutex::new(HashMap::new()),
             cfg,
             hard,
+            clock,
         }
     }
 
     /// The book of `config` (`[quote_book]`, upstream calls bounded by
-    /// `quote.deadline_ms`).
-    pub fn for_config(config: &relay_config::HostConfig) -> Self {
+    /// `quote.deadline_ms`), answers stamped by `clock`.
+    pub fn for_config(config: &relay_config::HostConfig, clock: SharedClock) -> Self {
         Self::new(
             config.quote_book.clone(),
             Duration::from_millis(config.quote.deadline_ms),
+            clock,
         )
     }
 
@@ -289,7 +295,7 @@ impl QuoteBook {
     /// Keeps `rail`'s answer to `req` (a live quote or a refresh); when it
     /// was quoted (epoch ms), as the book records it.
     pub fn keep(&self, req: &QuoteRequest, rail: &str, answer: Result<RailQuote, Silence>) -> u64 {
-        let quoted_at_ms = relay_types::now_ms();
+        let quoted_at_ms = self.clock.now_ms();
         let key = LaneKey::of(req);
         let mut lanes = self.lanes();
         let Some(lane) = lanes.get_mut(&key) else {
@@ -548,7 +554,10 @@ mod tests {
         };
         let rail =
             crate::execute::tests::loaded("r", Err(relay_plugin_api::RailErrorKind::Upstream));
-        (QuoteBook::new(cfg, Duration::from_secs(1)), [rail])
+        (
+            QuoteBook::new(cfg, Duration::from_secs(1), relay_types::clock::system()),
+            [rail],
+        )
     }
 
     /// Eight lanes, one bucket each.

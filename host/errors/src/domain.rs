@@ -146,12 +146,13 @@ fn declined(d: Declined) -> ApiError {
         Declined::PriceMoved {
             fresh: Some(q),
             min,
+            quoted_at_ms,
             ..
         } => err
             .fresh_quote(serde_json::json!({
                 "rail": q.rail, "lane": q.lane, "amountIn": q.amount_in,
                 "amountOut": q.amount_out, "minOut": q.min_out,
-                "lockedMinOut": min, "quotedAt": relay_types::now_ms(),
+                "lockedMinOut": min, "quotedAt": quoted_at_ms,
             }))
             .suggest("quote again: the fresh quote no longer meets the locked minOut"),
         _ => err,
@@ -271,10 +272,9 @@ impl From<SessionError> for ApiError {
                 ApiError::new(ErrorCode::SessionPolicy, message).field(field)
             }
             SessionError::Cap(c) => {
-                let now = relay_types::now_ms();
                 let err = ApiError::new(ErrorCode::SessionCapExceeded, message).field("amount");
-                match c.room_at_ms {
-                    Some(at) if at > now => err.retry_after_ms(at - now),
+                match c.retry_after_ms {
+                    Some(ms) if ms > 0 => err.retry_after_ms(ms),
                     _ => err,
                 }
             }

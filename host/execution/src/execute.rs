@@ -297,7 +297,8 @@ impl ExecuteService {
         let relayer = self.relayer_address().map(|a| a.to_string());
         let relayer = relayer.unwrap_or_default();
         let rails: &RailSet = &self.d.rails;
-        let accepted = match choose(rails, &outcome, &ask, &id, &relayer).await {
+        let clock = self.d.clock.as_ref();
+        let accepted = match choose(rails, &outcome, &ask, &id, &relayer, clock).await {
             Ok(a) => a,
             Err(Declined::FundsRequired {
                 rail,

@@ -190,6 +190,7 @@ impl ExecuteService {
             &ask,
             &id,
             &relayer.to_string(),
+            self.d.clock.as_ref(),
         )
         .await
         .map_err(ExecuteError::Declined)?;

@@ -28,7 +28,6 @@ use super::{
 };
 use relay_plugin_api::{PlanAction, RailError, TrackRequest, TrackState, TrackStatus};
 use relay_runtime::rails::RailSet;
-use relay_types::now_ms;
 use relay_types::{FailureCode, RouteRecord, RouteStatus};
 
 /// One route's wait on its upstream.
@@ -69,7 +68,7 @@ impl<'a> Upstream<'a> {
             if !self.ex.claim(&h.r.id).await? {
                 return Err(ExecError::Store("lost the route's lease".into()));
             }
-            if now_ms() > deadline {
+            if self.ex.store.clock().now_ms() > deadline {
                 return Err(failed(
                     FailureCode::UpstreamTimeout,
                     Some(format!("no delivery within {} ms", cfg.track_timeout_ms)),
@@ -234,7 +233,7 @@ impl Executor {
             .await
             .ok()?;
         let view = match asked {
-            Asked::Status(st) => UpstreamView::of(&st, now_ms()),
+            Asked::Status(st) => UpstreamView::of(&st, self.store.clock().now_ms()),
             Asked::NoStatusApi => self.watching(r).await,
             Asked::Nothing => return None,
         };
@@ -262,7 +261,7 @@ impl Executor {
             stage: r.stage.clone(),
             dest_tx: None,
             message: Some(message),
-            checked_ms: now_ms(),
+            checked_ms: self.store.clock().now_ms(),
             watch: watch.as_ref().map(WatchView::from),
         }
     }

@@ -4,13 +4,15 @@
 //! record's row, so every replica runs it and each due run happens once.
 
 use relay_primitives::watcher::Watcher;
+use relay_types::clock::SharedClock;
 use std::{sync::Arc, time::Duration};
 use tokio_util::sync::CancellationToken;
 
-/// Spawns the watcher job.
+/// Spawns the watcher job, ticking at `clock`'s time.
 pub fn spawn(
     cancel: CancellationToken,
     watcher: Arc<Watcher>,
+    clock: SharedClock,
     every: Duration,
 ) -> tokio::task::JoinHandle<()> {
     tracing::info!(
@@ -18,9 +20,9 @@ pub fn spawn(
         "primitives watcher started"
     );
     tokio::spawn(crate::every(cancel, every, true, move || {
-        let w = watcher.clone();
+        let (w, now_ms) = (watcher.clone(), clock.now_ms());
         async move {
-            match w.tick(relay_types::now_ms()).await {
+            match w.tick(now_ms).await {
                 Ok(0) => {}
                 Ok(n) => tracing::debug!(runs = n, "primitive runs"),
                 Err(e) => tracing::warn!(error = %e, "primitives tick failed"),

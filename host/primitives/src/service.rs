@@ -10,6 +10,7 @@ use crate::{
     watcher::{merge, perform, Runner},
 };
 use relay_store::{PrimitiveRow, PrimitiveStore, RunRow, StoreError};
+use relay_types::clock::SharedClock;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -103,6 +104,7 @@ pub enum ServiceError {
 #[derive(Clone)]
 pub struct Primitives {
     store: Arc<dyn PrimitiveStore>,
+    clock: SharedClock,
 }
 
 impl std::fmt::Debug for Primitives {
@@ -116,9 +118,9 @@ fn corrupt(id: &str, e: serde_json::Error) -> ServiceError {
 }
 
 impl Primitives {
-    /// Over `store`.
-    pub fn new(store: Arc<dyn PrimitiveStore>) -> Self {
-        Primitives { store }
+    /// Over `store`, timed by `clock`.
+    pub fn new(store: Arc<dyn PrimitiveStore>, clock: SharedClock) -> Self {
+        Primitives { store, clock }
     }
 
     async fn insert(
@@ -136,7 +138,7 @@ impl Primitives {
             body,
             next_ms,
             seq: 0,
-            created_ms: relay_types::now_ms(),
+            created_ms: self.clock.now_ms(),
         };
         Ok(self.store.insert_primitive(&row).await?)
     }
@@ -259,7 +261,7 @@ impl Primitives {
         request_key: Option<&str>,
     ) -> Result<Batch, ServiceError> {
         let b = self.batch(id).await?;
-        let now = relay_types::now_ms();
+        let now = self.clock.now_ms();
         if !self
             .store
             .move_primitive(id, "planned", "running", now)
@@ -287,7 +289,7 @@ impl Primitives {
             n if n == b.legs.len() => "completed",
             _ => "partial",
         };
-        let now = relay_types::now_ms();
+        let now = self.clock.now_ms();
         self.store
             .move_primitive(id, "running", status, now)
             .await?;
@@ -311,7 +313,7 @@ impl Primitives {
             (Value::String(_), _) => "executed",
             _ => "failed",
         };
-        let now = relay_types::now_ms();
+        let now = self.clock.now_ms();
         if let Some(s) = run.get_mut("status").map(Value::take) {
             run["routeStatus"] = s;
         }
@@ -351,7 +353,7 @@ impl Primitives {
             Refused::Unauthenticated => ServiceError::CancelUnauthenticated { id: id.into() },
             Refused::WrongToken => ServiceError::CancelForbidden { id: id.into() },
         })?;
-        let now = relay_types::now_ms();
+        let now = self.clock.now_ms();
         let done = self
             .store
             .cancel_primitive(id, kind.as_str(), kind.cancellable(), now)
@@ -424,7 +426,8 @@ mod tests {
     async fn a_schedule_is_cancelled_only_by_the_owner_or_its_own_token() {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}/c.db?mode=rwc", dir.path().display());
-        let p = Primitives::new(Arc::new(relay_store::Store::connect(&url).await.unwrap()));
+        let store = relay_store::Store::connect(&url).await.unwrap();
+        let p = Primitives::new(Arc::new(store), relay_types::clock::system());
         let body = json!({"everySeconds": 60, "count": 3})
             .as_object()
             .unwrap()
@@ -464,7 +467,8 @@ mod tests {
     async fn a_batch_runs_once_each_leg_on_its_own_and_reports_per_leg() {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}/b.db?mode=rwc", dir.path().display());
-        let p = Primitives::new(Arc::new(relay_store::Store::connect(&url).await.unwrap()));
+        let store = relay_store::Store::connect(&url).await.unwrap();
+        let p = Primitives::new(Arc::new(store), relay_types::clock::system());
         for (amounts, want) in [
             (&["1", "0", "2"][..], "partial"),
             (&["0", "0"][..], "failed"),

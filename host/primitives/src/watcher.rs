@@ -447,7 +447,12 @@ mod tests {
             lease_ms: 60_000,
             live_gate: gate,
         };
-        (dir, Primitives::new(store), prices, deps)
+        (
+            dir,
+            Primitives::new(store, relay_types::clock::system()),
+            prices,
+            deps,
+        )
     }
 
     #[tokio::test]
@@ -502,7 +507,7 @@ mod tests {
     #[tokio::test]
     async fn a_price_condition_fires_only_once_it_holds_and_expires_otherwise() {
         let (_d, p, prices, deps) = setup(false).await;
-        let now = relay_types::now_ms() / 1000;
+        let now = relay_types::Clock::now_secs(&relay_types::SystemClock);
         let req = |v: Value| v.as_object().unwrap().clone();
         let c = crate::record::parse_conditional(
             &req(json!({"when": {"type": "priceBelow", "asset": "ETH/USD", "value": "2500"}})),

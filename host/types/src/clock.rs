@@ -70,12 +70,6 @@ impl Clock for ManualClock {
     }
 }
 
-/// Epoch milliseconds on the system clock, for code that has no injected
-/// clock (process-level bookkeeping such as journal timestamps).
-pub fn now_ms() -> u64 {
-    SystemClock.now_ms()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,7 +15,7 @@ pub mod route;
 pub mod router;
 
 pub use backoff::Backoff;
-pub use clock::{now_ms, Clock, ManualClock, SharedClock, SystemClock};
+pub use clock::{Clock, ManualClock, SharedClock, SystemClock};
 pub use permit::SignedPermit;
 pub use route::{Failure, FailureCode, RouteRecord, RouteStatus};
 pub use router::{DepositCall, RelayIntent, RouterAuth, RouterForm, TokenPermit};

@@ -86,6 +86,9 @@ pub struct CapExceeded {
     pub spent: Option<U256>,
     /// When enough of the window ages out for this amount (epoch ms).
     pub room_at_ms: Option<u64>,
+    /// How long from the refusal until then, ms (by the session
+    /// service's clock).
+    pub retry_after_ms: Option<u64>,
 }
 
 impl std::fmt::Display for CapExceeded {

@@ -450,6 +450,7 @@ impl Policy {
                 rolling_24h_cap: rolling,
                 spent: None,
                 room_at_ms: None,
+                retry_after_ms: None,
             })));
         }
         Ok(())

@@ -240,6 +240,7 @@ impl SessionService {
                     rolling_24h_cap: rolling,
                     spent: Some(spent),
                     room_at_ms,
+                    retry_after_ms: room_at_ms.map(|at| at.saturating_sub(now)),
                 }))
                 .into())
             }

@@ -316,6 +316,11 @@ async fn the_rolling_cap_says_what_remains_and_when_room_returns() {
         Some(NOW_MS + WINDOW_MS + 1),
         "when the first spend ages out"
     );
+    assert_eq!(
+        cap.retry_after_ms,
+        Some(WINDOW_MS + 1 - 2_000),
+        "measured from the refusal on the session's clock"
+    );
     assert!(cap.to_string().contains("1000000 remains"), "{cap}");
     w.clock.advance(WINDOW_MS - 2_000 + 1);
     run(&w, &s, &Scripted::default(), 1_500_000).await.unwrap();

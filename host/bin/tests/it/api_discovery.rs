@@ -9,6 +9,7 @@ use alloy::primitives::{Address, Signature, U256};
 use common::{get, serve, wait_for};
 use relay_devnet::{keys, Devnet, DevnetConfig};
 use relay_types::route::RouteStatus;
+use relay_types::{Clock as _, SystemClock};
 use serde_json::{json, Value};
 
 const SRC: u64 = 8453;
@@ -156,7 +157,7 @@ async fn the_snapshot_recovers_to_the_relayer_and_uptime_counts_the_hosts_own_pr
     let dir = tempfile::tempdir().unwrap();
     let h = serve(&devnet, dir.path(), |_| {}).await;
 
-    let before = relay_types::now_ms();
+    let before = SystemClock.now_ms();
     let (code, snap) = get(&format!("{}/api/capability/snapshot", h.base)).await;
     assert_eq!(code, 200, "{snap}");
     let message = snap["message"].as_str().unwrap();
@@ -178,7 +179,7 @@ async fn the_snapshot_recovers_to_the_relayer_and_uptime_counts_the_hosts_own_pr
     let float = find(&s["rails"], |r| r["role"] == "float-lane");
     assert_eq!(float["lanes"][0]["executeReady"], true, "{float}");
 
-    let today = relay_engine::uptime::utc_date(relay_types::now_ms());
+    let today = relay_engine::uptime::utc_date(SystemClock.now_ms());
     let uptime = format!("{}/api/uptime", h.base);
     wait_for("the first probe", async || {
         get(&uptime).await.1["days"][0]["samples"].as_u64() >= Some(1)

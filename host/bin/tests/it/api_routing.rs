@@ -14,6 +14,7 @@ use relay_devnet::{
     contracts::{eip712, permit2_domain, sign_typed},
     keys, Devnet, DevnetConfig,
 };
+use relay_types::{Clock as _, SystemClock};
 use serde_json::{json, Value};
 
 const SRC: u64 = 8453;
@@ -272,7 +273,7 @@ fn sign_body(body: &mut Value, chain: u64, spender: &str, nonce: u64) {
     let p = &body["permit2"];
     let token: Address = p["permitted"]["token"].as_str().unwrap().parse().unwrap();
     let amount: U256 = p["permitted"]["amount"].as_str().unwrap().parse().unwrap();
-    let deadline = relay_types::now_ms() / 1000 + 600;
+    let deadline = SystemClock.now_ms() / 1000 + 600;
     let msg = eip712::PermitTransferFrom {
         permitted: eip712::TokenPermissions { token, amount },
         spender: spender.parse().unwrap(),

@@ -6,6 +6,7 @@
 //! sent, and two replicas on Postgres share keys and usage.
 
 use crate::common::{self, send, wait_for, Answer};
+use relay_types::{Clock as _, SystemClock};
 use std::path::Path;
 
 use relay_config::HostConfig;
@@ -83,7 +84,7 @@ async fn a_key_is_shown_once_and_its_usage_counts_what_its_requests_did() {
     let dir = tempfile::tempdir().unwrap();
     let h = bare_host(dir.path(), |_| {}).await;
     let base = h.base.as_str();
-    let before = relay_types::now_ms();
+    let before = SystemClock.now_ms();
     let made = send(post(
         base,
         "/api/keys/create",
@@ -97,7 +98,7 @@ async fn a_key_is_shown_once_and_its_usage_counts_what_its_requests_did() {
     assert!(key[3..].bytes().all(|b| b.is_ascii_hexdigit()), "{key}");
     assert_eq!(made.body["label"], "ci bot");
     let created = made.body["created"].as_u64().unwrap();
-    assert!((before..=relay_types::now_ms()).contains(&created));
+    assert!((before..=SystemClock.now_ms()).contains(&created));
     let note = made.body["note"].as_str().unwrap();
     assert!(
         note.contains("Shown once") && note.contains("never required"),
@@ -139,14 +140,14 @@ async fn a_key_is_shown_once_and_its_usage_counts_what_its_requests_did() {
         ),
         ("/api/status", "/api/status", 200),
     ];
-    let start = relay_types::now_ms();
+    let start = SystemClock.now_ms();
     for (url, _, status) in plan {
         let a = send(get(base, url, Some(&key))).await;
         assert_eq!(a.status, *status, "{url}: {}", a.body);
         send(get(base, url, None)).await;
         send(get(base, url, Some(made_up))).await;
     }
-    let end = relay_types::now_ms();
+    let end = SystemClock.now_ms();
 
     // Usage is written in the background; waiting for the write under
     // way makes what follows exact.

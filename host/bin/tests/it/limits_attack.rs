@@ -7,15 +7,16 @@
 //! Permit2 nonces past the caps; dashboard cookies made from the token's
 //! hash, tampered or expired are refused.
 
-use crate::common::{bare_host, send, serve, Answer};
+use crate::common::{bare_host, bare_host_at, send, serve, Answer};
 use crate::router::{fresh_wallet, signed_body};
 use alloy::primitives::U256;
 use relay_admin::login::{LoginKeys, COOKIE};
 use relay_api::auth::OwnerTokenHash;
 use relay_devnet::{keys, Devnet, DevnetConfig};
 use relay_host::devnet::DEVNET_OWNER_TOKEN;
+use relay_types::{Clock as _, ManualClock, SystemClock};
 use serde_json::{json, Value};
-use std::{net::IpAddr, time::Duration};
+use std::net::IpAddr;
 
 /// A client whose requests come from `127.0.0.<n>`.
 fn from(n: u8) -> reqwest::Client {
@@ -95,7 +96,8 @@ async fn the_endpoints_issue_40_found_unlimited_answer_429_past_their_buckets() 
 #[tokio::test(flavor = "multi_thread")]
 async fn token_guessing_on_admin_login_backs_off_and_is_bucketed_per_ip() {
     let dir = tempfile::tempdir().unwrap();
-    let h = bare_host(dir.path(), |_| {}).await;
+    let clock = ManualClock::at(SystemClock.now_ms());
+    let h = bare_host_at(dir.path(), clock.clone(), |_| {}).await;
     let login = |client: &reqwest::Client, token: &str| {
         client
             .post(format!("{}/admin/login", h.base))
@@ -112,18 +114,20 @@ async fn token_guessing_on_admin_login_backs_off_and_is_bucketed_per_ip() {
     for token in ["guess-2", DEVNET_OWNER_TOKEN] {
         let a = send(login(&me, token)).await;
         assert_rate_limited(&a, "during the back-off");
-        assert!(a.body["retryAfterMs"].as_u64().unwrap() <= 1_000);
+        assert_eq!(a.body["retryAfterMs"], 1_000, "{}", a.body);
     }
     let elsewhere = send(login(&from(2), DEVNET_OWNER_TOKEN)).await;
     assert_eq!(elsewhere.status, 200, "the back-off is per IP");
-    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    // One millisecond short of the wait it announced: still refused.
+    clock.advance(999);
+    let early = send(login(&me, DEVNET_OWNER_TOKEN)).await;
+    assert_rate_limited(&early, "1 ms before the back-off ends");
+    assert_eq!(early.body["retryAfterMs"], 1, "{}", early.body);
+    clock.advance(1);
     assert_eq!(send(login(&me, "guess-3")).await.status, 401);
     let doubled = send(login(&me, "guess-4")).await;
     assert_rate_limited(&doubled, "the second back-off");
-    assert!(
-        doubled.body["retryAfterMs"].as_u64().unwrap() > 1_000,
-        "doubled"
-    );
+    assert_eq!(doubled.body["retryAfterMs"], 2_000, "doubled");
 
     // The bucket: ten sign-ins a minute per IP, right token or not.
     let third = from(3);
@@ -312,7 +316,8 @@ async fn an_mcp_initialize_flood_is_refused_past_its_caps_and_memory_stays_bound
 #[tokio::test(flavor = "multi_thread")]
 async fn expired_tampered_and_token_derived_admin_cookies_are_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let h = bare_host(dir.path(), |c| c.admin.session_ttl_secs = 2).await;
+    let clock = ManualClock::at(SystemClock.now_ms());
+    let h = bare_host_at(dir.path(), clock.clone(), |c| c.admin.session_ttl_secs = 2).await;
     let c = reqwest::Client::new();
     let snapshot = |cookie: &str| {
         c.get(format!("{}/admin/api/snapshot", h.base))
@@ -345,7 +350,7 @@ async fn expired_tampered_and_token_derived_admin_cookies_are_refused() {
     // (which sits in the environment and config tooling).
     let hash = OwnerTokenHash::of_token(DEVNET_OWNER_TOKEN);
     let derived = LoginKeys::new(hash.derive_key("relay-admin-login-v1"), 3_600);
-    let forged = derived.issue(relay_types::now_ms());
+    let forged = derived.issue(clock.now_ms());
     let a = send(snapshot(&forged)).await;
     assert_eq!(
         (a.status, a.body["errorCode"].as_str()),
@@ -355,11 +360,14 @@ async fn expired_tampered_and_token_derived_admin_cookies_are_refused() {
     );
     // The real cookie, its expiry pushed out a year: the signature breaks.
     let mut parts: Vec<String> = cookie.split('.').map(str::to_owned).collect();
-    parts[2] = (relay_types::now_ms() + 365 * 86_400_000).to_string();
+    parts[2] = (clock.now_ms() + 365 * 86_400_000).to_string();
     let tampered = parts.join(".");
     assert_eq!(send(snapshot(&tampered)).await.status, 401);
-    // Past its age (2 s here), whatever the browser keeps.
-    tokio::time::sleep(Duration::from_millis(2_200)).await;
+    // Until its age (2 s here) it serves; past it, whatever the browser
+    // keeps, it is refused.
+    clock.advance(1_999);
+    assert_eq!(send(snapshot(&cookie)).await.status, 200, "within its age");
+    clock.advance(1);
     let a = send(snapshot(&cookie)).await;
     assert_eq!(a.status, 401, "expired: {}", a.body);
 }

@@ -10,6 +10,7 @@
 //! a positive APY once yield accrues.
 
 use crate::common::{self, serve, until_terminal, usdc_balance};
+use relay_types::{Clock as _, SystemClock};
 
 use alloy::{
     primitives::{Address, U256},
@@ -146,7 +147,7 @@ async fn setup() -> (Devnet, tempfile::TempDir, common::Running, PrivateKeySigne
 }
 
 fn soon() -> u64 {
-    relay_types::now_ms() / 1_000 + 600
+    SystemClock.now_ms() / 1_000 + 600
 }
 
 /// Spend `id` once it left `ROUTING`.

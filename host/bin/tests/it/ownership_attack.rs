@@ -20,6 +20,7 @@ use alloy::{
 use relay_api::Blame;
 use relay_devnet::{keys, Devnet, DevnetConfig};
 use relay_host::devnet::DEVNET_OWNER_TOKEN;
+use relay_types::{Clock as _, SystemClock};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -112,7 +113,7 @@ async fn a_stranger_cannot_cancel_a_live_schedule_or_conditional_and_they_still_
             call(h, (reqwest::Method::DELETE, &path), &hs, None).await
         }
     };
-    let now = relay_types::now_ms() / 1000;
+    let now = SystemClock.now_ms() / 1000;
     let payee = PrivateKeySigner::random().address();
 
     // The owner's live schedule: first run in 3 s, then every 10 s.
@@ -343,8 +344,8 @@ async fn the_served_error_catalogue_never_answers_a_callers_mistake_as_5xx_or_re
     let mut wrong = Vec::new();
     for e in served.body["errors"].as_array().unwrap() {
         let wire = e["errorCode"].as_str().unwrap();
-        let code = relay_api::ErrorCode::ALL
-            .iter()
+        let code = relay_api::error_codes()
+            .into_iter()
             .find(|c| c.as_str() == wire)
             .unwrap_or_else(|| panic!("{wire} served but not in the table"));
         let status = e["status"].as_u64().unwrap();

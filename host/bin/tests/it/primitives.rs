@@ -10,6 +10,7 @@ use crate::common::{self, get, post, serve, until_terminal, usdc_balance, Runnin
 use alloy::primitives::{address, Address, U256};
 use relay_devnet::{Devnet, DevnetConfig};
 use relay_host::devnet::DEVNET_OWNER_TOKEN;
+use relay_types::{Clock as _, SystemClock};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -344,7 +345,7 @@ async fn with_the_gate_on_a_live_schedule_moves_real_tokens_and_a_simulated_one_
 #[tokio::test(flavor = "multi_thread")]
 async fn conditionals_fire_only_once_their_condition_holds_and_delete_disarms() {
     let (devnet, _dir, h) = up(false).await;
-    let now = relay_types::now_ms() / 1000;
+    let now = SystemClock.now_ms() / 1000;
     let at = now + 3;
     let body = json!({"route": route(1_000_000, PAYEE), "when": {"type": "timeAfter", "at": at}});
     let (code, c) = create(&h, "/api/route/conditional", &body, false).await;
@@ -431,7 +432,7 @@ async fn conditionals_fire_only_once_their_condition_holds_and_delete_disarms() 
 /// The pid of the replica holding `id`'s lease now (its lease owner is
 /// `w-<pid>-…`), if one does.
 async fn lease_holder(pool: &sqlx::AnyPool, id: &str) -> Option<u32> {
-    let now = relay_types::now_ms() as i64;
+    let now = SystemClock.now_ms() as i64;
     let row: Option<(Option<String>,)> =
         sqlx::query_as("SELECT lease_owner FROM primitives WHERE id = $1 AND lease_until_ms > $2")
             .bind(id)

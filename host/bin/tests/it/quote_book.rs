@@ -14,6 +14,7 @@
 //!   execute is never executed: `409 PRICE_MOVED` with the fresh quote,
 //!   and nothing moves on chain.
 
+use relay_types::{Clock as _, SystemClock};
 use std::time::{Duration, Instant};
 
 use crate::common;
@@ -92,7 +93,7 @@ fn amount(v: &Value) -> U256 {
 
 /// Every rail reported as answering answered within the bound.
 fn answers_are_fresh(q: &Value) {
-    let now = relay_types::now_ms();
+    let now = SystemClock.now_ms();
     for c in q["compared"].as_array().unwrap() {
         if c["ok"] == true {
             let at = c["quotedAt"].as_u64().unwrap_or_else(|| panic!("{c}"));

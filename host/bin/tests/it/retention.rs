@@ -5,6 +5,7 @@
 use relay_analysis::retention::{is_tag, Tagger};
 use relay_devnet::{keys, Devnet, DevnetConfig};
 use relay_types::clock::ManualClock;
+use relay_types::{Clock as _, SystemClock};
 use serde_json::json;
 use std::time::Duration;
 
@@ -39,7 +40,7 @@ async fn after_thirty_days_addresses_become_tags_and_statements_still_group_them
 
     // Within 30 days nothing changes.
     let tagger = Tagger::new(b"retention-test-key");
-    let now = relay_types::now_ms();
+    let now = SystemClock.now_ms();
     let kept = relay_analysis::retention::sweep(&store, &tagger, now + 29 * DAY_MS, 30 * DAY_MS)
         .await
         .unwrap();
@@ -133,7 +134,7 @@ async fn an_erasure_request_erases_the_address_at_once_and_is_attested_after_sev
     let store = h.host_state.store.clone();
     let hex = user[2..].to_lowercase();
     let names_user = |text: &str| text.to_lowercase().contains(&hex);
-    let now = relay_types::now_ms();
+    let now = SystemClock.now_ms();
 
     // Refused: signed by someone else, too old, not an address; nothing erased.
     let mut forged = erasure_body(2, now);

@@ -14,6 +14,7 @@ use alloy::{
 };
 use relay_devnet::{keys, Devnet, DevnetConfig, Token};
 use relay_host::devnet::DEVNET_OWNER_TOKEN;
+use relay_types::{Clock as _, SystemClock};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -74,7 +75,7 @@ fn policy(recipient: Address, per_tx: u64, rolling: u64, ttl_secs: u64) -> Value
     json!({
         "chains": [SRC, DST], "tokens": ["USDC"], "recipients": [recipient],
         "perTxCap": per_tx.to_string(), "rolling24hCap": rolling.to_string(),
-        "expiresAt": relay_types::now_ms() / 1000 + ttl_secs,
+        "expiresAt": SystemClock.now_ms() / 1000 + ttl_secs,
     })
 }
 

@@ -6,6 +6,7 @@
 //! repeats, refusals and a `kill -9` between settling and sponsoring.
 
 use crate::common::{self, serve, token_balance, usdc_balance};
+use relay_types::{Clock as _, SystemClock};
 
 use alloy::{
     primitives::{keccak256, Address, Bytes, U256},
@@ -71,7 +72,7 @@ pub(crate) fn batch_data(
             },
         ],
         nonce: U256::ZERO,
-        deadline: U256::from(relay_types::now_ms() / 1000 + 3_600),
+        deadline: U256::from(SystemClock.now_ms() / 1000 + 3_600),
     };
     let sig = user
         .sign_hash_sync(&delegate::digest(CHAIN, user.address(), &batch))
@@ -123,7 +124,7 @@ pub(crate) fn random_address() -> Address {
 }
 
 pub(crate) fn now_secs() -> u64 {
-    relay_types::now_ms() / 1000
+    SystemClock.now_ms() / 1000
 }
 
 pub(crate) async fn post(

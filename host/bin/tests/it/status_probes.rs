@@ -5,6 +5,7 @@
 use relay_devnet::{Devnet, DevnetConfig};
 use relay_engine::uptime::utc_date;
 use relay_store::UptimeSample;
+use relay_types::{Clock as _, SystemClock};
 use serde_json::Value;
 
 use crate::common::{dead_and_hung, get, serve, wait_for};
@@ -53,7 +54,7 @@ async fn endpoints_are_probed_and_uptime_is_shared_by_replicas() {
         get(&uptime).await.1["days"][0]["samples"].as_u64() >= Some(1)
     })
     .await;
-    let then = relay_types::now_ms() - 2 * 86_400_000;
+    let then = SystemClock.now_ms() - 2 * 86_400_000;
     let day = utc_date(then);
     let sample = UptimeSample {
         slot: (then / 30_000) as i64,

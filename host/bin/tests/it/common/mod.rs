@@ -4,14 +4,27 @@
 
 use relay_config::HostConfig;
 use relay_devnet::Devnet;
-use relay_host::devnet::{host_config, point_rails_at, serve_on_loopback, ServedHost};
+use relay_host::devnet::{
+    host_config, point_rails_at, serve_on_loopback, serve_on_loopback_at, ServedHost,
+};
 use relay_simulators::Simulators;
+use relay_types::{Clock as _, SystemClock};
 use serde_json::Value;
 use std::{path::Path, time::Duration};
 
 /// A host with no chains and no plugins, limits on as shipped: the edge,
 /// keys and limits alone; `tweak` edits the config.
 pub async fn bare_host(dir: &Path, tweak: impl FnOnce(&mut HostConfig)) -> ServedHost {
+    bare_host_at(dir, relay_types::clock::system(), tweak).await
+}
+
+/// Like [`bare_host`], the host reading time from `clock` (a test moves a
+/// `ManualClock` instead of sleeping).
+pub async fn bare_host_at(
+    dir: &Path,
+    clock: relay_types::SharedClock,
+    tweak: impl FnOnce(&mut HostConfig),
+) -> ServedHost {
     let plugins = dir.join("plugins");
     std::fs::create_dir_all(&plugins).unwrap();
     let mut config = HostConfig {
@@ -21,7 +34,9 @@ pub async fn bare_host(dir: &Path, tweak: impl FnOnce(&mut HostConfig)) -> Serve
     };
     config.runtime.reload_interval_ms = 0;
     tweak(&mut config);
-    serve_on_loopback(config).await.expect("host serves")
+    serve_on_loopback_at(config, clock)
+        .await
+        .expect("host serves")
 }
 
 /// A host serving on an ephemeral port with the devnet's upstream
@@ -148,7 +163,7 @@ pub fn sample_route(id: &str) -> relay_types::route::RouteRecord {
         src_tx: None,
         dest_tx: None,
         failure: None,
-        created_ms: relay_types::now_ms(),
+        created_ms: SystemClock.now_ms(),
         permit: None,
         passed_over: Vec::new(),
         router: None,
@@ -224,7 +239,7 @@ pub fn permit_body_at(
 ) -> Value {
     use relay_devnet::contracts::{eip712, permit2_domain, sign_typed};
     let owner = relay_devnet::keys::anvil_signer(1);
-    let deadline = relay_types::now_ms() / 1000 + 600;
+    let deadline = SystemClock.now_ms() / 1000 + 600;
     let msg = eip712::PermitTransferFrom {
         permitted: eip712::TokenPermissions {
             token: usdc,
