@@ -74,7 +74,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
 /// The index, built once per process (its sources are compiled in).
 fn index() -> &'static index::Index {
     static INDEX: OnceLock<index::Index> = OnceLock::new();
-    INDEX.get_or_init(|| index::Index::new(README, &error::catalogue()))
+    INDEX.get_or_init(|| index::Index::new(README, &error::catalogue(&crate::error_codes())))
 }
 
 /// The live facts, from the functions that serve the cited endpoints.
@@ -91,7 +91,7 @@ async fn facts(s: &AppState) -> facts::Facts {
         gasless: gasless::info(&s.config, None, SERVICE_RELEASE),
         mesh,
         status,
-        catalogue: error::catalogue(),
+        catalogue: error::catalogue(&crate::error_codes()),
         terms_version: TERMS_VERSION,
         mcp_path: MCP_PATH,
     }

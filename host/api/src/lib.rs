@@ -165,6 +165,18 @@ pub const FEATURES: &[Feature<AppState>] = &[
     openapi::FEATURE,
 ];
 
+/// Every `errorCode` this host answers with: the core's, then each
+/// feature's own (what `GET /api/errors` lists).
+pub fn error_codes() -> Vec<ErrorCode> {
+    let mut all = ErrorCode::CORE.to_vec();
+    for c in FEATURES.iter().flat_map(|f| f.errors) {
+        if !all.contains(c) {
+            all.push(*c);
+        }
+    }
+    all
+}
+
 /// Every feature's rate-limit buckets.
 pub fn limit_table() -> Vec<relay_feature::Limit> {
     FEATURES

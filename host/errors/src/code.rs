@@ -1,66 +1,115 @@
-//! The catalogue (spec §7): one enum, one `errorCode` per variant, one
-//! status code, one blame; and the answer every adapter gives, [`ApiError`].
+//! The catalogue (spec §7): one `errorCode` per row, one status code, one
+//! blame — the core's here, each feature's in its own home — and the
+//! answer every adapter gives, [`ApiError`].
 
 use http::StatusCode;
 use relay_engine::preflight::{BlockerCode, WarningCode};
 use relay_types::route::FailureCode;
 
-/// Declares [`ErrorCode`] and its catalogue from one table, so the
-/// catalogue served at `/api/errors` can never miss a code.
-macro_rules! error_codes {
-    ($($(#[$doc:meta])* $name:ident => ($wire:literal, $status:ident, $retry:literal, $meaning:literal $(, $blame:ident)?),)*) => {
-        /// Machine-readable error codes (`errorCode`). Clients branch on
-        /// these, never on the wording.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub enum ErrorCode {
-            $($(#[$doc])* $name,)*
-        }
-
-        impl ErrorCode {
-            /// Every code, in catalogue order.
-            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$name,)*];
-
-            /// The wire string.
-            pub fn as_str(self) -> &'static str {
-                match self { $(ErrorCode::$name => $wire,)* }
-            }
-
-            /// The HTTP status it is answered with.
-            pub fn status(self) -> StatusCode {
-                match self { $(ErrorCode::$name => StatusCode::$status,)* }
-            }
-
-            /// Whether the same request may succeed later.
-            pub fn retryable(self) -> bool {
-                match self { $(ErrorCode::$name => $retry,)* }
-            }
-
-            /// What it means and what to do about it.
-            pub fn meaning(self) -> &'static str {
-                match self { $(ErrorCode::$name => $meaning,)* }
-            }
-
-            /// Whose doing it describes (the table's last column).
-            pub fn blame(self) -> Blame {
-                match self { $(ErrorCode::$name => blame!($($blame)?),)* }
-            }
-        }
-    };
+/// One `errorCode`: its wire string, status, retryability, meaning and
+/// blame. A feature declares its own with [`error_codes!`](crate::error_codes).
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct CodeSpec {
+    /// The wire string.
+    pub wire: &'static str,
+    /// The HTTP status it is answered with.
+    pub status: StatusCode,
+    /// Whether the same request may succeed later.
+    pub retryable: bool,
+    /// What it means and what to do about it.
+    pub meaning: &'static str,
+    /// Whose doing it describes.
+    pub blame: Blame,
 }
 
-/// A row's [`Blame`]: `Unclassified` when the row names none.
-macro_rules! blame {
-    () => {
-        Blame::Unclassified
+/// A machine-readable error code (`errorCode`). Clients branch on these,
+/// never on the wording. The core's are associated constants
+/// (`ErrorCode::InvalidField`); a feature's live in its own home.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ErrorCode(&'static CodeSpec);
+
+impl ErrorCode {
+    /// The code `spec` describes.
+    pub const fn new(spec: &'static CodeSpec) -> Self {
+        ErrorCode(spec)
+    }
+
+    /// The wire string.
+    pub fn as_str(self) -> &'static str {
+        self.0.wire
+    }
+
+    /// The HTTP status it is answered with.
+    pub fn status(self) -> StatusCode {
+        self.0.status
+    }
+
+    /// Whether the same request may succeed later.
+    pub fn retryable(self) -> bool {
+        self.0.retryable
+    }
+
+    /// What it means and what to do about it.
+    pub fn meaning(self) -> &'static str {
+        self.0.meaning
+    }
+
+    /// Whose doing it describes (the table's last column).
+    pub fn blame(self) -> Blame {
+        self.0.blame
+    }
+
+    /// Whether its status and retryability are what its blame says: a
+    /// caller's mistake is a 4xx that is never retryable, a state of
+    /// things a 4xx, a host failure a 5xx, and every code says which.
+    pub fn consistent(self) -> bool {
+        let class = self.status().as_u16() / 100;
+        match self.blame() {
+            Blame::Input => class == 4 && !self.retryable(),
+            Blame::State => class == 4,
+            Blame::Host => class == 5,
+            Blame::Unclassified => false,
+        }
+    }
+}
+
+/// Declares `errorCode`s from one table: each row a constant
+/// `Name => ("WIRE", STATUS, retryable, "meaning", Blame)`, and `$set`, the
+/// list of them (what a feature's descriptor names, so the catalogue
+/// served at `/api/errors` can never miss one). In an `impl ErrorCode`
+/// block (the core's) or a module (a feature's).
+#[macro_export]
+macro_rules! error_codes {
+    // the core's, inside `impl ErrorCode`: the list names `Self::…`
+    (impl $set:ident; $($(#[$doc:meta])* $name:ident => $row:tt,)*) => {
+        $($crate::error_codes!(@one pub, $(#[$doc])* $name => $row);)*
+        /// Every code of this table, in order.
+        pub const $set: &'static [$crate::ErrorCode] = &[$(Self::$name,)*];
     };
-    ($b:ident) => {
-        Blame::$b
+    // a feature's, in its module
+    ($vis:vis $set:ident; $($(#[$doc:meta])* $name:ident => $row:tt,)*) => {
+        $($crate::error_codes!(@one $vis, $(#[$doc])* $name => $row);)*
+        /// Every code of this table, in order.
+        $vis const $set: &'static [$crate::ErrorCode] = &[$($name,)*];
     };
+    (@one $vis:vis, $(#[$doc:meta])* $name:ident => ($wire:literal, $status:ident, $retry:literal, $meaning:literal $(, $blame:ident)?)) => {
+        $(#[$doc])*
+        #[allow(non_upper_case_globals)]
+        $vis const $name: $crate::ErrorCode = $crate::ErrorCode::new(&$crate::CodeSpec {
+            wire: $wire,
+            status: $crate::StatusCode::$status,
+            retryable: $retry,
+            meaning: $meaning,
+            blame: $crate::error_codes!(@blame $($blame)?),
+        });
+    };
+    (@blame) => { $crate::Blame::Unclassified };
+    (@blame $b:ident) => { $crate::Blame::$b };
 }
 
 /// Whose doing an `errorCode` describes — what decides its status and
 /// retryability (checked for every code by this module's tests).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Blame {
     /// The caller's request: a field, a signature, a credential, a body.
     /// Only a changed request succeeds: always a 4xx, never retryable.
@@ -75,7 +124,8 @@ pub enum Blame {
     Unclassified,
 }
 
-error_codes! {
+impl ErrorCode {
+    crate::error_codes! { impl CORE;
     /// No such path or method.
     NotFound => ("NOT_FOUND", NOT_FOUND, false, "no such path or method", Input),
     /// The store failed.
@@ -248,32 +298,6 @@ error_codes! {
     UnknownErasure => ("UNKNOWN_ERASURE", NOT_FOUND, false, "no erasure request has that id for that address (both are needed: the host keeps only the address's keyed tag)", Input),
     /// No yield-account spend has that id.
     UnknownSpend => ("UNKNOWN_SPEND", NOT_FOUND, false, "no yield-account spend has that id (the nc_… id POST /api/ncaccount/spend answered)", Input),
-    /// Netting accounts are off, or a chain read or price they need failed.
-    NettingUnavailable => ("NETTING_UNAVAILABLE", SERVICE_UNAVAILABLE, true, "netting accounts cannot answer right now (a chain read or price failed, or [netting] is off); retry", Host),
-    /// The netting signature does not recover to the address over the exact text.
-    NettingSignatureInvalid => ("NETTING_SIGNATURE_INVALID", UNAUTHORIZED, false, "sign exactly the documented text (terms from GET /api/netting/terms; relay-netting-transfer:v1:… or relay-netting-withdraw:v1:… with lowercase addresses) with the address's key (EIP-191 personal_sign, low-s)", Input),
-    /// An address of a netting request is not enrolled.
-    NettingNotEnrolled => ("NETTING_NOT_ENROLLED", CONFLICT, false, "the address (the `field` names which) is not enrolled: GET /api/netting/terms, sign it, POST /api/netting/enroll", State),
-    /// The nonce is at or below the account's: spent.
-    NettingNonceSpent => ("NETTING_NONCE_SPENT", CONFLICT, false, "nonces are monotonic per account: any signature at or below the account nonce is spent (GET /api/netting/terms shows the nonce); sign again with a larger one", Input),
-    /// The account's balance does not cover the amount.
-    NettingInsufficientBalance => ("NETTING_INSUFFICIENT_BALANCE", CONFLICT, false, "the account's balance does not cover the amount; deposit first or ask less", State),
-    /// A netting cap (deposit, withdraw or balance) would be exceeded.
-    NettingCapExceeded => ("NETTING_CAP_EXCEEDED", UNPROCESSABLE_ENTITY, false, "netting caps are deliberately small (GET /api/netting/reserves lists them); the message names the cap", Input),
-    /// The deposit would push liabilities above the safe share of float.
-    NettingSafeShareExceeded => ("NETTING_SAFE_SHARE_EXCEEDED", CONFLICT, true, "crediting the deposit would push total liabilities above the safe share of the relayer's float (GET /api/netting/reserves: headroom); it is not credited — post it again when headroom allows", State),
-    /// The chain is not a covered netting chain.
-    NettingChainUnsupported => ("NETTING_CHAIN_UNSUPPORTED", BAD_REQUEST, false, "the chain is not covered by netting accounts (GET /api/netting/reserves lists the covered chains)", Input),
-    /// The deposit transaction is not mined or not confirmed enough yet.
-    NettingDepositPending => ("NETTING_DEPOSIT_PENDING", CONFLICT, true, "the deposit transaction is not mined or lacks the configured confirmations; post it again shortly", State),
-    /// The deposit transaction does not pay the relayer from the address.
-    NettingDepositInvalid => ("NETTING_DEPOSIT_INVALID", UNPROCESSABLE_ENTITY, false, "the transaction reverted, has no USDC Transfer from `address` to the relayer on that chain, was not sent by `address` itself to the USDC contract, or is one of the relayer's own", Input),
-    /// The withdrawal does not cover the destination payout cost.
-    NettingBelowPayoutCost => ("NETTING_BELOW_PAYOUT_COST", UNPROCESSABLE_ENTITY, false, "the destination payout cost is at or above the amount: nothing would arrive; nothing was debited or sent (GET /api/netting/preview ranks cheaper exits)", Input),
-    /// The relayer cannot pay on the destination chain now.
-    NettingFloatShort => ("NETTING_FLOAT_SHORT", SERVICE_UNAVAILABLE, true, "the relayer cannot pay the payout on that chain now (its float is short or the payout fails simulation); nothing was debited — try another chain (GET /api/netting/preview)", Host),
-    /// The payout failed on chain and was credited back.
-    NettingPayoutFailed => ("NETTING_PAYOUT_FAILED", BAD_GATEWAY, false, "the payout transaction failed; the amount was credited back to the account by a reversing entry (the nonce stays spent)", Host),
     /// No installed rail has that id, or the rail declares no such lane.
     UnknownRail => ("UNKNOWN_RAIL", NOT_FOUND, false, "no installed rail has that id, or the rail declares no such lane; the message lists its lanes (GET /admin/api/snapshot lists rails and lanes)", Input),
     /// The yield account has no vault on that chain.
@@ -298,6 +322,7 @@ error_codes! {
     NcWouldRevert => ("NCACCOUNT_WOULD_REVERT", UNPROCESSABLE_ENTITY, false, "the vault's withdraw reverts when simulated (the message has the reason); nothing was sent", Input),
     /// A chain read of the yield account failed.
     NcChainUnavailable => ("NCACCOUNT_CHAIN_UNAVAILABLE", SERVICE_UNAVAILABLE, true, "a chain the yield account needs could not be read; retry", Host),
+    }
 }
 
 /// One `errorCode` of the catalogue.
@@ -334,9 +359,10 @@ pub struct Catalogue {
     pub note: &'static str,
 }
 
-/// The catalogue served at `GET /api/errors`: every table, generated.
-pub fn catalogue() -> Catalogue {
-    let errors: Vec<ErrorEntry> = ErrorCode::ALL
+/// The catalogue served at `GET /api/errors` of a host answering with
+/// `codes` (the core's and its features'): every table, generated.
+pub fn catalogue(codes: &[ErrorCode]) -> Catalogue {
+    let errors: Vec<ErrorEntry> = codes
         .iter()
         .map(|c| ErrorEntry {
             error_code: c.as_str(),
@@ -460,7 +486,7 @@ mod tests {
 
     /// The code of a catalogue entry, by its wire string.
     fn code_of(wire: &str) -> ErrorCode {
-        *ErrorCode::ALL
+        *ErrorCode::CORE
             .iter()
             .find(|c| c.as_str() == wire)
             .unwrap_or_else(|| panic!("{wire} is served but not in the table"))
@@ -468,8 +494,8 @@ mod tests {
 
     #[test]
     fn every_served_code_answers_as_its_blame_says() {
-        let served = catalogue().errors;
-        assert_eq!(served.len(), ErrorCode::ALL.len());
+        let served = catalogue(ErrorCode::CORE).errors;
+        assert_eq!(served.len(), ErrorCode::CORE.len());
         let mut wrong = Vec::new();
         for e in &served {
             let class = |s: u16| s / 100;
@@ -505,6 +531,6 @@ mod tests {
             assert_eq!(c.blame(), Blame::Input, "{c:?}");
         }
         assert_eq!(ErrorCode::RailsUnavailable.blame(), Blame::Host);
-        assert_eq!(ErrorCode::NettingFloatShort.blame(), Blame::Host);
+        assert_eq!(ErrorCode::NcChainUnavailable.blame(), Blame::Host);
     }
 }

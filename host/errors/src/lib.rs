@@ -3,9 +3,11 @@
 //! services' records (a yield-account leg's or a primitive run's
 //! `errorCode`) — so no adapter depends on another to name a failure.
 //!
-//! - [`ErrorCode`]: one `errorCode` per variant with its status, whether
-//!   it is retryable, its meaning and its [`Blame`]; [`catalogue`] is
-//!   `GET /api/errors`.
+//! - [`ErrorCode`]: one `errorCode` with its status, whether it is
+//!   retryable, its meaning and its [`Blame`]. The core's are
+//!   `ErrorCode::…` constants ([`ErrorCode::CORE`]); a feature declares
+//!   its own in its home with [`error_codes!`] and lists them in its
+//!   descriptor; [`catalogue`] of them all is `GET /api/errors`.
 //! - [`ApiError`]: a refusal with the field at fault, a suggested action
 //!   and a retry hint; its JSON body is [`ErrorBody`]. With the `axum`
 //!   feature it is an axum response.
@@ -16,6 +18,7 @@ mod domain;
 
 pub use code::*;
 pub use domain::{no_route, revert_code};
+pub use http::StatusCode;
 
 #[cfg(feature = "axum")]
 mod response {

@@ -12,8 +12,8 @@ use relay_errors::{ApiError, ErrorBody, ErrorCode};
 use relay_feature::{edge::JsonObject, Feature, Limit};
 
 use crate::{
-    texts, DepositAsk, Deposited, EnrolAsk, Enrolled, NettingError, NettingService, Preview,
-    Reserves, TransferAsk, Transferred, WithdrawAsk, Withdrawal,
+    errors, texts, DepositAsk, Deposited, EnrolAsk, Enrolled, NettingError, NettingService,
+    Preview, Reserves, TransferAsk, Transferred, WithdrawAsk, Withdrawal,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -35,23 +35,6 @@ const LIMITS: &[Limit] = &[
     Limit::post("netting-withdraw", "/api/netting/withdraw", 8),
 ];
 
-/// The errorCodes only netting answers with.
-const ERRORS: &[ErrorCode] = &[
-    ErrorCode::NettingUnavailable,
-    ErrorCode::NettingSignatureInvalid,
-    ErrorCode::NettingNotEnrolled,
-    ErrorCode::NettingNonceSpent,
-    ErrorCode::NettingInsufficientBalance,
-    ErrorCode::NettingCapExceeded,
-    ErrorCode::NettingSafeShareExceeded,
-    ErrorCode::NettingChainUnsupported,
-    ErrorCode::NettingDepositPending,
-    ErrorCode::NettingDepositInvalid,
-    ErrorCode::NettingBelowPayoutCost,
-    ErrorCode::NettingFloatShort,
-    ErrorCode::NettingPayoutFailed,
-];
-
 /// Custodial netting accounts (spec §4.7), as the host registers them.
 pub const fn feature<S>() -> Feature<S>
 where
@@ -64,7 +47,7 @@ where
         spec: "§4.7",
         routes: routes_of::<S>,
         limits: LIMITS,
-        errors: ERRORS,
+        errors: errors::ALL,
     }
 }
 
@@ -91,7 +74,7 @@ fn routes() -> OpenApiRouter<Netting> {
 fn service(s: &Netting) -> Result<&Arc<NettingService>, ApiError> {
     s.0.as_ref().ok_or_else(|| {
         ApiError::new(
-            ErrorCode::NettingUnavailable,
+            errors::NettingUnavailable,
             "netting accounts are off on this host ([netting] enabled = false)",
         )
     })
@@ -104,23 +87,23 @@ fn refused(e: NettingError) -> ApiError {
             let field = *field;
             return ApiError::new(ErrorCode::InvalidField, e.to_string()).field(field);
         }
-        NettingError::Signature(_) => ErrorCode::NettingSignatureInvalid,
+        NettingError::Signature(_) => errors::NettingSignatureInvalid,
         NettingError::NotEnrolled { field, .. } => {
             let field = *field;
-            return ApiError::new(ErrorCode::NettingNotEnrolled, e.to_string()).field(field);
+            return ApiError::new(errors::NettingNotEnrolled, e.to_string()).field(field);
         }
-        NettingError::NonceSpent { .. } => ErrorCode::NettingNonceSpent,
-        NettingError::Insufficient { .. } => ErrorCode::NettingInsufficientBalance,
-        NettingError::Cap { .. } => ErrorCode::NettingCapExceeded,
-        NettingError::SafeShare { .. } => ErrorCode::NettingSafeShareExceeded,
-        NettingError::ChainUnsupported(_) => ErrorCode::NettingChainUnsupported,
-        NettingError::DepositPending(_) => ErrorCode::NettingDepositPending,
-        NettingError::DepositInvalid(_) => ErrorCode::NettingDepositInvalid,
-        NettingError::BelowPayoutCost { .. } => ErrorCode::NettingBelowPayoutCost,
-        NettingError::FloatShort { .. } => ErrorCode::NettingFloatShort,
-        NettingError::PayoutFailed(_) => ErrorCode::NettingPayoutFailed,
+        NettingError::NonceSpent { .. } => errors::NettingNonceSpent,
+        NettingError::Insufficient { .. } => errors::NettingInsufficientBalance,
+        NettingError::Cap { .. } => errors::NettingCapExceeded,
+        NettingError::SafeShare { .. } => errors::NettingSafeShareExceeded,
+        NettingError::ChainUnsupported(_) => errors::NettingChainUnsupported,
+        NettingError::DepositPending(_) => errors::NettingDepositPending,
+        NettingError::DepositInvalid(_) => errors::NettingDepositInvalid,
+        NettingError::BelowPayoutCost { .. } => errors::NettingBelowPayoutCost,
+        NettingError::FloatShort { .. } => errors::NettingFloatShort,
+        NettingError::PayoutFailed(_) => errors::NettingPayoutFailed,
         NettingError::NoRelayer => ErrorCode::RelayerUnavailable,
-        NettingError::Unavailable(_) => ErrorCode::NettingUnavailable,
+        NettingError::Unavailable(_) => errors::NettingUnavailable,
         NettingError::Store(_) => ErrorCode::StoreUnavailable,
     };
     ApiError::new(code, e.to_string())

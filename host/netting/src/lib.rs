@@ -34,6 +34,7 @@
 
 pub mod entries;
 mod error;
+pub mod errors;
 mod funds;
 pub mod http;
 pub mod ledger;

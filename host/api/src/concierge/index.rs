@@ -182,7 +182,7 @@ mod tests {
     #[test]
     fn finds_what_it_holds_and_admits_what_it_does_not() {
         let readme = "# relay\n\n## Webhooks\n\nA completion webhook is signed with an HMAC of the raw body.\n\n| a | b |\n|---|---|\n| sessions | policy caps per day |\n";
-        let i = Index::new(readme, &crate::error::catalogue());
+        let i = Index::new(readme, &crate::error::catalogue(&crate::error_codes()));
         let p = ask(&i, "how are completion webhooks signed hmac").unwrap();
         assert_eq!(p.cite, "README.md § Webhooks");
         assert_eq!(
