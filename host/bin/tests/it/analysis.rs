@@ -4,12 +4,15 @@
 use alloy::primitives::U256;
 use relay_devnet::{keys, Devnet, DevnetConfig};
 use serde_json::{json, Value};
-use std::path::Path;
+use std::{path::Path, time::Duration};
 
 use crate::common::{approve_permit2, execute_to_end, get, permit_body, post, relay_cli, serve};
 
 const SRC: u64 = 8453;
 const DST: u64 = 42161;
+
+/// How long the chain may take to show a settled route's payout.
+const DECIDED_WITHIN: Duration = Duration::from_secs(60);
 
 /// `node conformance/tools/verify-evidence.mjs` on `file`: passed or not.
 fn viem_verifies(file: &Path, relayer: &str) -> bool {
@@ -365,8 +368,17 @@ async fn a_verified_same_chain_swap_proves_same_chain_settlement() {
     let (_, done) = execute_to_end(&h.base, &body).await;
     assert_eq!(done["status"], "DONE", "{done}");
     let id = done["id"].as_str().unwrap();
-    let (code, outcome) = get(&format!("{}/api/outcome/verify?id={id}", h.base)).await;
-    assert_eq!(code, 200, "{outcome}");
+    // DONE can be answered before the payout's receipt is readable: ask
+    // again, as a client would, until the chain decides (undetermined
+    // means "not yet"), then it must be verified.
+    let mut outcome = Value::Null;
+    crate::common::wait_up_to("a decided verdict", DECIDED_WITHIN, async || {
+        let (code, o) = get(&format!("{}/api/outcome/verify?id={id}", h.base)).await;
+        assert_eq!(code, 200, "{o}");
+        outcome = o;
+        outcome["verdict"] != "undetermined"
+    })
+    .await;
     assert_eq!(outcome["verdict"], "verified", "{outcome}");
     assert_eq!(proven().await, json!(true));
     // Kept in the store (shared by replicas, kept across restarts).

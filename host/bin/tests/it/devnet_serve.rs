@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 use std::{
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
+    time::Duration,
 };
 
 pub const SRC: u64 = 8453;
@@ -283,6 +284,12 @@ async fn a_route_in_flight_survives_kill_9_of_a_host_served_from_relay_devnet() 
     lifi_holds(&devnet, true).await;
     let amount = 7_000_000;
     let id = execute(&devnet.base, &devnet, amount, 4_242).await;
+    // The kill lands once the permit was pulled and the upstream holds
+    // the deposit: the state on chain, not a guess at how long that takes.
+    common::wait_up_to("the permit pulled", Duration::from_secs(120), async || {
+        src0 - devnet.usdc(SRC, user).await == U256::from(amount)
+    })
+    .await;
     let (_, r) = get(&format!("{}/api/route/status?id={id}", devnet.base)).await;
     let status = r["status"].as_str().unwrap_or("").to_string();
     assert_eq!(status, "BRIDGING", "in flight at the kill: {r}");

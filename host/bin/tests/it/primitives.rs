@@ -579,26 +579,36 @@ async fn move_eth(devnet: &Devnet, h: &Running, usd: i64) {
     .await;
 }
 
-/// Polls `path` for `ms` (several watcher ticks) and once more after: it
-/// stays `armed` with no runs. The window is time, not a poll count, so a
-/// loaded machine answering slowly still covers every tick in it.
-async fn stays_armed(h: &Running, path: &str, ms: u64) {
-    let end = Instant::now() + Duration::from_millis(ms);
-    loop {
-        let last = Instant::now() >= end;
-        let (code, v) = get(&format!("{}{path}", h.base)).await;
-        assert_eq!(code, 200, "{v}");
-        assert_eq!(
-            (v["status"].as_str(), v["runs"].as_array().map(Vec::len)),
-            (Some("armed"), Some(0)),
-            "{path} fired early: {v}"
-        );
-        if last {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+/// The watcher looks at the conditional at `path` twice after now (its
+/// lease released with the look's time as the next look, `next_ms`), the
+/// price book already reading the price the test set: it stays `armed`
+/// with no runs. Looks, not a time window, so a loaded machine that ticks
+/// late still proves the condition was evaluated.
+async fn stays_armed(h: &Running, path: &str) {
+    use relay_store::PrimitiveStore;
+    let id = path.rsplit('/').next().unwrap();
+    let mut since = h.host_state.clock.now_ms();
+    for look in 1..=2 {
+        let mut seen = 0;
+        common::wait_up_to(&format!("look {look} at {id}"), LOOKS_WITHIN, async || {
+            let row = h.host_state.store.primitive(id).await.unwrap().unwrap();
+            seen = row.next_ms.unwrap_or(0);
+            seen > since
+        })
+        .await;
+        since = seen;
     }
+    let (code, v) = get(&format!("{}{path}", h.base)).await;
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(
+        (v["status"].as_str(), v["runs"].as_array().map(Vec::len)),
+        (Some("armed"), Some(0)),
+        "{path} fired early: {v}"
+    );
 }
+
+/// How long two watcher looks may take on a loaded machine.
+const LOOKS_WITHIN: Duration = Duration::from_secs(60);
 
 /// `path` fired: executed, one simulated `triggered` run that observed
 /// ETH/USD at `usd`.
@@ -639,12 +649,12 @@ async fn price_conditionals_wait_for_the_devnet_feed_to_cross_their_threshold() 
     }
     let (below, above) = (&paths[0], &paths[1]);
     // ETH/USD at 3000: neither holds over several ticks.
-    stays_armed(&h, below, 1_200).await;
-    stays_armed(&h, above, 400).await;
+    stays_armed(&h, below).await;
+    stays_armed(&h, above).await;
 
     move_eth(&devnet, &h, 2000).await;
     fired(&h, below, "2000").await;
-    stays_armed(&h, above, 600).await;
+    stays_armed(&h, above).await;
 
     move_eth(&devnet, &h, 4000).await;
     fired(&h, above, "4000").await;
