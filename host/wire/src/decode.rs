@@ -125,12 +125,14 @@ mod tests {
 
     #[derive(Debug, Deserialize)]
     #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    #[allow(dead_code)] // only decoded
     struct Inner {
         per_tx_cap: String,
     }
 
     #[derive(Debug, Deserialize)]
     #[serde(deny_unknown_fields)]
+    #[allow(dead_code)] // only decoded
     struct Outer {
         policy: Inner,
         #[serde(default)]
