@@ -77,5 +77,10 @@ async fn route_why(
     let mut request: BTreeMap<String, Value> = serde_json::from_value(fields).unwrap_or_default();
     request.remove("id");
     let (cmp, _) = compared(&q, &serde_json::to_value(request).unwrap_or_default()).await?;
-    Ok(Json(why::explain(&cmp, None, &[], ("now", q.app.clock.now_ms()))))
+    Ok(Json(why::explain(
+        &cmp,
+        None,
+        &[],
+        ("now", q.app.clock.now_ms()),
+    )))
 }
