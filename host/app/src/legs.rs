@@ -8,10 +8,10 @@
 use std::sync::Arc;
 
 use relay_accounts::yield_account::leg::{Leg, LegError, LegQuote, LegRouter};
-use relay_engine::{request::parse_execute, route::parse_route};
+use relay_engine::{request::ExecuteAsk, route::RouteAsk};
 use relay_errors::{no_route, ApiError, ErrorCode};
 use relay_execution::execute::{ExecuteRequest, Executed};
-use serde_json::{json, Value};
+use relay_wire::{ExecuteFields, Loose, Node, RouteRequest};
 
 use crate::Routing;
 
@@ -26,15 +26,32 @@ impl EngineLegs {
         EngineLegs { routing }
     }
 
-    /// The execute body a client would send for `leg`.
-    fn body(leg: &Leg) -> Value {
-        json!({
-            "fromChain": leg.src_chain, "toChain": leg.to_chain,
-            "fromToken": leg.symbol, "toToken": leg.symbol,
-            "amount": leg.amount.to_string(),
-            "fromAddress": leg.agent.to_string(), "toAddress": leg.to_address.to_string(),
-            "mode": "self", "live": true,
-        })
+    /// The route a client would ask for `leg`: the asset from the source
+    /// chain to the destination, the agent its sender of record.
+    fn route(leg: &Leg) -> RouteRequest {
+        RouteRequest {
+            from_chain: Some(Loose::Typed(Node::Id(leg.src_chain))),
+            to_chain: Some(Loose::Typed(Node::Id(leg.to_chain))),
+            amount: Some(Loose::Typed(leg.amount.to_string())),
+            from_token: Some(leg.symbol.clone()),
+            to_token: Some(leg.symbol.clone()),
+            from_address: Some(leg.agent.to_string()),
+            to_address: Some(leg.to_address.to_string()),
+            ..RouteRequest::default()
+        }
+    }
+
+    /// The execute a client would send for `leg`: live, the operator's
+    /// own funds (the relayer holds the redeemed assets).
+    fn execute(leg: &Leg) -> relay_wire::ExecuteRequest {
+        relay_wire::ExecuteRequest {
+            route: Self::route(leg),
+            execute: ExecuteFields {
+                mode: Some("self".into()),
+                live: Some(true),
+                ..ExecuteFields::default()
+            },
+        }
     }
 }
 
@@ -51,7 +68,7 @@ impl LegRouter for EngineLegs {
     #[tracing::instrument(skip_all, fields(lane = %format!("{}->{}", leg.src_chain, leg.to_chain)))]
     async fn quote(&self, leg: &Leg) -> Result<LegQuote, LegError> {
         let config = &self.routing.deps().config;
-        let ask = parse_route(&Self::body(leg), config).map_err(leg_error)?;
+        let ask = RouteAsk::from_request(&Self::route(leg), config).map_err(leg_error)?;
         let outcome = self.routing.quote(&ask).await.map_err(leg_error)?;
         match outcome.best() {
             Some((r, p)) => Ok(LegQuote {
@@ -78,7 +95,7 @@ impl LegRouter for EngineLegs {
         if found.is_some() {
             return Ok(());
         }
-        let ask = parse_execute(&Self::body(leg), &d.config).map_err(leg_error)?;
+        let ask = ExecuteAsk::from_request(&Self::execute(leg), &d.config).map_err(leg_error)?;
         let req = ExecuteRequest {
             ask,
             sandbox: false,
