@@ -107,6 +107,52 @@ fn every_host_crate_is_in_the_readme_layout() {
     );
 }
 
+/// The `relay-*` packages a crate's `[dependencies]` name.
+fn relay_dependencies(manifest: &str) -> Vec<String> {
+    let deps = manifest
+        .split("[dependencies]")
+        .nth(1)
+        .and_then(|d| d.split("\n[").next())
+        .unwrap_or_default();
+    deps.lines()
+        .filter_map(|l| l.split([' ', '.', '=']).next())
+        .filter(|n| n.starts_with("relay-"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn no_host_crate_depends_on_one_the_layout_lists_below_it() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let order = layout_crates(&readme);
+    let manifest =
+        |dir: &str| std::fs::read_to_string(root().join(dir).join("Cargo.toml")).unwrap();
+    let package = |dir: &str| {
+        let m = manifest(dir);
+        let line = m
+            .lines()
+            .find(|l| l.starts_with("name = "))
+            .unwrap_or_default();
+        line.trim_start_matches("name = ")
+            .trim_matches('"')
+            .to_string()
+    };
+    let names: Vec<String> = order.iter().map(|d| package(d)).collect();
+    let (mut upward, mut edges) = (Vec::new(), 0);
+    for (at, dir) in order.iter().enumerate() {
+        for dep in relay_dependencies(&manifest(dir)) {
+            edges += 1;
+            if let Some(below) = names.iter().position(|n| *n == dep).filter(|p| *p > at) {
+                upward.push(format!("{dir} -> {}", order[below]));
+            }
+        }
+    }
+    assert!(
+        upward.is_empty(),
+        "depends on a crate listed below it: {upward:#?}"
+    );
+}
+
 #[test]
 fn features_have_one_name_a_home_and_claim_nothing_twice() {
     let mut names = BTreeSet::new();
