@@ -30,7 +30,7 @@ use axum::{
     http::{header::WWW_AUTHENTICATE, HeaderMap, HeaderValue, StatusCode},
     response::{IntoResponse, Response},
 };
-use relay_engine::{request::parse_execute, route::RouteAsk};
+use relay_engine::route::RouteAsk;
 use relay_execution::{
     execute::{ExecuteError, ExecuteRequest, QuoteSource},
     receipt::{receipt, RouteReceipt},
@@ -258,7 +258,7 @@ async fn respond(
     let s = &x.app;
     let v: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::new(ErrorCode::MalformedBody, format!("body is not JSON: {e}")))?;
-    let ask = parse_execute(&v, &s.config)?;
+    let ask = x.parse_execute(&v)?;
     let req = ExecuteRequest {
         ask,
         sandbox: headers.get("x-relay-sandbox").and_then(|v| v.to_str().ok()) == Some("1"),

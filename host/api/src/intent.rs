@@ -15,7 +15,6 @@ use axum::{
     http::HeaderMap,
     Extension, Json,
 };
-use relay_engine::request::parse_execute;
 use relay_execution::{execute::ExecuteService, intent::IntentAnswer};
 use serde_json::Value;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -62,7 +61,7 @@ async fn prepare(
         )
         .field("mode"));
     }
-    let ask = parse_execute(&v, &x.q.app.config)?;
+    let ask = x.q.parse_execute(&v)?;
     let who = requester(&x.q.app, &headers, peer);
     x.service.admit_intent(&who).map_err(cap_reached)?;
     let answer = x.service.prepare_intent(&x.q, ask).await?;

@@ -46,7 +46,7 @@
 use alloy::primitives::Address;
 use axum::{extract::State, http::HeaderMap, Json};
 use relay_plugin_api::{RailRole, SourceMode, Token};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -62,7 +62,7 @@ use relay_engine::{
     plan,
     preflight::{self, Blocker, BlockerCode, DeepAsk, ExpectedOutcome, PreflightAnswer, Warning},
     quote::QuoteOutcome,
-    request::{parse_execute, ExecuteAsk},
+    request::ExecuteAsk,
 };
 use relay_execution::{
     execute::{ExecuteError, ExecuteService},
@@ -253,25 +253,30 @@ fn refused(e: ExecuteError) -> Blocker {
 /// parsed as the `fromAddress`'s route, flagged unsigned, and the missing
 /// signature becomes the `PERMIT2_SIGNATURE_MISSING` blocker.
 fn parse_unsigned(
-    mut body: serde_json::Map<String, Value>,
+    body: serde_json::Map<String, Value>,
     config: &relay_config::HostConfig,
 ) -> Result<(ExecuteAsk, bool), ApiError> {
+    // Which of the two it is, and the unsigned body's `fromAddress`, are
+    // read before the body is decoded (a missing `fromAddress` is named
+    // before any other field).
     let unsigned = body.get("mode").and_then(Value::as_str) == Some("permit2")
         && body.get("permit2").is_none_or(Value::is_null);
-    if !unsigned {
-        return Ok((parse_execute(&Value::Object(body), config)?, false));
-    }
-    if body.get("fromAddress").is_none_or(Value::is_null) {
+    if unsigned && body.get("fromAddress").is_none_or(Value::is_null) {
         return Err(ApiError::new(
             ErrorCode::MissingField,
             "fromAddress: required to preflight mode permit2 before it is signed (or send permit2)",
         )
         .field("fromAddress"));
     }
-    body.insert("mode".into(), json!("self"));
-    let mut ask = parse_execute(&Value::Object(body), config)?;
-    ask.mode = SourceMode::Permit2;
-    Ok((ask, true))
+    let mut request = relay_wire::ExecuteRequest::decode(&Value::Object(body))?;
+    if unsigned {
+        request.execute.mode = Some("self".into());
+    }
+    let mut ask = ExecuteAsk::from_request(&request, config)?;
+    if unsigned {
+        ask.mode = SourceMode::Permit2;
+    }
+    Ok((ask, unsigned))
 }
 
 #[utoipa::path(post, path = "/api/route/preflight", tag = "routing", summary = "GO/NO_GO with blockers and warnings for an execute body; deep=1 reads chain state; signs and moves nothing", request_body = relay_wire::ExecuteRequest, params(("deep" = Option<String>, Query, description = "1: also read the relayer's balance and the owner's balance and Permit2 allowance"), ("authorization" = Option<String>, Header, description = "Bearer <owner token>: mode self is checked as the operator")), responses((status = 200, description = "OK", body = PreflightAnswer), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]

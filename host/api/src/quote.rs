@@ -31,8 +31,10 @@ use relay_engine::{
     attest::{self, QuoteTerms},
     compare::TtlCache,
     quote::{Priced, QuoteOutcome, RailResult},
-    route::{parse_route, RouteAsk},
+    request::ExecuteAsk,
+    route::{RequestError, RouteAsk},
 };
+use relay_wire::{ExecuteRequest, RouteRequest};
 
 /// What the quote and compare handlers share.
 #[derive(Clone)]
@@ -57,9 +59,16 @@ impl Quoting {
         }
     }
 
-    /// Parses a RouteRequest from the request's fields.
+    /// Decodes the request's fields as a RouteRequest and checks it.
     pub(super) fn parse(&self, fields: &Value) -> Result<RouteAsk, ApiError> {
-        Ok(parse_route(fields, &self.app.config)?)
+        let request: RouteRequest = relay_wire::decode(fields)?;
+        Ok(RouteAsk::from_request(&request, &self.app.config)?)
+    }
+
+    /// Decodes an execute body as an ExecuteRequest and checks it.
+    pub(super) fn parse_execute(&self, body: &Value) -> Result<ExecuteAsk, ApiError> {
+        let request = ExecuteRequest::decode(body)?;
+        Ok(ExecuteAsk::from_request(&request, &self.app.config)?)
     }
 
     /// Quotes `ask` on every applicable rail (404 when there is none).
@@ -104,7 +113,10 @@ async fn intent_for(
             Some("send fromAddress to get the typed data to sign (intent)".into()),
         );
     }
-    let ask = match relay_engine::request::parse_execute(params, &s.q.app.config) {
+    let ask = ExecuteRequest::decode(params)
+        .map_err(RequestError::from)
+        .and_then(|r| ExecuteAsk::from_request(&r, &s.q.app.config));
+    let ask = match ask {
         Ok(a) => a,
         Err(e) => return (None, Some(e.to_string())),
     };

@@ -33,7 +33,7 @@ use relay_accounts::sessions::{
     ExecFailure, Reader, RouteTerms, SessionIssued, SessionList, SessionRevoked, SessionRunner,
     SessionService, SessionView, TokenTerm,
 };
-use relay_engine::request::{parse_execute, ExecuteAsk};
+use relay_engine::request::ExecuteAsk;
 use relay_execution::{execute::ExecuteRequest, receipt::RouteReceipt};
 use relay_plugin_api::Token;
 use relay_store::durable::IdemKey;
@@ -146,9 +146,9 @@ impl SessionRunner for Runner<'_> {
                 ApiError::new(ErrorCode::MissingField, "toAddress: required").field("toAddress"),
             );
         }
-        let mut v = route.clone();
-        v["fromAddress"] = Value::String(owner.to_string());
-        let ask = parse_execute(&v, &self.0.app.config)?;
+        let mut request = relay_wire::ExecuteRequest::decode(route)?;
+        request.route.from_address = Some(owner.to_string());
+        let ask = ExecuteAsk::from_request(&request, &self.0.app.config)?;
         let terms = RouteTerms {
             from_chain: ask.from_chain.evm_id(),
             to_chain: ask.to_chain.evm_id(),
@@ -169,7 +169,7 @@ impl SessionRunner for Runner<'_> {
     }
 
     async fn execute(&self, body: Value, key: Option<String>) -> Result<RouteReceipt, ApiError> {
-        let ask = parse_execute(&body, &self.0.app.config)?;
+        let ask = self.0.parse_execute(&body)?;
         let req = ExecuteRequest {
             ask,
             sandbox: false,

@@ -6,12 +6,12 @@
 
 use std::sync::Arc;
 
-use relay_engine::{oracle::PriceBook, request::parse_execute};
+use relay_engine::{oracle::PriceBook, request::ExecuteAsk};
 use relay_errors::ApiError;
 use relay_execution::{execute::ExecuteRequest, receipt::of_executed};
 use relay_primitives::{
     price::{PriceSource, Usd},
-    watcher::{RunResult, Runner, Watcher, WatcherDeps},
+    watcher::{execute_body, execute_request, RunResult, Runner, Watcher, WatcherDeps},
 };
 use relay_store::durable::{IdemKey, Idempotency, IdempotencyBegin, Once};
 use serde_json::{json, Value};
@@ -30,15 +30,15 @@ impl ExecuteRunner {
 
 #[async_trait::async_trait]
 impl Runner for ExecuteRunner {
-    async fn run(&self, body: &Value, key: &str) -> RunResult {
+    async fn run(&self, route: &Value, key: &str) -> RunResult {
         let d = self.0.deps();
         let guard = Idempotency::new(d.store.clone(), d.config.execution.idempotency_stale_ms);
         let key = IdemKey::route(key);
-        // the run's request is the bytes its body serialises to
-        let request = body.to_string();
+        // the run's request is the bytes its execute body serialises to
+        let request = execute_body(route).to_string();
         let ran = guard
             .once(&key, request.as_bytes(), || async {
-                let receipt = self.execute(body, key.as_str()).await?;
+                let receipt = self.execute(route, key.as_str()).await?;
                 Ok::<_, ApiError>((200, receipt.to_string(), receipt))
             })
             .await;
@@ -81,8 +81,9 @@ async fn seen_before(guard: &Idempotency, key: &IdemKey, seen: IdempotencyBegin)
 }
 
 impl ExecuteRunner {
-    async fn execute(&self, body: &Value, key: &str) -> Result<Value, ApiError> {
-        let ask = parse_execute(body, &self.0.deps().config)?;
+    async fn execute(&self, route: &Value, key: &str) -> Result<Value, ApiError> {
+        let request = execute_request(route)?;
+        let ask = ExecuteAsk::from_request(&request, &self.0.deps().config)?;
         let req = ExecuteRequest {
             ask,
             sandbox: false,

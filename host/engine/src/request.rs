@@ -230,15 +230,6 @@ impl ExecuteAsk {
     }
 }
 
-/// Decodes an ExecuteRequest body an adapter holds as parsed JSON and
-/// checks it ([`ExecuteAsk::from_request`]).
-pub fn parse_execute(
-    body: &serde_json::Value,
-    config: &HostConfig,
-) -> Result<ExecuteAsk, RequestError> {
-    ExecuteAsk::from_request(&ExecuteRequest::decode(body)?, config)
-}
-
 /// The execute modes.
 pub const MODES: &str = "self, permit2, permit2-witness, erc2612, intent";
 

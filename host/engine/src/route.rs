@@ -238,15 +238,6 @@ impl From<WireError> for RequestError {
     }
 }
 
-/// Decodes a RouteRequest body an adapter holds as parsed JSON (a query
-/// string's fields, a stored leg) and checks it ([`RouteAsk::from_request`]).
-pub fn parse_route(
-    body: &serde_json::Value,
-    config: &HostConfig,
-) -> Result<RouteAsk, RequestError> {
-    RouteAsk::from_request(&relay_wire::decode(body)?, config)
-}
-
 impl RouteAsk {
     /// Checks a decoded RouteRequest against the host's chains and tokens.
     pub fn from_request(r: &RouteRequest, config: &HostConfig) -> Result<Self, RequestError> {

@@ -10,6 +10,7 @@ use relay_accounts::{keys::KeyError, sessions::SessionError};
 use relay_admin::operator::OperatorError;
 use relay_notify::hooks::HookError;
 use relay_primitives::{service::ServiceError, Invalid};
+use relay_wire::WireError;
 
 use crate::{ApiError, ErrorCode};
 
@@ -48,6 +49,15 @@ impl From<RequestError> for ApiError {
             err = err.field(f);
         }
         err
+    }
+}
+
+/// A body that does not decode as a route or execute request: refused as
+/// the engine refuses it ([`RequestError`]: `MISSING_FIELD` or
+/// `INVALID_FIELD` naming the field by its path, `MALFORMED_BODY`).
+impl From<WireError> for ApiError {
+    fn from(e: WireError) -> Self {
+        RequestError::from(e).into()
     }
 }
 

@@ -390,8 +390,8 @@ mod tests {
 
     #[async_trait::async_trait]
     impl Runner for Legs {
-        async fn run(&self, body: &Value, key: &str) -> RunResult {
-            match body["amount"] == "0" {
+        async fn run(&self, route: &Value, key: &str) -> RunResult {
+            match route["amount"] == "0" {
                 true => RunResult::Failed(json!({"error": "no", "errorCode": "AMOUNT_TOO_LOW"})),
                 false => {
                     RunResult::Executed(json!({"id": format!("r-{key}"), "status": "BRIDGING"}))

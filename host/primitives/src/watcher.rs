@@ -23,6 +23,7 @@ use crate::{
 };
 use async_trait::async_trait;
 use relay_store::{PrimitiveRow, PrimitiveStore, RunEnd, RunRow, StoreError};
+use relay_wire::{ExecuteRequest, WireError};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -41,13 +42,14 @@ pub enum RunResult {
     Retry(String),
 }
 
-/// Runs one live execute: the body is an ExecuteRequest (`mode:self`,
-/// `live:true`), `key` its idempotency key. The host implements it with
-/// its one execute service.
+/// Runs one live execute of a record's `route`: the ExecuteRequest
+/// [`execute_request`] makes of it (`mode:self`, `live:true`), whose
+/// request bytes are those of [`execute_body`]; `key` is its idempotency
+/// key. The host implements it with its one execute service.
 #[async_trait]
 pub trait Runner: Send + Sync {
-    /// Executes `body` once under `key`.
-    async fn run(&self, body: &Value, key: &str) -> RunResult;
+    /// Executes `route` once under `key`.
+    async fn run(&self, route: &Value, key: &str) -> RunResult;
 }
 
 /// What the watcher works with.
@@ -80,13 +82,31 @@ impl std::fmt::Debug for Watcher {
     }
 }
 
-/// The execute a run sends: the record's route as `mode:self`, `live:true`.
+/// The execute a run sends, as logged (`wouldExecute`) and as its
+/// idempotency key's request bytes: the record's route as `mode:self`,
+/// `live:true`.
 pub fn execute_body(route: &Value) -> Value {
     let mut body = route.as_object().cloned().unwrap_or_default();
     body.remove("dryRun");
     body.insert("mode".into(), json!("self"));
     body.insert("live".into(), json!(true));
     Value::Object(body)
+}
+
+/// The same execute, typed: the record's route (kept as the caller sent
+/// it) decoded as an ExecuteRequest, with the run's own `mode:self` and
+/// `live:true` in place of whatever the route carried there (its `dryRun`
+/// dropped).
+pub fn execute_request(route: &Value) -> Result<ExecuteRequest, WireError> {
+    let mut fields = route.as_object().cloned().unwrap_or_default();
+    for replaced in ["mode", "live", "dryRun"] {
+        fields.remove(replaced);
+    }
+    let mut request = ExecuteRequest::decode(&Value::Object(fields))?;
+    request.execute.mode = Some("self".into());
+    request.execute.live = Some(true);
+    request.execute.dry_run = None;
+    Ok(request)
 }
 
 /// Performs run `seq` of record `id` once: with `live` (the gate on and
@@ -102,18 +122,17 @@ pub async fn perform(
     route: &Value,
 ) -> Result<Value, String> {
     let key = run_key(id, seq);
-    let body = execute_body(route);
     let mut run = json!({"key": key});
     if !live {
         let would = json!({"method": "POST", "path": "/api/route/execute",
-            "idempotencyKey": key, "body": body});
+            "idempotencyKey": key, "body": execute_body(route)});
         tracing::info!(primitive = %id, seq, key = %key, would_execute = %would, "primitive run simulated");
         run["simulated"] = json!(true);
         run["wouldExecute"] = would;
         return Ok(run);
     }
     run["simulated"] = json!(false);
-    match runner.run(&body, &key).await {
+    match runner.run(route, &key).await {
         RunResult::Executed(r) => {
             tracing::info!(primitive = %id, seq, key = %key, route = %r["id"], "primitive run executed");
             run["ok"] = json!(true);
@@ -429,7 +448,7 @@ mod tests {
 
     #[async_trait]
     impl Runner for Refuses {
-        async fn run(&self, _body: &Value, _key: &str) -> RunResult {
+        async fn run(&self, _route: &Value, _key: &str) -> RunResult {
             RunResult::Failed(json!({"error": "no", "errorCode": "INSUFFICIENT_BALANCE"}))
         }
     }
@@ -544,5 +563,27 @@ mod tests {
             (v.status.as_str(), &v.runs[0]["event"]),
             ("expired", &json!("expired"))
         );
+    }
+
+    #[test]
+    fn a_run_sends_the_route_typed_as_its_logged_body_reads() {
+        let route = json!({"fromChain": 8453, "toChain": 42161, "amount": "5", "toAddress": "0xabc",
+            "rail": "lifi", "mode": "self", "live": "no", "dryRun": "yes"});
+        let typed = execute_request(&route).unwrap();
+        assert_eq!(
+            typed,
+            ExecuteRequest::decode(&execute_body(&route)).unwrap()
+        );
+        assert_eq!(
+            (
+                typed.execute.mode.as_deref(),
+                typed.execute.live,
+                typed.execute.dry_run
+            ),
+            (Some("self"), Some(true), None)
+        );
+        assert_eq!(typed.execute.rail.as_deref(), Some("lifi"));
+        let bad = execute_request(&json!({"amount": "5", "minOut": 5})).unwrap_err();
+        assert_eq!(bad.field(), Some("minOut"));
     }
 }

@@ -269,7 +269,9 @@ async fn a_later_step_that_would_revert_is_never_broadcast_and_the_pull_is_refun
     // A permit2 route whose deposit call (to a contract the rails may
     // call) reverts: an unknown selector.
     let body = permit_body(&devnet, (SRC, DST), 4_000_000, 41);
-    let ask = relay_engine::request::parse_execute(&body, &h.host_state.config).unwrap();
+    let request = relay_wire::ExecuteRequest::decode(&body).unwrap();
+    let ask =
+        relay_engine::request::ExecuteAsk::from_request(&request, &h.host_state.config).unwrap();
     let d = &devnet.chain(SRC).unwrap().deployment;
     let mut route = common::sample_route("rt_laterrevert0001");
     route.rail = "lifi".into();

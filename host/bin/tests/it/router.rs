@@ -667,7 +667,9 @@ async fn every_adapter_shares_one_set_of_nonce_reservations() {
         "fromChain": SRC, "toChain": DST, "fromToken": "USDC", "toToken": "USDC",
         "amount": AMOUNT.to_string(), "fromAddress": owner.address(), "toAddress": recipient,
     });
-    let ask = relay_engine::request::parse_execute(&body, &h.host_state.config).unwrap();
+    let request = relay_wire::ExecuteRequest::decode(&body).unwrap();
+    let ask =
+        relay_engine::request::ExecuteAsk::from_request(&request, &h.host_state.config).unwrap();
     let direct = routing
         .execute()
         .prepare_intent(routing.as_ref(), ask)
