@@ -30,13 +30,14 @@ use axum::{
     Json,
 };
 use relay_accounts::sessions::{
-    ExecFailure, Reader, RouteTerms, SessionIssued, SessionList, SessionRevoked, SessionRunner,
-    SessionService, SessionView, TokenTerm,
+    ExecFailure, Reader, RouteTerms, SessionError, SessionIssued, SessionList, SessionRevoked,
+    SessionRunner, SessionService, SessionView, TokenTerm,
 };
 use relay_engine::request::ExecuteAsk;
 use relay_execution::{execute::ExecuteRequest, receipt::RouteReceipt};
 use relay_plugin_api::Token;
 use relay_store::durable::IdemKey;
+use relay_wire::SessionIssueRequest;
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -202,10 +203,7 @@ pub struct SessionReceipt {
     path = "/api/session/issue",
     tag = "sessions",
     summary = "Issue a policy-gated agent session (owner): its rsk_ bearer (shown once) and the address to fund",
-    request_body(content = Object, example = json!({
-        "label": "pricing agent", "refundTo": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-        "policy": {"chains": [8453, 42161], "tokens": ["USDC"], "recipients": ["0x70997970C51812dc3A010C7d01b50e0d17dc79C8"],
-            "perTxCap": "2000000", "rolling24hCap": "5000000", "expiresAt": 1893456000}})),
+    request_body = SessionIssueRequest,
     params(("authorization" = Option<String>, Header, description = "Bearer <owner token>")),
     responses(
         (status = 200, description = "The session and its bearer", body = SessionIssued),
@@ -217,7 +215,9 @@ async fn issue(State(x): State<Sessions>, headers: HeaderMap, body: Bytes) -> Re
     let answer = async {
         owner_only(&x.q.app, &headers)?;
         let JsonObject(obj) = JsonObject::parse(&body)?;
-        Ok::<_, ApiError>(x.sessions.issue(&Value::Object(obj)).await?)
+        let request: SessionIssueRequest =
+            relay_wire::decode(&Value::Object(obj)).map_err(SessionError::from)?;
+        Ok::<_, ApiError>(x.sessions.issue(&request).await?)
     };
     json_or_error(answer.await)
 }

@@ -22,6 +22,8 @@ mod execute;
 mod loose;
 mod route;
 mod routing;
+mod scalar;
+mod session;
 
 pub use decode::{decode, WireError};
 pub use execute::{
@@ -33,3 +35,5 @@ pub use route::{Fraction, Node, RouteRequest};
 pub use routing::{
     AgentRequest, PlanConstraints, PlanRequest, PlanStepRequest, SolveRequest, SolveSource,
 };
+pub use scalar::Scalar;
+pub use session::{SessionIssueRequest, SessionPolicyRequest};

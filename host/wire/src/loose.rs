@@ -31,6 +31,85 @@ impl<T> From<T> for Loose<T> {
     }
 }
 
+/// For an `Option<Loose<T>>` field with `#[serde(default)]`: absent is
+/// `None`, and `null` is kept as `Some(Loose::Other("null"))` rather than
+/// read as absent (a field whose `null` is refused as a bad value).
+pub(crate) fn present<'de, D, T>(d: D) -> Result<Option<Loose<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Loose::deserialize(d).map(Some)
+}
+
+/// For an `Option<T>` field with `#[serde(default)]` whose `T` is a
+/// struct: absent or `null` is `None`; anything but a JSON object is
+/// refused as "must be an object" (never a struct read from an array), and
+/// the object's own fields are decoded with their paths.
+pub(crate) fn object<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    use serde::de::{Error, MapAccess, SeqAccess, Visitor};
+
+    struct Object<T>(std::marker::PhantomData<T>);
+
+    fn refuse<E: Error, V>() -> Result<V, E> {
+        Err(E::custom("must be an object"))
+    }
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for Object<T> {
+        type Value = Option<T>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+
+        fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_any(self)
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Some)
+        }
+
+        fn visit_bool<E: Error>(self, _: bool) -> Result<Self::Value, E> {
+            refuse()
+        }
+
+        fn visit_i64<E: Error>(self, _: i64) -> Result<Self::Value, E> {
+            refuse()
+        }
+
+        fn visit_u64<E: Error>(self, _: u64) -> Result<Self::Value, E> {
+            refuse()
+        }
+
+        fn visit_f64<E: Error>(self, _: f64) -> Result<Self::Value, E> {
+            refuse()
+        }
+
+        fn visit_str<E: Error>(self, _: &str) -> Result<Self::Value, E> {
+            refuse()
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
+            refuse()
+        }
+    }
+
+    d.deserialize_option(Object(std::marker::PhantomData))
+}
+
 fn json_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     let v = serde_json::Value::deserialize(d)?;
     Ok(v.to_string().chars().take(48).collect())

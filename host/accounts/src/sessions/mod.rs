@@ -41,7 +41,7 @@ mod sweep;
 #[cfg(test)]
 mod tests;
 
-pub use policy::{parse_issue, IssueAsk, Policy, RouteTerms, TokenTerm};
+pub use policy::{IssueAsk, Policy, RouteTerms, TokenTerm};
 pub use run::{ExecFailure, SessionExecuted, SessionRunner, SpendView};
 pub use sweep::SweepDeps;
 
@@ -318,11 +318,15 @@ impl SessionService {
         self.d.keys.as_ref().ok_or(SessionError::NoRelayer)
     }
 
-    /// Issues a session (owner only; the caller checked).
+    /// Issues a session (owner only; the caller checked) from a decoded
+    /// issue body ([`IssueAsk::from_request`] checks it).
     #[tracing::instrument(skip_all, fields(session))]
-    pub async fn issue(&self, body: &serde_json::Value) -> Result<SessionIssued, SessionError> {
+    pub async fn issue(
+        &self,
+        body: &relay_wire::SessionIssueRequest,
+    ) -> Result<SessionIssued, SessionError> {
         let now = self.now();
-        let ask = parse_issue(body, &self.d.config, now)?;
+        let ask = IssueAsk::from_request(body, &self.d.config, now)?;
         let keys = self.keys()?;
         let id = format!("ses_{}", random_hex(12));
         tracing::Span::current().record("session", id.as_str());

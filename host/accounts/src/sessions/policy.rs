@@ -1,6 +1,9 @@
-//! A session's policy: parsed and checked once, at issue (every bad field
-//! a typed refusal naming it), then applied to every route the session
-//! asks for.
+//! A session's policy: checked once, at issue (every bad field a typed
+//! refusal naming it), then applied to every route the session asks for.
+//! The API decodes the issue body into `relay_wire::SessionIssueRequest`
+//! (an unknown field, or a `policy` that is not an object, refused there
+//! by path); [`IssueAsk::from_request`] checks it field by field, in the
+//! order listed here.
 //!
 //! - `chains`: EVM chain ids this host serves **with a `RelayRouter`**
 //!   (session routes are router routes); a route's `fromChain` and
@@ -23,8 +26,8 @@ use std::collections::BTreeSet;
 
 use alloy::primitives::{Address, U256};
 use relay_config::HostConfig;
+use relay_wire::{Loose, Scalar, SessionIssueRequest, SessionPolicyRequest, WireError};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
 use super::{CapExceeded, CapKind, SessionError};
@@ -106,22 +109,23 @@ fn missing(field: &str) -> SessionError {
     }
 }
 
-/// Refuses keys of `obj` outside `allowed`.
-fn only(obj: &Map<String, Value>, at: &str, allowed: &[&str]) -> Result<(), SessionError> {
-    match obj.keys().find(|k| !allowed.contains(&k.as_str())) {
-        Some(k) => Err(invalid(
-            format!("{at}{k}"),
-            format!("unknown field (allowed: {})", allowed.join(", ")),
-        )),
-        None => Ok(()),
+/// An issue body that does not decode (an unknown field, a policy that is
+/// not an object) is refused naming the field by its path.
+impl From<WireError> for SessionError {
+    fn from(e: WireError) -> Self {
+        match e {
+            WireError::Malformed(why) => invalid("body", why),
+            WireError::Missing { field } => SessionError::Missing { field },
+            WireError::Invalid { field, why } => SessionError::Field { field, why },
+        }
     }
 }
 
 /// An EVM address, checksummed.
-fn address(v: &Value, field: &str) -> Result<Address, SessionError> {
+fn address(v: &Loose<String>, field: &str) -> Result<Address, SessionError> {
     let s = v
-        .as_str()
-        .ok_or_else(|| invalid(field, "must be a 0x-prefixed 20-byte address"))?;
+        .typed()
+        .map_err(|_| invalid(field, "must be a 0x-prefixed 20-byte address"))?;
     let hex = s.trim().strip_prefix("0x").unwrap_or("");
     if hex.len() != 40 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(invalid(
@@ -140,12 +144,12 @@ fn clip(s: &str) -> String {
 
 /// A positive integer of smallest units: a decimal string (or a JSON
 /// integer).
-fn units(v: &Value, field: &str) -> Result<U256, SessionError> {
-    let text = match v {
-        Value::String(s) => s.trim().to_string(),
-        Value::Number(n) if n.is_u64() => n.to_string(),
-        Value::Null => return Err(missing(field)),
-        _ => return Err(invalid(field, "must be a decimal string of smallest units")),
+fn units(v: Option<&Loose<Scalar>>, field: &str) -> Result<U256, SessionError> {
+    let text = match v.map(Loose::typed) {
+        None => return Err(missing(field)),
+        Some(Ok(Scalar::Text(s))) => s.trim().to_string(),
+        Some(Ok(Scalar::Number(n))) if n.is_u64() => n.to_string(),
+        Some(_) => return Err(invalid(field, "must be a decimal string of smallest units")),
     };
     let digits = !text.is_empty() && text.len() <= 60 && text.bytes().all(|b| b.is_ascii_digit());
     let value = digits
@@ -167,106 +171,99 @@ fn units(v: &Value, field: &str) -> Result<U256, SessionError> {
 }
 
 /// A non-empty array of at most [`MAX_LIST`] entries.
-fn list<'a>(policy: &'a Map<String, Value>, name: &str) -> Result<&'a Vec<Value>, SessionError> {
+fn list<'a, T>(v: Option<&'a Loose<Vec<T>>>, name: &str) -> Result<&'a [T], SessionError> {
     let field = format!("policy.{name}");
-    match policy.get(name) {
-        None | Some(Value::Null) => Err(missing(&field)),
-        Some(Value::Array(a)) if a.is_empty() => {
-            Err(invalid(field, "must list at least one entry"))
-        }
-        Some(Value::Array(a)) if a.len() > MAX_LIST => Err(invalid(
+    match v.map(Loose::typed) {
+        None => Err(missing(&field)),
+        Some(Ok(a)) if a.is_empty() => Err(invalid(field, "must list at least one entry")),
+        Some(Ok(a)) if a.len() > MAX_LIST => Err(invalid(
             field,
             format!("lists more than {MAX_LIST} entries"),
         )),
-        Some(Value::Array(a)) => Ok(a),
-        Some(_) => Err(invalid(field, "must be an array")),
+        Some(Ok(a)) => Ok(a),
+        Some(Err(_)) => Err(invalid(field, "must be an array")),
     }
 }
 
-/// Parses and checks an issue body (module docs); `now_ms` is the clock.
-pub fn parse_issue(
-    body: &Value,
-    config: &HostConfig,
-    now_ms: u64,
-) -> Result<IssueAsk, SessionError> {
-    let obj = body
-        .as_object()
-        .ok_or_else(|| invalid("body", "must be a JSON object"))?;
-    only(obj, "", &["label", "policy", "refundTo"])?;
-    let label = match obj.get("label") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) if s.chars().count() <= MAX_LABEL => Some(s.clone()),
-        Some(_) => {
+impl IssueAsk {
+    /// Checks a decoded issue body (module docs); `now_ms` is the clock.
+    pub fn from_request(
+        r: &SessionIssueRequest,
+        config: &HostConfig,
+        now_ms: u64,
+    ) -> Result<Self, SessionError> {
+        let label = match r.label.as_ref().map(Loose::typed) {
+            None => None,
+            Some(Ok(s)) if s.chars().count() <= MAX_LABEL => Some(s.clone()),
+            Some(_) => {
+                return Err(invalid(
+                    "label",
+                    format!("must be a string of at most {MAX_LABEL} characters"),
+                ))
+            }
+        };
+        let refund_to = address(
+            r.refund_to.as_ref().ok_or_else(|| missing("refundTo"))?,
+            "refundTo",
+        )?;
+        let p = r.policy.as_ref().ok_or_else(|| missing("policy"))?;
+        Ok(IssueAsk {
+            label,
+            policy: Policy::from_request(p, config, now_ms)?,
+            refund_to,
+        })
+    }
+}
+
+impl Policy {
+    /// Checks a decoded `policy` (module docs), in the order its fields
+    /// are listed there; `now_ms` is the clock.
+    pub fn from_request(
+        p: &SessionPolicyRequest,
+        config: &HostConfig,
+        now_ms: u64,
+    ) -> Result<Self, SessionError> {
+        let chains = chains(p, config)?;
+        let tokens = tokens(p, config, &chains)?;
+        let mut recipients = Vec::new();
+        for (i, v) in list(p.recipients.as_ref(), "recipients")?
+            .iter()
+            .enumerate()
+        {
+            let a = address(v, &format!("policy.recipients[{i}]"))?.to_checksum(None);
+            if !recipients.contains(&a) {
+                recipients.push(a);
+            }
+        }
+        let per_tx = units(p.per_tx_cap.as_ref(), "policy.perTxCap")?;
+        let rolling = units(p.rolling_24h_cap.as_ref(), "policy.rolling24hCap")?;
+        if per_tx > rolling {
             return Err(invalid(
-                "label",
-                format!("must be a string of at most {MAX_LABEL} characters"),
-            ))
+                "policy.perTxCap",
+                format!("{per_tx} is above rolling24hCap {rolling}"),
+            ));
         }
-    };
-    let refund_to = address(
-        obj.get("refundTo").ok_or_else(|| missing("refundTo"))?,
-        "refundTo",
-    )?;
-    let p = match obj.get("policy") {
-        None | Some(Value::Null) => return Err(missing("policy")),
-        Some(Value::Object(p)) => p,
-        Some(_) => return Err(invalid("policy", "must be an object")),
-    };
-    only(
-        p,
-        "policy.",
-        &[
-            "chains",
-            "tokens",
-            "recipients",
-            "perTxCap",
-            "rolling24hCap",
-            "expiresAt",
-        ],
-    )?;
-    let chains = chains(p, config)?;
-    let tokens = tokens(p, config, &chains)?;
-    let mut recipients = Vec::new();
-    for (i, v) in list(p, "recipients")?.iter().enumerate() {
-        let a = address(v, &format!("policy.recipients[{i}]"))?.to_checksum(None);
-        if !recipients.contains(&a) {
-            recipients.push(a);
-        }
-    }
-    let per_tx = units(p.get("perTxCap").unwrap_or(&Value::Null), "policy.perTxCap")?;
-    let rolling = units(
-        p.get("rolling24hCap").unwrap_or(&Value::Null),
-        "policy.rolling24hCap",
-    )?;
-    if per_tx > rolling {
-        return Err(invalid(
-            "policy.perTxCap",
-            format!("{per_tx} is above rolling24hCap {rolling}"),
-        ));
-    }
-    let max_ttl = config.sessions.max_ttl_secs;
-    let expires_at = expires_at(p.get("expiresAt"), now_ms / 1000, max_ttl)?;
-    Ok(IssueAsk {
-        label,
-        policy: Policy {
+        let max_ttl = config.sessions.max_ttl_secs;
+        let expires_at = expires_at(p.expires_at.as_ref(), now_ms / 1000, max_ttl)?;
+        Ok(Policy {
             chains,
             tokens,
             recipients,
             per_tx_cap: per_tx.to_string(),
             rolling_24h_cap: rolling.to_string(),
             expires_at,
-        },
-        refund_to,
-    })
+        })
+    }
 }
 
-fn chains(p: &Map<String, Value>, config: &HostConfig) -> Result<Vec<u64>, SessionError> {
+fn chains(p: &SessionPolicyRequest, config: &HostConfig) -> Result<Vec<u64>, SessionError> {
     let mut out = Vec::new();
-    for (i, v) in list(p, "chains")?.iter().enumerate() {
+    for (i, v) in list(p.chains.as_ref(), "chains")?.iter().enumerate() {
         let field = format!("policy.chains[{i}]");
         let id = v
-            .as_u64()
-            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+            .typed()
+            .ok()
+            .and_then(Scalar::whole)
             .ok_or_else(|| invalid(&field, "must be an EVM chain id"))?;
         if !config.chain_ids().contains(&id) {
             return Err(invalid(
@@ -288,17 +285,18 @@ fn chains(p: &Map<String, Value>, config: &HostConfig) -> Result<Vec<u64>, Sessi
 }
 
 fn tokens(
-    p: &Map<String, Value>,
+    p: &SessionPolicyRequest,
     config: &HostConfig,
     chains: &[u64],
 ) -> Result<Vec<String>, SessionError> {
     let mut out = Vec::new();
     let mut decimals = BTreeSet::new();
-    for (i, v) in list(p, "tokens")?.iter().enumerate() {
+    for (i, v) in list(p.tokens.as_ref(), "tokens")?.iter().enumerate() {
         let field = format!("policy.tokens[{i}]");
         let raw = v
-            .as_str()
-            .map(str::trim)
+            .typed()
+            .ok()
+            .map(|s| s.trim())
             .filter(|s| !s.is_empty())
             .ok_or_else(|| invalid(&field, "must be a token symbol or address"))?;
         let is_address = raw.starts_with("0x") || raw.starts_with("0X");
@@ -344,15 +342,14 @@ fn configured<'a>(
         .map(|(sym, t)| (sym.as_str(), t.address.as_str(), t.decimals))
 }
 
-fn expires_at(v: Option<&Value>, now_secs: u64, max_ttl: u64) -> Result<u64, SessionError> {
+fn expires_at(v: Option<&Loose<Scalar>>, now_secs: u64, max_ttl: u64) -> Result<u64, SessionError> {
     const FIELD: &str = "policy.expiresAt";
-    let secs = match v {
-        None | Some(Value::Null) => return Err(missing(FIELD)),
-        Some(Value::Number(n)) => n.as_u64(),
-        Some(Value::String(s)) => s.trim().parse().ok(),
-        Some(_) => None,
-    }
-    .ok_or_else(|| invalid(FIELD, "must be unix seconds (an integer)"))?;
+    let secs = v
+        .ok_or_else(|| missing(FIELD))?
+        .typed()
+        .ok()
+        .and_then(Scalar::whole)
+        .ok_or_else(|| invalid(FIELD, "must be unix seconds (an integer)"))?;
     if secs >= 100_000_000_000 {
         return Err(invalid(
             FIELD,
@@ -481,7 +478,12 @@ impl Policy {
 mod tests {
     use super::*;
     use relay_config::{ChainConfig, TokenConfig};
-    use serde_json::json;
+    use serde_json::{json, Value};
+
+    /// An issue body as the API reads it: decoded, then checked.
+    fn parse_issue(b: &Value, config: &HostConfig, now_ms: u64) -> Result<IssueAsk, SessionError> {
+        IssueAsk::from_request(&relay_wire::decode(b)?, config, now_ms)
+    }
 
     const USDC: &str = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 

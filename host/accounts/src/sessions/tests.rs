@@ -191,7 +191,10 @@ async fn issue_for(w: &World, ttl_secs: u64) -> SessionIssued {
         "policy": {"chains": [8453, 42161], "tokens": ["USDC"], "recipients": [RECIPIENT],
             "perTxCap": "2000000", "rolling24hCap": "5000000", "expiresAt": expires_at},
     });
-    w.service.issue(&body).await.unwrap()
+    w.service
+        .issue(&relay_wire::decode(&body).unwrap())
+        .await
+        .unwrap()
 }
 
 fn route(amount: u64) -> Value {
