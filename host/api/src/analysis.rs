@@ -239,7 +239,7 @@ fn time_param(raw: Option<&str>, name: &str, default_ms: u64) -> Result<u64, Api
     let Some(raw) = raw.filter(|r| !r.is_empty()) else {
         return Ok(default_ms);
     };
-    relay_primitives::time::parse_time(&serde_json::Value::String(raw.to_string()))
+    relay_primitives::time::parse_time_text(raw)
         .map(|secs| secs.saturating_mul(1000))
         .map_err(|why| ApiError::new(ErrorCode::InvalidField, format!("{name}: {why}")).field(name))
 }

@@ -35,7 +35,7 @@
 use super::{
     auth, execute,
     plan::winner,
-    primitive::{answer, authority, object, within, Prim},
+    primitive::{answer, authority, request, within, Prim},
     quote::Quoting,
     ApiError, ErrorCode,
 };
@@ -50,6 +50,7 @@ use relay_primitives::{
     record::{self, Batch, Leg, NOTE},
     service::Kind,
 };
+use relay_wire::BatchRequest;
 use serde_json::{json, Value};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -98,11 +99,7 @@ async fn plan_leg(p: &Prim, i: usize, route: &Value) -> Result<(Leg, Option<Stri
     path = "/api/route/batch",
     tag = "primitives",
     summary = "Plan a batch payout: up to 20 legs, each quoted and planned by the engine; nothing runs until POST /api/route/batch/{id}/run",
-    request_body(content = Object, example = json!({
-        "routes": [
-            {"fromChain": 8453, "toChain": 42161, "fromToken": "USDC", "toToken": "USDC", "amount": "1000000", "toAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"},
-            {"fromChain": 8453, "toChain": 42161, "fromToken": "USDC", "toToken": "USDC", "amount": "2500000", "toAddress": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"}],
-        "live": false})),
+    request_body = BatchRequest,
     params(("authorization" = Option<String>, Header, description = "Bearer <owner token>: required for live:true")),
     responses(
         (status = 200, description = "The planned batch", body = Batch),
@@ -112,10 +109,10 @@ async fn plan_leg(p: &Prim, i: usize, route: &Value) -> Result<(Leg, Option<Stri
 #[tracing::instrument(skip_all, fields(batch, legs))]
 async fn create(State(p): State<Prim>, headers: HeaderMap, body: Bytes) -> Response {
     let run = async {
-        let body = object(&body)?;
-        let routes = record::parse_legs(&body)?;
-        let live = record::parse_live(&body)?;
-        let authority = authority(&p.q.app, &headers, &body, live)?;
+        let body: BatchRequest = request(&body)?;
+        let routes = record::legs(&body)?;
+        let live = record::live(body.live.as_ref())?;
+        let authority = authority(&p.q.app, &headers, body.authority.as_ref(), live)?;
         for (i, route) in routes.iter().enumerate() {
             p.q.parse(route)
                 .map_err(|e| within(&format!("routes[{i}]"), e))?;

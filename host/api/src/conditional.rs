@@ -20,7 +20,7 @@
 //! `triggered` with what was `observed`, or `expired`).
 
 use super::{
-    primitive::{answer, authority, canceller, check_route, object, Prim},
+    primitive::{answer, authority, canceller, check_route, request, Prim},
     quote::Quoting,
     ApiError,
 };
@@ -31,9 +31,10 @@ use axum::{
     response::Response,
 };
 use relay_primitives::{
-    record::{self, Cancelled, ConditionalView},
+    record::{self, Cancelled, Conditional, ConditionalView},
     service::Kind,
 };
+use relay_wire::ConditionalRequest;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub(super) fn routes(q: Quoting) -> OpenApiRouter<super::AppState> {
@@ -48,9 +49,7 @@ pub(super) fn routes(q: Quoting) -> OpenApiRouter<super::AppState> {
     path = "/api/route/conditional",
     tag = "primitives",
     summary = "Arm a conditional route: priceAbove / priceBelow an <ASSET>/USD feed, or timeAfter a time; simulated unless the host's gate is on and live:true",
-    request_body(content = Object, example = json!({
-        "route": {"fromChain": 8453, "toChain": 42161, "fromToken": "USDC", "toToken": "USDC", "amount": "1000000", "toAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"},
-        "when": {"type": "priceBelow", "asset": "ETH/USD", "value": "2500"}, "live": false})),
+    request_body = ConditionalRequest,
     params(("authorization" = Option<String>, Header, description = "Bearer <owner token>: required for live:true")),
     responses(
         (status = 200, description = "The conditional (armed), with its cancelToken (shown only here)", body = ConditionalView),
@@ -60,13 +59,13 @@ pub(super) fn routes(q: Quoting) -> OpenApiRouter<super::AppState> {
 #[tracing::instrument(skip_all, fields(conditional))]
 async fn create(State(p): State<Prim>, headers: HeaderMap, body: Bytes) -> Response {
     let run = async {
-        let body = object(&body)?;
-        let route = record::object(&body, "route")?.clone();
+        let body: ConditionalRequest = request(&body)?;
+        let route = record::route(body.route.as_ref())?;
         check_route(&p.q, &route, "route")?;
         let now = p.q.app.clock.now_ms() / 1000;
         let ttl = p.q.app.config.primitives.conditional_ttl_secs;
-        let mut c = record::parse_conditional(&body, route, now, ttl)?;
-        c.authority = authority(&p.q.app, &headers, &body, c.live)?;
+        let mut c = Conditional::from_request(&body, route, now, ttl)?;
+        c.authority = authority(&p.q.app, &headers, body.authority.as_ref(), c.live)?;
         let view = p.svc.create_conditional(c).await?;
         tracing::Span::current().record("conditional", view.id.as_str());
         Ok::<_, ApiError>(view)

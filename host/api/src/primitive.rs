@@ -33,8 +33,9 @@ use relay_primitives::{
     record::{self, Authority, UNSUPPORTED_AUTHORITIES},
     service::Primitives,
 };
-use serde::Serialize;
-use serde_json::{Map, Value};
+use relay_wire::Loose;
+use serde::{de::DeserializeOwned, Serialize};
+use serde_json::Value;
 use std::sync::Arc;
 
 /// The handlers' state.
@@ -101,15 +102,16 @@ pub(crate) fn check_route(q: &Quoting, route: &Value, at: &str) -> Result<(), Ap
     Ok(())
 }
 
-/// The authority of a record with `live`: the owner's credential, or a
-/// typed refusal (module docs). `None` for a record that only simulates.
+/// The authority of a record with `live` (`requested`: the body's
+/// `authority`): the owner's credential, or a typed refusal (module docs).
+/// `None` for a record that only simulates.
 pub(crate) fn authority(
     s: &AppState,
     headers: &HeaderMap,
-    body: &Map<String, Value>,
+    requested: Option<&Loose<String>>,
     live: bool,
 ) -> Result<Option<Authority>, ApiError> {
-    match record::parse_authority(body)?.as_deref() {
+    match record::authority(requested)?.as_deref() {
         None | Some("owner") => {}
         Some(a) if UNSUPPORTED_AUTHORITIES.contains(&a) => {
             return Err(ApiError::new(
@@ -148,9 +150,11 @@ pub(crate) fn answer<T: Serialize>(r: Result<T, ApiError>) -> Response {
     }
 }
 
-/// The body as an object.
-pub(crate) fn object(body: &axum::body::Bytes) -> Result<Map<String, Value>, ApiError> {
-    Ok(JsonObject::parse(body)?.0)
+/// The body, a JSON object, decoded as a primitive's request (whose
+/// fields are all kept as sent: only a body that is not an object fails).
+pub(crate) fn request<T: DeserializeOwned>(body: &axum::body::Bytes) -> Result<T, ApiError> {
+    let JsonObject(obj) = JsonObject::parse(body)?;
+    Ok(relay_wire::decode(&Value::Object(obj))?)
 }
 
 /// The primitives' routes over the host's routing.

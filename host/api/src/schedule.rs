@@ -13,7 +13,7 @@
 //! ([`relay_primitives::watcher`]). A bad id → 404 `PRIMITIVE_NOT_FOUND`.
 
 use super::{
-    primitive::{answer, authority, canceller, check_route, object, Prim},
+    primitive::{answer, authority, canceller, check_route, request, Prim},
     quote::Quoting,
     ApiError,
 };
@@ -24,9 +24,10 @@ use axum::{
     response::Response,
 };
 use relay_primitives::{
-    record::{self, Cancelled, ScheduleView},
+    record::{self, Cancelled, Schedule, ScheduleView},
     service::Kind,
 };
+use relay_wire::ScheduleRequest;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub(super) fn routes(q: Quoting) -> OpenApiRouter<super::AppState> {
@@ -41,9 +42,7 @@ pub(super) fn routes(q: Quoting) -> OpenApiRouter<super::AppState> {
     path = "/api/route/schedule",
     tag = "primitives",
     summary = "Schedule a route: once at `at`, or `count` (1 to 1000) times every `everySeconds` (>= 10); simulated unless the host's gate is on and live:true",
-    request_body(content = Object, example = json!({
-        "route": {"fromChain": 8453, "toChain": 42161, "fromToken": "USDC", "toToken": "USDC", "amount": "1000000", "toAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"},
-        "everySeconds": 3600, "count": 24, "at": "2026-12-01T09:00:00Z", "live": false})),
+    request_body = ScheduleRequest,
     params(("authorization" = Option<String>, Header, description = "Bearer <owner token>: required for live:true")),
     responses(
         (status = 200, description = "The schedule (active), with its cancelToken (shown only here)", body = ScheduleView),
@@ -53,12 +52,12 @@ pub(super) fn routes(q: Quoting) -> OpenApiRouter<super::AppState> {
 #[tracing::instrument(skip_all, fields(schedule))]
 async fn create(State(p): State<Prim>, headers: HeaderMap, body: Bytes) -> Response {
     let run = async {
-        let body = object(&body)?;
-        let route = record::object(&body, "route")?.clone();
+        let body: ScheduleRequest = request(&body)?;
+        let route = record::route(body.route.as_ref())?;
         check_route(&p.q, &route, "route")?;
         let now = p.q.app.clock.now_ms() / 1000;
-        let mut s = record::parse_schedule(&body, route, now)?;
-        s.authority = authority(&p.q.app, &headers, &body, s.live)?;
+        let mut s = Schedule::from_request(&body, route, now)?;
+        s.authority = authority(&p.q.app, &headers, body.authority.as_ref(), s.live)?;
         let view = p.svc.create_schedule(s).await?;
         tracing::Span::current().record("schedule", view.id.as_str());
         Ok::<_, ApiError>(view)

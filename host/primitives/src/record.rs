@@ -1,15 +1,20 @@
-//! The records and their requests (spec §2.12): field validation with the
-//! field named in every refusal, the stored form, and the views the API
-//! answers. A route inside a record is kept as the caller sent it (the API
-//! checks it as a RouteRequest before it gets here).
+//! The records and their requests (spec §2.12): the checks of a decoded
+//! request body (`relay_wire`'s [`ScheduleRequest`], [`ConditionalRequest`],
+//! [`BatchRequest`]) with the field named in every refusal, the stored
+//! form, and the views the API answers. A route inside a record is kept as
+//! the caller sent it (the API checks it as a RouteRequest before it gets
+//! here).
 
 use crate::{
     price::Usd,
     time::{next_due, parse_time},
     Invalid,
 };
+use relay_wire::{
+    BatchRequest, ConditionalRequest, Loose, RouteBody, Scalar, ScheduleRequest, WhenRequest,
+};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use utoipa::ToSchema;
 
 /// Most legs of a batch (spec §8.2).
@@ -168,114 +173,110 @@ pub struct Cancelled {
     pub status: String,
 }
 
-fn field<'a>(body: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
-    body.get(name).filter(|v| !v.is_null())
-}
-
 /// `live` (default false).
-pub fn parse_live(body: &Map<String, Value>) -> Result<bool, Invalid> {
-    match field(body, "live") {
+pub fn live(v: Option<&Loose<bool>>) -> Result<bool, Invalid> {
+    match v.map(Loose::typed) {
         None => Ok(false),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(_) => Err(Invalid::new("live", "must be true or false")),
+        Some(Ok(b)) => Ok(*b),
+        Some(Err(_)) => Err(Invalid::new("live", "must be true or false")),
     }
 }
 
 /// `authority` (a string; default `owner`). Only `owner` is served.
-pub fn parse_authority(body: &Map<String, Value>) -> Result<Option<String>, Invalid> {
-    match field(body, "authority") {
+pub fn authority(v: Option<&Loose<String>>) -> Result<Option<String>, Invalid> {
+    match v.map(Loose::typed) {
         None => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(Invalid::new("authority", "must be a string (\"owner\")")),
+        Some(Ok(s)) => Ok(Some(s.clone())),
+        Some(Err(_)) => Err(Invalid::new("authority", "must be a string (\"owner\")")),
     }
 }
 
-/// A required object field.
-pub fn object<'a>(body: &'a Map<String, Value>, name: &str) -> Result<&'a Value, Invalid> {
-    match field(body, name) {
-        None => Err(Invalid::missing(name)),
-        Some(v @ Value::Object(_)) => Ok(v),
-        Some(_) => Err(Invalid::new(name, "must be an object")),
+/// `route`: required, an object, kept as sent.
+pub fn route(v: Option<&Loose<RouteBody>>) -> Result<Value, Invalid> {
+    match v.map(Loose::typed) {
+        None => Err(Invalid::missing("route")),
+        Some(Ok(route)) => Ok(Value::Object(route.clone())),
+        Some(Err(_)) => Err(Invalid::new("route", "must be an object")),
     }
 }
 
-fn uint(body: &Map<String, Value>, name: &str) -> Result<Option<u64>, Invalid> {
-    match field(body, name) {
-        None => Ok(None),
-        Some(v) => v
-            .as_u64()
-            .map(Some)
-            .ok_or_else(|| Invalid::new(name, "must be a non-negative integer")),
-    }
+fn uint(v: Option<&Loose<u64>>, name: &str) -> Result<Option<u64>, Invalid> {
+    v.map(|v| {
+        v.typed()
+            .copied()
+            .map_err(|_| Invalid::new(name, "must be a non-negative integer"))
+    })
+    .transpose()
 }
 
-/// The schedule fields beside `route` (already checked by the API):
-/// `everySeconds`, `at`, `count`, `live`; `now` in epoch seconds.
-pub fn parse_schedule(
-    body: &Map<String, Value>,
-    route: Value,
-    now: u64,
-) -> Result<Schedule, Invalid> {
-    let every = uint(body, "everySeconds")?;
-    if let Some(e) = every {
-        if !(MIN_EVERY_SECS..=MAX_EVERY_SECS).contains(&e) {
+fn time(v: Option<&Loose<Scalar>>, name: &str) -> Result<Option<u64>, Invalid> {
+    v.map(|v| parse_time(v).map_err(|why| Invalid::new(name, why)))
+        .transpose()
+}
+
+impl Schedule {
+    /// A schedule of `route` (already checked by the API) from the other
+    /// fields of its request: `everySeconds`, `at`, `count`, `live`; `now`
+    /// in epoch seconds.
+    pub fn from_request(r: &ScheduleRequest, route: Value, now: u64) -> Result<Self, Invalid> {
+        let every = uint(r.every_seconds.as_ref(), "everySeconds")?;
+        if let Some(e) = every {
+            if !(MIN_EVERY_SECS..=MAX_EVERY_SECS).contains(&e) {
+                return Err(Invalid::new(
+                    "everySeconds",
+                    format!("must be {MIN_EVERY_SECS} to {MAX_EVERY_SECS} seconds"),
+                ));
+            }
+        }
+        let at = time(r.at.as_ref(), "at")?.unwrap_or(now);
+        if at.saturating_add(MAX_AT_PAST_SECS) < now {
+            // missed runs are caught up one per tick: a start far in the past
+            // would fire a burst of them at once
+            return Err(Invalid::new("at", "is more than an hour in the past"));
+        }
+        let count = uint(r.count.as_ref(), "count")?.unwrap_or(1);
+        if !(1..=MAX_COUNT).contains(&count) {
+            return Err(Invalid::new("count", format!("must be 1 to {MAX_COUNT}")));
+        }
+        if every.is_none() && count > 1 {
             return Err(Invalid::new(
-                "everySeconds",
-                format!("must be {MIN_EVERY_SECS} to {MAX_EVERY_SECS} seconds"),
+                "count",
+                "more than one run needs everySeconds (omit everySeconds only for a one-shot)",
             ));
         }
+        Ok(Schedule {
+            route,
+            every_seconds: every,
+            at,
+            count,
+            live: live(r.live.as_ref())?,
+            authority: None,
+            created_at: now,
+            cancel_hash: None,
+        })
     }
-    let at = match field(body, "at") {
-        None => now,
-        Some(v) => parse_time(v).map_err(|why| Invalid::new("at", why))?,
-    };
-    if at.saturating_add(MAX_AT_PAST_SECS) < now {
-        // missed runs are caught up one per tick: a start far in the past
-        // would fire a burst of them at once
-        return Err(Invalid::new("at", "is more than an hour in the past"));
-    }
-    let count = uint(body, "count")?.unwrap_or(1);
-    if !(1..=MAX_COUNT).contains(&count) {
-        return Err(Invalid::new("count", format!("must be 1 to {MAX_COUNT}")));
-    }
-    if every.is_none() && count > 1 {
-        return Err(Invalid::new(
-            "count",
-            "more than one run needs everySeconds (omit everySeconds only for a one-shot)",
-        ));
-    }
-    Ok(Schedule {
-        route,
-        every_seconds: every,
-        at,
-        count,
-        live: parse_live(body)?,
-        authority: None,
-        created_at: now,
-        cancel_hash: None,
-    })
 }
 
-fn price_value(when: &Map<String, Value>) -> Result<String, Invalid> {
-    let (name, v) = match (field(when, "value"), field(when, "price")) {
+fn price_value(when: &WhenRequest) -> Result<String, Invalid> {
+    let (name, v) = match (&when.value, &when.price) {
         (Some(v), _) => ("when.value", v),
         (None, Some(v)) => ("when.price", v),
         (None, None) => return Err(Invalid::missing("when.value")),
     };
-    let text = match v {
-        Value::String(s) => s.clone(),
-        Value::Number(n) => n.to_string(),
-        _ => return Err(Invalid::new(name, "must be a decimal USD price")),
+    let text = match v.typed() {
+        Ok(Scalar::Text(s)) => s.clone(),
+        Ok(Scalar::Number(n)) => n.to_string(),
+        Err(_) => return Err(Invalid::new(name, "must be a decimal USD price")),
     };
     let usd = Usd::parse(&text).map_err(|why| Invalid::new(name, why))?;
     Ok(usd.to_string())
 }
 
-fn asset(when: &Map<String, Value>) -> Result<String, Invalid> {
-    let a = match field(when, "asset") {
+fn asset(when: &WhenRequest) -> Result<String, Invalid> {
+    let a = match when.asset.as_ref().map(Loose::typed) {
         None => return Err(Invalid::missing("when.asset")),
-        Some(Value::String(s)) => s.trim().to_ascii_uppercase(),
-        Some(_) => {
+        Some(Ok(s)) => s.trim().to_ascii_uppercase(),
+        Some(Err(_)) => {
             return Err(Invalid::new(
                 "when.asset",
                 "must be a pair like \"ETH/USD\"",
@@ -294,74 +295,78 @@ fn asset(when: &Map<String, Value>) -> Result<String, Invalid> {
     Ok(a)
 }
 
-/// `when` of a conditional.
-pub fn parse_when(v: &Value) -> Result<When, Invalid> {
-    let when = v
-        .as_object()
-        .ok_or_else(|| Invalid::new("when", "must be an object"))?;
-    let kind = match field(when, "type") {
-        None => return Err(Invalid::missing("when.type")),
-        Some(Value::String(s)) => s.as_str(),
-        Some(_) => return Err(Invalid::new("when.type", "must be a string")),
-    };
-    match kind {
-        "priceAbove" => Ok(When::PriceAbove {
-            asset: asset(when)?,
-            value: price_value(when)?,
-        }),
-        "priceBelow" => Ok(When::PriceBelow {
-            asset: asset(when)?,
-            value: price_value(when)?,
-        }),
-        "timeAfter" => {
-            let (name, v) = match (field(when, "at"), field(when, "value")) {
-                (Some(v), _) => ("when.at", v),
-                (None, Some(v)) => ("when.value", v),
-                (None, None) => return Err(Invalid::missing("when.at")),
-            };
-            let at = parse_time(v).map_err(|why| Invalid::new(name, why))?;
-            Ok(When::TimeAfter { at })
+impl When {
+    /// A conditional's `when`: required, an object.
+    pub fn from_request(v: Option<&Loose<WhenRequest>>) -> Result<Self, Invalid> {
+        let when = v
+            .ok_or_else(|| Invalid::missing("when"))?
+            .typed()
+            .map_err(|_| Invalid::new("when", "must be an object"))?;
+        let kind = match when.kind.as_ref().map(Loose::typed) {
+            None => return Err(Invalid::missing("when.type")),
+            Some(Ok(s)) => s.as_str(),
+            Some(Err(_)) => return Err(Invalid::new("when.type", "must be a string")),
+        };
+        match kind {
+            "priceAbove" => Ok(When::PriceAbove {
+                asset: asset(when)?,
+                value: price_value(when)?,
+            }),
+            "priceBelow" => Ok(When::PriceBelow {
+                asset: asset(when)?,
+                value: price_value(when)?,
+            }),
+            "timeAfter" => {
+                let (name, v) = match (&when.at, &when.value) {
+                    (Some(v), _) => ("when.at", v),
+                    (None, Some(v)) => ("when.value", v),
+                    (None, None) => return Err(Invalid::missing("when.at")),
+                };
+                let at = parse_time(v).map_err(|why| Invalid::new(name, why))?;
+                Ok(When::TimeAfter { at })
+            }
+            other => Err(Invalid::new(
+                "when.type",
+                format!("{other:?} is not one of priceAbove, priceBelow, timeAfter"),
+            )),
         }
-        other => Err(Invalid::new(
-            "when.type",
-            format!("{other:?} is not one of priceAbove, priceBelow, timeAfter"),
-        )),
     }
 }
 
-/// The conditional fields beside `route`: `when`, `live`, `expiresAt`
-/// (default `now + ttl_secs`); `now` in epoch seconds.
-pub fn parse_conditional(
-    body: &Map<String, Value>,
-    route: Value,
-    now: u64,
-    ttl_secs: u64,
-) -> Result<Conditional, Invalid> {
-    let when = parse_when(object(body, "when")?)?;
-    let expires_at = match field(body, "expiresAt") {
-        None => now.saturating_add(ttl_secs),
-        Some(v) => parse_time(v).map_err(|why| Invalid::new("expiresAt", why))?,
-    };
-    if expires_at <= now {
-        return Err(Invalid::new("expiresAt", "must be in the future"));
+impl Conditional {
+    /// A conditional of `route` (already checked by the API) from the
+    /// other fields of its request: `when`, `live`, `expiresAt` (default
+    /// `now + ttl_secs`); `now` in epoch seconds.
+    pub fn from_request(
+        r: &ConditionalRequest,
+        route: Value,
+        now: u64,
+        ttl_secs: u64,
+    ) -> Result<Self, Invalid> {
+        let when = When::from_request(r.when.as_ref())?;
+        let expires_at = time(r.expires_at.as_ref(), "expiresAt")?
+            .unwrap_or_else(|| now.saturating_add(ttl_secs));
+        if expires_at <= now {
+            return Err(Invalid::new("expiresAt", "must be in the future"));
+        }
+        Ok(Conditional {
+            route,
+            when,
+            live: live(r.live.as_ref())?,
+            authority: None,
+            expires_at,
+            created_at: now,
+            cancel_hash: None,
+        })
     }
-    Ok(Conditional {
-        route,
-        when,
-        live: parse_live(body)?,
-        authority: None,
-        expires_at,
-        created_at: now,
-        cancel_hash: None,
-    })
 }
 
 /// `routes` of a batch: 1 to 20 objects, each with `toAddress`.
-pub fn parse_legs(body: &Map<String, Value>) -> Result<&Vec<Value>, Invalid> {
-    let legs = match field(body, "routes") {
+pub fn legs(r: &BatchRequest) -> Result<&[Value], Invalid> {
+    let legs = match r.routes.as_ref().map(Loose::typed) {
         None => return Err(Invalid::missing("routes")),
-        Some(Value::Array(a)) => a,
-        Some(_) => return Err(Invalid::new("routes", "must be an array of route requests")),
+        Some(Ok(a)) => a,
+        Some(Err(_)) => return Err(Invalid::new("routes", "must be an array of route requests")),
     };
     if legs.is_empty() || legs.len() > MAX_LEGS {
         return Err(Invalid::new(
@@ -373,7 +378,7 @@ pub fn parse_legs(body: &Map<String, Value>) -> Result<&Vec<Value>, Invalid> {
         let Some(o) = leg.as_object() else {
             return Err(Invalid::new(format!("routes[{i}]"), "must be an object"));
         };
-        if field(o, "toAddress").is_none() {
+        if o.get("toAddress").is_none_or(Value::is_null) {
             return Err(Invalid::missing(format!("routes[{i}].toAddress")));
         }
     }
@@ -509,12 +514,22 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn map(v: Value) -> Map<String, Value> {
-        v.as_object().unwrap().clone()
+    /// A schedule request body as the API reads it: decoded, then checked.
+    fn schedule(v: Value, now: u64) -> Result<Schedule, Invalid> {
+        Schedule::from_request(&relay_wire::decode(&v).unwrap(), json!({}), now)
+    }
+
+    fn conditional(v: Value, now: u64, ttl: u64) -> Result<Conditional, Invalid> {
+        Conditional::from_request(&relay_wire::decode(&v).unwrap(), json!({}), now, ttl)
+    }
+
+    /// How many legs a batch request body has, or why it has none.
+    fn batch(v: Value) -> Result<usize, Invalid> {
+        legs(&relay_wire::decode(&v).unwrap()).map(<[Value]>::len)
     }
 
     fn schedule_err(v: Value) -> String {
-        parse_schedule(&map(v), json!({}), 1_000).unwrap_err().field
+        schedule(v, 1_000).unwrap_err().field
     }
 
     #[test]
@@ -535,21 +550,16 @@ mod tests {
         assert_eq!(schedule_err(json!({"at": "soon"})), "at");
         assert_eq!(schedule_err(json!({"live": "yes"})), "live");
         assert_eq!(schedule_err(json!({"everySeconds": -10})), "everySeconds");
-        let past = parse_schedule(&map(json!({"at": 1})), json!({}), 10_000);
+        let past = schedule(json!({"at": 1}), 10_000);
         assert_eq!(past.unwrap_err().field, "at", "a burst of missed runs");
-        let s = parse_schedule(
-            &map(json!({"everySeconds": 10, "count": 3})),
-            json!({}),
-            1_000,
-        )
-        .unwrap();
+        let s = schedule(json!({"everySeconds": 10, "count": 3}), 1_000).unwrap();
         assert_eq!((s.at, s.count, s.live), (1_000, 3, false));
         assert_eq!(
             [s.due_ms(0), s.due_ms(1), s.due_ms(2)],
             [1_000_000, 1_010_000, 1_020_000]
         );
-        let iso = map(json!({"at": "2026-11-29T10:00:00Z"}));
-        let one = parse_schedule(&iso, json!({}), 1_795_946_400 + 3_600).unwrap();
+        let iso = json!({"at": "2026-11-29T10:00:00Z"});
+        let one = schedule(iso, 1_795_946_400 + 3_600).unwrap();
         assert_eq!(
             (one.at, one.count, one.every_seconds),
             (1_795_946_400, 1, None)
@@ -558,7 +568,7 @@ mod tests {
 
     #[test]
     fn conditions_parse_prices_as_decimals() {
-        let c = |w: Value| parse_conditional(&map(json!({"when": w})), json!({}), 100, 50);
+        let c = |w: Value| conditional(json!({ "when": w }), 100, 50);
         let when = c(json!({"type": "priceBelow", "asset": "eth/usd", "value": 2999.5}))
             .unwrap()
             .when;
@@ -597,12 +607,13 @@ mod tests {
             (json!({"type": "sometime"}), "when.type"),
             (json!({}), "when.type"),
             (json!(7), "when"),
+            (json!([null, null, null, null, null]), "when"),
+            (Value::Null, "when"),
         ] {
             assert_eq!(c(w.clone()).map(|_| ()).unwrap_err().field, f, "{w}");
         }
-        let past = parse_conditional(
-            &map(json!({"when": {"type": "timeAfter", "at": 1}, "expiresAt": 99})),
-            json!({}),
+        let past = conditional(
+            json!({"when": {"type": "timeAfter", "at": 1}, "expiresAt": 99}),
             100,
             50,
         );
@@ -612,13 +623,14 @@ mod tests {
     #[test]
     fn batch_legs_are_bounded_and_need_to_address() {
         let leg = json!({"fromChain": 1, "toAddress": "0xabc"});
-        let legs = |n: usize| map(json!({"routes": vec![leg.clone(); n]}));
-        assert_eq!(parse_legs(&legs(20)).unwrap().len(), 20);
-        assert_eq!(parse_legs(&legs(21)).unwrap_err().field, "routes");
-        assert_eq!(parse_legs(&legs(0)).unwrap_err().field, "routes");
-        assert_eq!(parse_legs(&map(json!({}))).unwrap_err().field, "routes");
-        let no_to = map(json!({"routes": [leg, {"fromChain": 1}]}));
-        let e = parse_legs(&no_to).unwrap_err();
+        let n_legs = |n: usize| json!({"routes": vec![leg.clone(); n]});
+        assert_eq!(batch(n_legs(20)), Ok(20));
+        assert_eq!(batch(n_legs(21)).unwrap_err().field, "routes");
+        assert_eq!(batch(n_legs(0)).unwrap_err().field, "routes");
+        assert_eq!(batch(json!({})).unwrap_err().field, "routes");
+        assert_eq!(batch(json!({"routes": "all"})).unwrap_err().field, "routes");
+        let no_to = json!({"routes": [leg, {"fromChain": 1, "toAddress": null}]});
+        let e = batch(no_to).unwrap_err();
         assert_eq!((e.field.as_str(), e.missing), ("routes[1].toAddress", true));
     }
 }

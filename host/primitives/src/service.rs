@@ -428,11 +428,8 @@ mod tests {
         let url = format!("sqlite://{}/c.db?mode=rwc", dir.path().display());
         let store = relay_store::Store::connect(&url).await.unwrap();
         let p = Primitives::new(Arc::new(store), relay_types::clock::system());
-        let body = json!({"everySeconds": 60, "count": 3})
-            .as_object()
-            .unwrap()
-            .clone();
-        let s = crate::record::parse_schedule(&body, json!({}), 1_000).unwrap();
+        let body = relay_wire::decode(&json!({"everySeconds": 60, "count": 3})).unwrap();
+        let s = crate::record::Schedule::from_request(&body, json!({}), 1_000).unwrap();
         let mine = p.create_schedule(s.clone()).await.unwrap();
         let token = mine.cancel_token.clone().expect("the create answer has it");
         let theirs = p.create_schedule(s).await.unwrap();

@@ -3,25 +3,39 @@
 //! (`2026-11-24T10:00:00Z`, `…+02:00`, fractional seconds dropped). The
 //! watcher works in epoch ms; due times are pure arithmetic here.
 
-use serde_json::Value;
+use relay_wire::{Loose, Scalar};
 
 /// Latest time accepted: 9999-12-31T23:59:59Z, epoch seconds.
 pub const MAX_EPOCH_SECS: u64 = 253_402_300_799;
 
-/// Parses an epoch-seconds number, numeric string or ISO-8601 date-time.
-pub fn parse_time(v: &Value) -> Result<u64, String> {
-    let secs = match v {
-        Value::Number(n) => n
+/// Parses a time as sent: epoch seconds (a JSON integer or a string of
+/// digits) or an ISO-8601 date-time string.
+pub fn parse_time(v: &Loose<Scalar>) -> Result<u64, String> {
+    match v.typed() {
+        Ok(Scalar::Number(n)) => n
             .as_u64()
-            .ok_or_else(|| "must be whole epoch seconds (a non-negative integer)".to_string())?,
-        Value::String(s) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => s
-            .parse()
-            .map_err(|_| "epoch seconds out of range".to_string())?,
-        Value::String(s) => iso8601(s).ok_or_else(|| {
+            .ok_or_else(|| "must be whole epoch seconds (a non-negative integer)".to_string())
+            .and_then(bounded),
+        Ok(Scalar::Text(s)) => parse_time_text(s),
+        Err(_) => Err("must be epoch seconds or an ISO-8601 date-time string".into()),
+    }
+}
+
+/// Parses a string of epoch seconds or an ISO-8601 date-time (a query
+/// parameter, a JSON string).
+pub fn parse_time_text(s: &str) -> Result<u64, String> {
+    let secs = if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+        s.parse()
+            .map_err(|_| "epoch seconds out of range".to_string())?
+    } else {
+        iso8601(s).ok_or_else(|| {
             format!("{s:?} is neither epoch seconds nor an ISO-8601 date-time like 2026-11-24T10:00:00Z")
-        })?,
-        _ => return Err("must be epoch seconds or an ISO-8601 date-time string".into()),
+        })?
     };
+    bounded(secs)
+}
+
+fn bounded(secs: u64) -> Result<u64, String> {
     if secs > MAX_EPOCH_SECS {
         return Err("is after the year 9999 (epoch seconds, not milliseconds)".into());
     }
@@ -96,7 +110,11 @@ pub fn run_key(id: &str, seq: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
+
+    fn parse(v: &Value) -> Result<u64, String> {
+        parse_time(&serde_json::from_value(v.clone()).unwrap())
+    }
 
     #[test]
     fn epoch_seconds_and_iso_agree() {
@@ -110,10 +128,10 @@ mod tests {
             json!("2026-11-29T07:30:00-02:30"),
             json!("2026-11-29 10:00Z"),
         ] {
-            assert_eq!(parse_time(&v), Ok(want), "{v}");
+            assert_eq!(parse(&v), Ok(want), "{v}");
         }
-        assert_eq!(parse_time(&json!("1970-01-01T00:00:00Z")), Ok(0));
-        assert_eq!(parse_time(&json!("2000-03-01T00:00:00Z")), Ok(951_868_800));
+        assert_eq!(parse(&json!("1970-01-01T00:00:00Z")), Ok(0));
+        assert_eq!(parse(&json!("2000-03-01T00:00:00Z")), Ok(951_868_800));
     }
 
     #[test]
@@ -129,7 +147,7 @@ mod tests {
             json!(MAX_EPOCH_SECS + 1),
             json!(1_795_946_400_000u64),
         ] {
-            assert!(parse_time(&v).is_err(), "{v}");
+            assert!(parse(&v).is_err(), "{v}");
         }
     }
 

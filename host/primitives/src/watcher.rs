@@ -433,7 +433,7 @@ impl Watcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{record::parse_schedule, service::Primitives};
+    use crate::service::Primitives;
     use std::sync::Mutex;
 
     struct Fixed(Mutex<Option<Usd>>);
@@ -474,12 +474,17 @@ mod tests {
         )
     }
 
+    /// A schedule of `route` from a request body, created at 1,000 s.
+    fn schedule(body: Value, route: Value) -> crate::record::Schedule {
+        crate::record::Schedule::from_request(&relay_wire::decode(&body).unwrap(), route, 1_000)
+            .unwrap()
+    }
+
     #[tokio::test]
     async fn a_schedule_runs_count_times_simulated_then_completes_and_never_doubles() {
         let (_d, p, _, deps) = setup(false).await;
         let body = json!({"everySeconds": 10, "count": 3, "live": true});
-        let mut s =
-            parse_schedule(body.as_object().unwrap(), json!({"amount": "1"}), 1_000).unwrap();
+        let mut s = schedule(body, json!({"amount": "1"}));
         s.authority = Some(Authority::Owner);
         let id = p.create_schedule(s).await.unwrap().id;
         let w = Watcher::new(deps.clone());
@@ -512,7 +517,7 @@ mod tests {
     async fn a_failed_live_run_is_recorded_and_the_schedule_goes_on() {
         let (_d, p, _, deps) = setup(true).await;
         let body = json!({"everySeconds": 10, "count": 2, "live": true});
-        let mut s = parse_schedule(body.as_object().unwrap(), json!({}), 1_000).unwrap();
+        let mut s = schedule(body, json!({}));
         s.authority = Some(Authority::Owner);
         let id = p.create_schedule(s).await.unwrap().id;
         let w = Watcher::new(deps);
@@ -527,8 +532,8 @@ mod tests {
     async fn a_price_condition_fires_only_once_it_holds_and_expires_otherwise() {
         let (_d, p, prices, deps) = setup(false).await;
         let now = relay_types::Clock::now_secs(&relay_types::SystemClock);
-        let req = |v: Value| v.as_object().unwrap().clone();
-        let c = crate::record::parse_conditional(
+        let req = |v: Value| relay_wire::decode(&v).unwrap();
+        let c = Conditional::from_request(
             &req(json!({"when": {"type": "priceBelow", "asset": "ETH/USD", "value": "2500"}})),
             json!({}),
             now,
@@ -549,7 +554,7 @@ mod tests {
         assert_eq!(v.runs[0]["event"], "triggered");
         assert_eq!(v.runs[0]["simulated"], true);
 
-        let c = crate::record::parse_conditional(
+        let c = Conditional::from_request(
             &req(json!({"when": {"type": "priceAbove", "asset": "ETH/USD", "value": "9000"}})),
             json!({}),
             now,

@@ -20,6 +20,7 @@
 mod decode;
 mod execute;
 mod loose;
+mod primitives;
 mod route;
 mod routing;
 mod scalar;
@@ -31,6 +32,7 @@ pub use execute::{
     Permit2Body, PermittedBody,
 };
 pub use loose::Loose;
+pub use primitives::{BatchRequest, ConditionalRequest, RouteBody, ScheduleRequest, WhenRequest};
 pub use route::{Fraction, Node, RouteRequest};
 pub use routing::{
     AgentRequest, PlanConstraints, PlanRequest, PlanStepRequest, SolveRequest, SolveSource,

@@ -110,9 +110,84 @@ where
     d.deserialize_option(Object(std::marker::PhantomData))
 }
 
+/// For an `Option<Loose<T>>` field with `#[serde(default)]` whose `T` is a
+/// struct: absent or `null` is `None`; a JSON object is decoded as `T`
+/// (its fields with their paths), anything else is kept as
+/// `Loose::Other` — never a struct read from an array.
+pub(crate) fn loose_object<'de, D, T>(d: D) -> Result<Option<Loose<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    use serde::de::{MapAccess, SeqAccess, Visitor};
+
+    struct Object<T>(std::marker::PhantomData<T>);
+
+    fn other<T, E>(v: serde_json::Value) -> Result<Option<Loose<T>>, E> {
+        Ok(Some(Loose::Other(clip(&v))))
+    }
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for Object<T> {
+        type Value = Option<Loose<T>>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("any JSON value")
+        }
+
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+
+        fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_any(self)
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            let t = T::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+            Ok(Some(Loose::Typed(t)))
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+            let v =
+                serde_json::Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+            other(v)
+        }
+
+        fn visit_bool<E>(self, b: bool) -> Result<Self::Value, E> {
+            other(b.into())
+        }
+
+        fn visit_i64<E>(self, n: i64) -> Result<Self::Value, E> {
+            other(n.into())
+        }
+
+        fn visit_u64<E>(self, n: u64) -> Result<Self::Value, E> {
+            other(n.into())
+        }
+
+        fn visit_f64<E>(self, n: f64) -> Result<Self::Value, E> {
+            other(n.into())
+        }
+
+        fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+            other(s.into())
+        }
+    }
+
+    d.deserialize_option(Object(std::marker::PhantomData))
+}
+
+/// The JSON text of `v`, clipped to 48 characters.
+fn clip(v: &serde_json::Value) -> String {
+    v.to_string().chars().take(48).collect()
+}
+
 fn json_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    let v = serde_json::Value::deserialize(d)?;
-    Ok(v.to_string().chars().take(48).collect())
+    Ok(clip(&serde_json::Value::deserialize(d)?))
 }
 
 #[cfg(test)]
