@@ -53,7 +53,6 @@ mod schedule;
 mod session;
 mod snapshot;
 mod solve;
-mod sponsor;
 mod status;
 mod track;
 mod uptime;
@@ -158,7 +157,7 @@ pub const FEATURES: &[Feature<AppState>] = &[
     session::FEATURE,
     ncaccount::FEATURE,
     relay_netting::http::feature(),
-    sponsor::FEATURE,
+    relay_sponsor::http::feature(),
     analysis::FEATURE,
     concierge::FEATURE,
     admin::FEATURE,
@@ -213,6 +212,12 @@ pub fn router(state: AppState) -> Router {
 impl axum::extract::FromRef<AppState> for relay_netting::http::Netting {
     fn from_ref(s: &AppState) -> Self {
         relay_netting::http::Netting(s.netting.clone())
+    }
+}
+
+impl axum::extract::FromRef<AppState> for relay_sponsor::http::Sponsor {
+    fn from_ref(s: &AppState) -> Self {
+        relay_sponsor::http::Sponsor(s.sponsor.clone())
     }
 }
 

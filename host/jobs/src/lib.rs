@@ -25,7 +25,6 @@ pub mod resume;
 pub mod retention;
 pub mod session_sweep;
 pub mod settlement_proofs;
-pub mod sponsorships;
 pub mod webhooks;
 
 use tokio::task::JoinHandle;

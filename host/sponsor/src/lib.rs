@@ -1,4 +1,10 @@
-//! Sponsored EIP-7702 transactions paid with x402 (spec §2.15, §4.8).
+//! relay-sponsor: sponsored EIP-7702 transactions paid with x402 (spec
+//! §2.15, §4.8) — the whole feature in one home: its configuration
+//! (`[sponsor]`, [`config`]), the sponsorship records and their schema
+//! ([`store`], migration 0012), the service, its errorCodes ([`errors`]),
+//! the HTTP adapter with its rate-limit buckets ([`http::feature`]), and
+//! the job that finishes sponsorships whose holder died ([`start`]). The
+//! host registers it with one line.
 //!
 //! A user whose EOA holds no ETH signs an EIP-7702 authorization that
 //! delegates the account to the relay's batch executor (`RelayDelegate`)
@@ -26,21 +32,28 @@
 //! relayer would be `msg.sender`), or hold a key (the senders sign).
 
 pub mod check;
+pub mod config;
 pub mod delegate;
 mod error;
+pub mod errors;
+pub mod http;
 pub mod plan;
 pub mod run;
+pub mod store;
 pub mod x402;
 
+pub use config::{SponsorConfig, SECTION};
 pub use error::SponsorError;
 
 use alloy::primitives::Address;
 use relay_chain::{reader::ChainReader, sender::Sender};
-use relay_config::HostConfig;
+use relay_config::{ConfigError, HostConfig};
 use relay_engine::oracle::PriceBook;
-use relay_store::Store;
+use relay_jobs::Jobs;
+use relay_store::StoreError;
 use relay_types::clock::SharedClock;
 use std::{collections::HashMap, sync::Arc};
+use store::Sponsorships;
 
 /// The relayer's side: its address and one crash-safe sender per chain.
 #[derive(Clone, Debug)]
@@ -60,8 +73,8 @@ pub struct SponsorDeps {
     pub reader: Arc<ChainReader>,
     /// USD prices (gas and the payment asset).
     pub prices: Arc<PriceBook>,
-    /// Sponsorship records and the transaction journal.
-    pub store: Store,
+    /// Sponsorship records and the transaction journal (`store.into()`).
+    pub store: Sponsorships,
     /// The relayer; `None`: plans and checks only.
     pub senders: Option<Senders>,
     /// Time.
@@ -72,6 +85,7 @@ pub struct SponsorDeps {
 #[derive(Clone)]
 pub struct SponsorService {
     deps: SponsorDeps,
+    settings: SponsorConfig,
     replica: String,
 }
 
@@ -84,12 +98,14 @@ impl std::fmt::Debug for SponsorService {
 }
 
 impl SponsorService {
-    /// A service over `deps`.
-    pub fn new(deps: SponsorDeps) -> Self {
-        SponsorService {
+    /// A service over `deps`, with the host's `[sponsor]`.
+    pub fn new(deps: SponsorDeps) -> Result<Self, ConfigError> {
+        let settings = SponsorConfig::from_host(&deps.config)?;
+        Ok(SponsorService {
             replica: format!("r{}", std::process::id()),
+            settings,
             deps,
-        }
+        })
     }
 
     /// The dependencies.
@@ -97,11 +113,57 @@ impl SponsorService {
         &self.deps
     }
 
-    fn sponsor_config(&self) -> &relay_config::SponsorConfig {
-        &self.deps.config.sponsor
+    fn sponsor_config(&self) -> &SponsorConfig {
+        &self.settings
     }
 
     fn now_ms(&self) -> u64 {
         self.deps.clock.now_ms()
     }
+}
+
+/// Starts sponsorship when any chain has a delegate (`[sponsor]
+/// delegates`; else `None`: no chain is sponsored): applies its migration,
+/// builds the service and, when the host can send, starts the job that
+/// finishes paid sponsorships whose holder died (`sponsorships`, every
+/// `resume_interval_ms`; at once, so a restarted host finishes what its
+/// predecessor left as soon as the lease lapses).
+pub async fn start(
+    deps: SponsorDeps,
+    jobs: &mut Jobs,
+) -> Result<Option<Arc<SponsorService>>, StartError> {
+    let service = SponsorService::new(deps)?;
+    let cfg = service.sponsor_config();
+    if cfg.delegates.is_empty() {
+        return Ok(None);
+    }
+    service.deps.store.migrate(store::MIGRATIONS).await?;
+    let every = std::time::Duration::from_millis(cfg.resume_interval_ms);
+    let sends = service.deps.senders.is_some() && cfg.resume_interval_ms > 0;
+    let service = Arc::new(service);
+    if sends {
+        let s = service.clone();
+        let job = relay_jobs::every(jobs.token(), every, true, move || {
+            let s = s.clone();
+            async move {
+                let n = s.resume().await;
+                if n > 0 {
+                    tracing::info!(n, "sponsorships resumed");
+                }
+            }
+        });
+        jobs.add("sponsorships", tokio::spawn(job));
+    }
+    Ok(Some(service))
+}
+
+/// Why sponsorship did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// `[sponsor]` is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// Its migration did not apply.
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }

@@ -25,12 +25,12 @@ use relay_chain::{
     reader::SimCall,
     sender::{Call, SendError, Sender},
 };
-use relay_store::{SponsorshipMove, SponsorshipRow};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::{
     plan::{parse, Plan, SponsorAsk, SETTLE_GAS},
+    store::{SponsorshipMove, SponsorshipRow},
     x402::{caip2, network_name, Payment},
     SponsorError, SponsorService,
 };
@@ -546,7 +546,7 @@ impl SponsorService {
         loop {
             let now = self.now_ms();
             let until = now + self.sponsor_config().lease_ms;
-            let claimed = self.deps.store.claim_sponsorship(&OPEN, now, until).await;
+            let claimed = self.deps.store.claim_sponsorship(now, until).await;
             let row = match claimed {
                 Ok(Some(row)) => row,
                 Ok(None) => return n,

@@ -69,7 +69,7 @@ pub struct Requirement {
 
 /// The x402 v1 name of `chain` (`[sponsor] networks`, else the well-known
 /// names), else its CAIP-2 id.
-pub fn network_name(cfg: &relay_config::SponsorConfig, chain: u64) -> String {
+pub fn network_name(cfg: &crate::SponsorConfig, chain: u64) -> String {
     if let Some(n) = cfg.networks.get(&chain.to_string()) {
         return n.clone();
     }

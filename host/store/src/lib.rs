@@ -31,7 +31,6 @@ mod recent;
 mod retention;
 mod routes;
 mod sessions;
-mod sponsorships;
 mod statement;
 mod uptime;
 
@@ -51,7 +50,6 @@ use relay_types::clock::SharedClock;
 pub use routes::route_reads;
 pub use routes::{JournalEntry, TxState};
 pub use sessions::{Reservation, RouteProgress, SessionRow, SessionStore, SpendAsk, SpendRow};
-pub use sponsorships::{SponsorshipMove, SponsorshipRow};
 use sqlx::{any::AnyPoolOptions, AnyPool};
 pub use uptime::UptimeSample;
 

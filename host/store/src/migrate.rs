@@ -62,10 +62,6 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../migrations/0011_operator_audit.sql"),
     },
     Migration {
-        version: 12,
-        sql: include_str!("../migrations/0012_sponsorships.sql"),
-    },
-    Migration {
         version: 13,
         sql: include_str!("../migrations/0013_route_decisions.sql"),
     },

@@ -29,8 +29,11 @@ async fn crash_at(
     let port = common::free_port();
     common::write_host_config(devnet, sims, dir.path(), port, |c| {
         c.database_url = database_url;
-        c.sponsor.lease_ms = 2_000;
-        c.sponsor.resume_interval_ms = 200;
+        let sponsor = |s: &mut relay_sponsor::SponsorConfig| {
+            s.lease_ms = 2_000;
+            s.resume_interval_ms = 200;
+        };
+        c.sections.edit(relay_sponsor::SECTION, sponsor).unwrap();
     });
     let base = format!("http://127.0.0.1:{port}");
     let relayer = devnet.relayer;

@@ -1,11 +1,43 @@
 //! Sponsorships (spec §4.8): the record of one x402-paid EIP-7702
-//! sponsorship. Its transactions live in the route journal under the
-//! record's id; the record holds the state, the hashes and a lease, so one
-//! replica at a time drives it and a restarted host picks it up once the
-//! lease lapses.
+//! sponsorship, and its schema (migration 0012, applied by
+//! [`crate::start`]). Its transactions live in the route journal under the
+//! record's id; the record holds the state, the hashes and a lease
+//! ([`relay_store::durable::Lease`]), so one replica at a time drives it
+//! and a restarted host picks it up once the lease lapses.
 
-use super::{Store, StoreError};
+use relay_store::{durable::Lease, Store, StoreError};
 use sqlx::{any::AnyRow, Row};
+
+/// This feature's migration: the sponsorships table (version 12, as it
+/// always was, so a database that has it is left as it is).
+pub const MIGRATIONS: &[relay_store::Migration] = &[relay_store::Migration {
+    version: 12,
+    sql: include_str!("../migrations/0012_sponsorships.sql"),
+}];
+
+/// A record's lease: one replica at a time drives an open record (one of
+/// [`crate::run::OPEN`]).
+const LEASE: Lease<'static> = Lease::new("sponsorships", "lease_until_ms")
+    .when("state IN ('ACCEPTED', 'SETTLED', 'REFUNDING')");
+
+/// The store as sponsorships use it: every method of [`Store`] (the
+/// transaction journal), plus the records' own.
+#[derive(Clone, Debug)]
+pub struct Sponsorships(Store);
+
+impl From<Store> for Sponsorships {
+    fn from(store: Store) -> Self {
+        Sponsorships(store)
+    }
+}
+
+impl std::ops::Deref for Sponsorships {
+    type Target = Store;
+
+    fn deref(&self) -> &Store {
+        &self.0
+    }
+}
 
 /// One sponsorship record.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,7 +67,7 @@ pub struct SponsorshipRow {
     pub created_ms: u64,
 }
 
-/// A move of a record ([`Store::update_sponsorship`]).
+/// A move of a record ([`Sponsorships::update_sponsorship`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SponsorshipMove {
     /// The new state.
@@ -68,7 +100,7 @@ fn row_of(r: &AnyRow) -> Result<SponsorshipRow, StoreError> {
     })
 }
 
-impl Store {
+impl Sponsorships {
     /// Inserts `row`, held by its inserter until `lease_until_ms`; when a
     /// record with the same idempotency key or payment exists, nothing is
     /// inserted. Returns the record in effect and whether it is new.
@@ -157,23 +189,22 @@ impl Store {
         .bind(&m.sponsor_tx)
         .bind(&m.refund_tx)
         .bind(&m.error)
-        .bind(self.now_ms() as i64)
+        .bind(self.clock().now_ms() as i64)
         .bind(id)
         .execute(self.pool())
         .await?;
         Ok(())
     }
 
-    /// Claims an unfinished record (state in `open`) whose lease lapsed,
-    /// holding it until `until_ms`; `None` when there is none.
+    /// Claims an unfinished record (one of [`crate::run::OPEN`]) whose
+    /// lease lapsed, holding it until `until_ms`; `None` when there is none.
     pub async fn claim_sponsorship(
         &self,
-        open: &[&str],
         now_ms: u64,
         until_ms: u64,
     ) -> Result<Option<SponsorshipRow>, StoreError> {
-        match self
-            .claim_lapsed("sponsorships", open, now_ms, until_ms)
+        match LEASE
+            .claim_next(self, None, (now_ms, until_ms), "created_ms")
             .await?
         {
             Some(id) => self.sponsorship(&id).await,
@@ -183,7 +214,8 @@ impl Store {
 
     /// Extends (or drops, with `until_ms` 0) the holder's lease of `id`.
     pub async fn lease_sponsorship(&self, id: &str, until_ms: u64) -> Result<(), StoreError> {
-        self.set_lease("sponsorships", id, until_ms).await
+        LEASE.renew(self, id, None, until_ms).await?;
+        Ok(())
     }
 }
 
@@ -208,7 +240,9 @@ mod tests {
     }
 
     /// One payment, one record; a lease keeps other replicas off it.
-    async fn one_record_per_payment_and_one_holder(s: &Store) {
+    async fn one_record_per_payment_and_one_holder(s: Store) {
+        let s = Sponsorships::from(s);
+        s.migrate(MIGRATIONS).await.unwrap();
         let (first, new) = s
             .begin_sponsorship(&row("sp_a", Some("k1"), "p1"), 1_000)
             .await
@@ -233,20 +267,11 @@ mod tests {
             "the same key"
         );
         assert_eq!(s.sponsorship_by_key("k1").await.unwrap(), Some(first));
-        let open = ["ACCEPTED", "SETTLED"];
-        assert_eq!(
-            s.claim_sponsorship(&open, 999, 5_000).await.unwrap(),
-            None,
-            "held"
-        );
-        let claimed = s
-            .claim_sponsorship(&open, 1_001, 5_000)
-            .await
-            .unwrap()
-            .unwrap();
+        assert_eq!(s.claim_sponsorship(999, 5_000).await.unwrap(), None, "held");
+        let claimed = s.claim_sponsorship(1_001, 5_000).await.unwrap().unwrap();
         assert_eq!(claimed.id, "sp_a");
         assert_eq!(
-            s.claim_sponsorship(&open, 1_002, 5_000).await.unwrap(),
+            s.claim_sponsorship(1_002, 5_000).await.unwrap(),
             None,
             "claimed once"
         );
@@ -272,22 +297,30 @@ mod tests {
             ("SPONSORED", Some("0x01"), Some("0x02"))
         );
         assert_eq!(
-            s.claim_sponsorship(&open, 10_000, 20_000).await.unwrap(),
+            s.claim_sponsorship(10_000, 20_000).await.unwrap(),
             None,
             "finished"
         );
+    }
+
+    #[test]
+    fn the_lease_claims_every_open_state() {
+        let lease = format!("{LEASE:?}");
+        for state in crate::run::OPEN {
+            assert!(lease.contains(&format!("'{state}'")), "{state}: {lease}");
+        }
     }
 
     #[tokio::test]
     async fn sponsorships_on_sqlite() {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}?mode=rwc", dir.path().join("r.db").display());
-        one_record_per_payment_and_one_holder(&Store::connect(&url).await.unwrap()).await;
+        one_record_per_payment_and_one_holder(Store::connect(&url).await.unwrap()).await;
     }
 
     #[tokio::test]
     async fn sponsorships_on_postgres() {
         let url = relay_fixtures::postgres_database();
-        one_record_per_payment_and_one_holder(&Store::connect(&url).await.unwrap()).await;
+        one_record_per_payment_and_one_holder(Store::connect(&url).await.unwrap()).await;
     }
 }

@@ -1,10 +1,13 @@
 //! Sponsored EIP-7702 transactions (`[sponsor]`, spec §4.8): the batch
 //! executor each chain knows, what the relayer charges and how it is paid
 //! (x402, EIP-3009 in the chain's USDC), and whether a chain-agnostic
-//! authorization (chain id 0) is accepted.
+//! authorization (chain id 0) is accepted. The table is read from the
+//! host's feature sections ([`relay_config::Sections`]); its name and
+//! every key are what operators' files have always said.
 
 use std::collections::BTreeMap;
 
+use relay_config::{ConfigError, HostConfig};
 use serde::{Deserialize, Serialize};
 
 /// Sponsorship settings (`[sponsor]`).
@@ -22,7 +25,9 @@ pub struct SponsorConfig {
     pub asset_name: String,
     /// The token's EIP-712 domain version (default `2`, Circle's).
     pub asset_version: String,
-    /// Who is paid (default: the relayer, which can then refund).
+    /// Who is paid (default: the relayer, which can then refund). Left
+    /// out when unset: TOML has no null.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pay_to: Option<String>,
     /// How long an invoice's payment may take, seconds (x402
     /// `maxTimeoutSeconds`; default 300).
@@ -62,9 +67,56 @@ impl Default for SponsorConfig {
     }
 }
 
+/// The section's name: `[sponsor]`.
+pub const SECTION: &str = "sponsor";
+
+/// The host's `[sponsor]` is valid (the host's start-up check).
+pub fn check(config: &HostConfig) -> Result<(), ConfigError> {
+    SponsorConfig::from_host(config).map(drop)
+}
+
 impl SponsorConfig {
+    /// The host's `[sponsor]` (its defaults when the table is absent).
+    pub fn from_host(config: &HostConfig) -> Result<Self, ConfigError> {
+        config.sections.get(SECTION)
+    }
+
     /// The delegate on `chain`, if configured.
     pub fn delegate(&self, chain: u64) -> Option<&str> {
         self.delegates.get(&chain.to_string()).map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sponsor_table_reads_as_before_and_a_wrong_type_is_refused() {
+        let mut config = HostConfig::default();
+        assert_eq!(
+            SponsorConfig::from_host(&config).unwrap(),
+            SponsorConfig::default()
+        );
+        config
+            .sections
+            .edit(SECTION, |s: &mut SponsorConfig| {
+                s.delegates.insert("8453".into(), "0xabc".into());
+                s.lease_ms = 5_000;
+            })
+            .unwrap();
+        let read = SponsorConfig::from_host(&config).unwrap();
+        assert_eq!((read.delegate(8453), read.lease_ms), (Some("0xabc"), 5_000));
+        assert_eq!(
+            read.asset_name, "USD Coin",
+            "an absent key keeps its default"
+        );
+        check(&config).unwrap();
+        let back: HostConfig = toml::from_str(&toml::to_string(&config).unwrap()).unwrap();
+        assert_eq!(SponsorConfig::from_host(&back).unwrap(), read, "written out and read back");
+        let bad = serde_json::json!({ "lease_ms": "soon" });
+        config.sections.set(SECTION, &bad);
+        let err = check(&config).unwrap_err().to_string();
+        assert!(err.contains("[sponsor]"), "{err}");
     }
 }

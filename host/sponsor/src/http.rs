@@ -1,66 +1,80 @@
-//! Sponsored EIP-7702 transactions paid with x402 (spec §2.15, §4.8):
+//! Sponsorship's HTTP adapter (spec §2.15, §4.8):
 //! `GET /api/7702/delegate`, `POST /api/7702/check` (free) and
-//! `POST /api/7702/sponsor`. Thin over [`relay_sponsor`]: parse, call,
+//! `POST /api/7702/sponsor`. Thin over [`SponsorService`]: parse, call,
 //! shape the answer — including the 402 invoice (x402 v1 body and v2
 //! `PAYMENT-REQUIRED` header) and the settlement receipt headers
-//! (`X-PAYMENT-RESPONSE`, `PAYMENT-RESPONSE`).
+//! (`X-PAYMENT-RESPONSE`, `PAYMENT-RESPONSE`). The host mounts it through
+//! [`feature`], its state being anything a [`Sponsor`] handle can be taken
+//! from.
 
 use axum::{
-    extract::State,
+    extract::{FromRef, State},
     http::{HeaderMap, HeaderValue, StatusCode},
     response::{IntoResponse, Response},
     Json,
 };
 use relay_chain::eip3009::PaymentError;
-use relay_sponsor::{
+use relay_errors::{ApiError, ErrorBody, ErrorCode};
+use relay_feature::{edge::JsonObject, Feature, Limit, Section};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use utoipa::ToSchema;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use crate::{
     check::CheckReport,
     delegate::DelegateInfo,
+    errors,
     plan::{AuthorizationTuple, Plan, SponsorAsk},
     run::Sponsorship,
     x402::{self, Requirement},
     SponsorError, SponsorService,
 };
-use serde::{de::DeserializeOwned, Deserialize, Serialize};
-use std::sync::Arc;
-use utoipa::ToSchema;
-use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::{edge::JsonObject, execute::idempotency_key, ApiError, AppState, ErrorCode};
+/// The handle the handlers take from the host's state: the service, or
+/// `None` when no chain is sponsored (every call answers
+/// `SPONSOR_CHAIN_UNSUPPORTED`).
+#[derive(Clone)]
+pub struct Sponsor(pub Option<Arc<SponsorService>>);
 
-/// Sponsored EIP-7702 transactions paid with x402 (spec §4.8; its limits
-/// are not shown): the free check like a quote, a paid sponsorship like a
-/// fund-moving execute (a 402 counts too).
-pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_feature::Feature {
-    name: "sponsorship",
-    home: "host/sponsor",
-    spec: "§4.8",
-    routes: |_| routes(),
-    limits: &[
-        relay_feature::Limit::post("7702-check", "/api/7702/check", 40),
-        relay_feature::Limit::post("7702-sponsor", "/api/7702/sponsor", 20),
-    ],
-    errors: &[
-        crate::ErrorCode::AuthorizationSignature,
-        crate::ErrorCode::AuthorizationChain,
-        crate::ErrorCode::AuthorizationAnyChain,
-        crate::ErrorCode::AuthorizationNonce,
-        crate::ErrorCode::AuthorizationDelegate,
-        crate::ErrorCode::AuthorityHasCode,
-        crate::ErrorCode::SponsorChainUnsupported,
-        crate::ErrorCode::SponsorTargetInvalid,
-        crate::ErrorCode::SponsorWouldRevert,
-        crate::ErrorCode::SponsorUnpriced,
-        crate::ErrorCode::SponsorChainUnavailable,
-        crate::ErrorCode::PaymentRequired,
-        crate::ErrorCode::PaymentInvalid,
-        crate::ErrorCode::PaymentInsufficient,
-        crate::ErrorCode::PaymentExpired,
-        crate::ErrorCode::PaymentUnfunded,
-        crate::ErrorCode::PaymentNonceUsed,
-    ],
-};
+/// The free check like a quote, a paid sponsorship like a fund-moving
+/// execute (a 402 counts too); the spec shows no limits.
+const LIMITS: &[Limit] = &[
+    Limit::post("7702-check", "/api/7702/check", 40),
+    Limit::post("7702-sponsor", "/api/7702/sponsor", 20),
+];
 
-pub(super) fn routes() -> OpenApiRouter<AppState> {
+/// Sponsored EIP-7702 transactions paid with x402 (spec §4.8), as the host
+/// registers them.
+pub const fn feature<S>() -> Feature<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Sponsor: FromRef<S>,
+{
+    Feature {
+        name: "sponsorship",
+        home: "host/sponsor",
+        spec: "§4.8",
+        section: Some(Section {
+            name: crate::SECTION,
+            check: crate::config::check,
+        }),
+        routes: routes_of::<S>,
+        limits: LIMITS,
+        errors: errors::ALL,
+    }
+}
+
+/// The routes over the host's state `s`, holding its [`Sponsor`] handle.
+fn routes_of<S>(s: &S) -> OpenApiRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Sponsor: FromRef<S>,
+{
+    routes().with_state(Sponsor::from_ref(s))
+}
+
+fn routes() -> OpenApiRouter<Sponsor> {
     OpenApiRouter::new()
         .routes(routes!(delegate))
         .routes(routes!(check))
@@ -101,7 +115,7 @@ pub struct DryRun {
     /// Always `false`.
     pub broadcast: bool,
     /// The type-4 transaction the relayer would send.
-    pub envelope: relay_sponsor::plan::Envelope,
+    pub envelope: crate::plan::Envelope,
     /// Its gas.
     pub est_gas: u64,
     /// The price in USD (gas at cost plus markup).
@@ -140,17 +154,13 @@ pub struct PaymentRequiredBody {
     pub plan: Plan,
 }
 
-fn service(s: &AppState) -> Result<&Arc<SponsorService>, ApiError> {
-    s.sponsor.as_ref().ok_or_else(|| {
+fn service(s: &Sponsor) -> Result<&Arc<SponsorService>, ApiError> {
+    s.0.as_ref().ok_or_else(|| {
         ApiError::new(
-            ErrorCode::SponsorChainUnsupported,
+            errors::SponsorChainUnsupported,
             "this host sponsors no chain ([sponsor] delegates)",
         )
     })
-}
-
-fn decode<T: DeserializeOwned>(body: JsonObject) -> Result<T, ApiError> {
-    body.decode()
 }
 
 /// The API error of a refusal.
@@ -159,50 +169,50 @@ fn refused(e: SponsorError) -> ApiError {
         SponsorError::Invalid { field, .. } => {
             return ApiError::new(ErrorCode::InvalidField, e.to_string()).field(field.clone())
         }
-        SponsorError::UnsupportedChain(_) => ErrorCode::SponsorChainUnsupported,
+        SponsorError::UnsupportedChain(_) => errors::SponsorChainUnsupported,
         SponsorError::Authorization { code, .. } => match *code {
-            "AUTHORIZATION_SIGNATURE" => ErrorCode::AuthorizationSignature,
-            "AUTHORIZATION_CHAIN" => ErrorCode::AuthorizationChain,
-            "AUTHORIZATION_ANY_CHAIN" => ErrorCode::AuthorizationAnyChain,
-            "AUTHORIZATION_NONCE" => ErrorCode::AuthorizationNonce,
-            "AUTHORITY_HAS_CODE" => ErrorCode::AuthorityHasCode,
-            _ => ErrorCode::AuthorizationDelegate,
+            "AUTHORIZATION_SIGNATURE" => errors::AuthorizationSignature,
+            "AUTHORIZATION_CHAIN" => errors::AuthorizationChain,
+            "AUTHORIZATION_ANY_CHAIN" => errors::AuthorizationAnyChain,
+            "AUTHORIZATION_NONCE" => errors::AuthorizationNonce,
+            "AUTHORITY_HAS_CODE" => errors::AuthorityHasCode,
+            _ => errors::AuthorizationDelegate,
         },
         SponsorError::Target(_) => {
-            return ApiError::new(ErrorCode::SponsorTargetInvalid, e.to_string()).field("to")
+            return ApiError::new(errors::SponsorTargetInvalid, e.to_string()).field("to")
         }
-        SponsorError::WouldRevert(_) => ErrorCode::SponsorWouldRevert,
-        SponsorError::Unpriced(_) => ErrorCode::SponsorUnpriced,
-        SponsorError::PaymentMalformed(_) => ErrorCode::PaymentInvalid,
+        SponsorError::WouldRevert(_) => errors::SponsorWouldRevert,
+        SponsorError::Unpriced(_) => errors::SponsorUnpriced,
+        SponsorError::PaymentMalformed(_) => errors::PaymentInvalid,
         SponsorError::Payment(p) => match p {
-            PaymentError::Underpaid { .. } => ErrorCode::PaymentInsufficient,
-            PaymentError::OutsideWindow { .. } => ErrorCode::PaymentExpired,
-            PaymentError::NonceUsed(_) => ErrorCode::PaymentNonceUsed,
-            PaymentError::Unfunded(_) => ErrorCode::PaymentUnfunded,
-            _ => ErrorCode::PaymentInvalid,
+            PaymentError::Underpaid { .. } => errors::PaymentInsufficient,
+            PaymentError::OutsideWindow { .. } => errors::PaymentExpired,
+            PaymentError::NonceUsed(_) => errors::PaymentNonceUsed,
+            PaymentError::Unfunded(_) => errors::PaymentUnfunded,
+            _ => errors::PaymentInvalid,
         },
         SponsorError::RelayerUnavailable(_) => ErrorCode::RelayerUnavailable,
         SponsorError::InFlight => ErrorCode::IdempotencyInFlight,
         SponsorError::KeyReused => ErrorCode::IdempotencyMismatch,
-        SponsorError::Chain(_) => ErrorCode::SponsorChainUnavailable,
+        SponsorError::Chain(_) => errors::SponsorChainUnavailable,
         SponsorError::Store(_) => ErrorCode::StoreUnavailable,
     };
     ApiError::new(code, e.to_string())
 }
 
 #[utoipa::path(get, path = "/api/7702/delegate", tag = "sponsor", summary = "The EIP-7702 batch executor: deployments, ABI, EIP-712 scheme of executeSigned",
-    responses((status = 200, description = "OK", body = DelegateInfo), (status = "default", description = "A typed error", body = crate::openapi::ErrorBody)))]
+    responses((status = 200, description = "OK", body = DelegateInfo), (status = "default", description = "A typed error", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn delegate(State(s): State<AppState>) -> Result<Json<DelegateInfo>, ApiError> {
+async fn delegate(State(s): State<Sponsor>) -> Result<Json<DelegateInfo>, ApiError> {
     Ok(Json(service(&s)?.delegate()))
 }
 
 #[utoipa::path(post, path = "/api/7702/check", tag = "sponsor", summary = "Check an EIP-7702 authorization tuple (free)",
     request_body = CheckRequest,
-    responses((status = 200, description = "What the tuple proves; `problems` lists everything the sponsor would refuse", body = CheckReport), (status = "default", description = "A typed error", body = crate::openapi::ErrorBody)))]
+    responses((status = 200, description = "What the tuple proves; `problems` lists everything the sponsor would refuse", body = CheckReport), (status = "default", description = "A typed error", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn check(State(s): State<AppState>, body: JsonObject) -> Result<Json<CheckReport>, ApiError> {
-    let req: CheckRequest = decode(body)?;
+async fn check(State(s): State<Sponsor>, body: JsonObject) -> Result<Json<CheckReport>, ApiError> {
+    let req: CheckRequest = body.decode()?;
     let svc = service(&s)?;
     let auth = req.authorization.to_signed().map_err(refused)?;
     svc.check(req.chain_id, &auth)
@@ -228,15 +238,15 @@ fn payment_header(headers: &HeaderMap) -> Option<&str> {
     responses(
         (status = 200, description = "dry: the plan (DryRun); paid: the sponsorship, with X-PAYMENT-RESPONSE and PAYMENT-RESPONSE headers", body = SponsorAnswer),
         (status = 402, description = "No valid payment: the x402 invoice (the v2 one in the PAYMENT-REQUIRED header) and the plan", body = PaymentRequiredBody),
-        (status = "default", description = "A typed error", body = crate::openapi::ErrorBody),
+        (status = "default", description = "A typed error", body = ErrorBody),
     ))]
 #[tracing::instrument(skip_all)]
 async fn sponsor(
-    State(s): State<AppState>,
+    State(s): State<Sponsor>,
     headers: HeaderMap,
     body: JsonObject,
 ) -> Result<Response, ApiError> {
-    let req: SponsorRequest = decode(body)?;
+    let req: SponsorRequest = body.decode()?;
     let svc = service(&s)?;
     let ask = SponsorAsk {
         chain_id: req.chain_id,
@@ -269,7 +279,7 @@ async fn sponsor(
     }
     let Some(header) = payment_header(&headers) else {
         let e = ApiError::new(
-            ErrorCode::PaymentRequired,
+            errors::PaymentRequired,
             "payment required: pay one of accepts[]",
         );
         return Ok(invoice(e, plan, accepts));
@@ -288,6 +298,14 @@ async fn sponsor(
             Err(e)
         }
     }
+}
+
+/// The request's `x-idempotency-key` (spec §5.5), if it sent one.
+fn idempotency_key(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get("x-idempotency-key")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
 }
 
 /// This endpoint's absolute URL (the x402 `resource`).
@@ -321,7 +339,7 @@ fn invoice(e: ApiError, plan: Plan, accepts: Vec<Requirement>) -> Response {
 fn paid(done: Sponsorship) -> Response {
     let settled = done.settle_tx.clone().unwrap_or_default();
     let receipt = x402::payment_response_header(
-        done.settle_tx.is_some() && done.state != relay_sponsor::run::FAILED,
+        done.settle_tx.is_some() && done.state != crate::run::FAILED,
         &settled,
         &done.network,
         &done.payer,
