@@ -19,7 +19,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/relay-target}
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
-step() { printf '\n== %s\n' "$*" >&2; }
+started=$(date +%s)
+step() { printf '\n== %s (at %ds)\n' "$*" $(($(date +%s) - started)) >&2; }
 
 step "tools"
 conformance/tools/system-deps.sh
@@ -54,3 +55,4 @@ cargo run -q --locked -p relay-plugins -- build --out "$RELAY_TEST_PLUGINS"
 step "tests"
 cargo test --workspace --all-targets --locked --no-fail-fast
 cargo test --workspace --doc --locked
+step "done"

@@ -211,6 +211,7 @@ pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_featur
     name: "dashboard",
     home: "host/admin",
     spec: "host (the spec shows no dashboard)",
+    section: None,
     routes: |s| routes(Admin::new(s)),
     limits: &[relay_feature::Limit::post("admin-login", "/admin/login", 10).by_ip()],
     errors: &[

@@ -43,6 +43,7 @@ pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_featur
     name: "analysis",
     home: "host/analysis",
     spec: "§4.2, §4.6 (receipts), §8.2",
+    section: None,
     routes: routes_of,
     limits: &[
         relay_feature::Limit::post("erasure-request", "/api/erasure/request", 5),

@@ -59,6 +59,7 @@ pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_featur
     name: "concierge",
     home: "host/api/src/concierge",
     spec: "§4.9",
+    section: None,
     routes: |_| routes(),
     limits: &[relay_feature::Limit::post("ask", "/api/ask", 30)],
     errors: &[crate::ErrorCode::InvalidQuestion],

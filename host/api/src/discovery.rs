@@ -36,6 +36,7 @@ pub(crate) const FEATURE: Feature<AppState> = Feature {
     name: "discovery",
     home: "host/api/src/discovery.rs",
     spec: "§4.1",
+    section: None,
     routes,
     limits: &[
         Limit::get("status", "/api/status", 60),

@@ -54,6 +54,7 @@ pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_featur
     name: "notify",
     home: "host/notify",
     spec: "§4.5, §6",
+    section: None,
     routes: |_| routes(),
     limits: &[
         relay_feature::Limit::post("hooks", "/api/hooks", 30),

@@ -42,6 +42,7 @@ pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_featur
     name: "keys",
     home: "host/accounts/src/keys.rs",
     spec: "§4.5",
+    section: None,
     routes: |_| routes(),
     limits: &[relay_feature::Limit::post("keys", "/api/keys/create", 10)
         .per_day()

@@ -55,6 +55,7 @@ pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_featur
     name: "yield_account",
     home: "host/accounts/src/yield_account",
     spec: "§4.6",
+    section: None,
     routes: routes_of,
     limits: &[
         relay_feature::Limit::get("ncaccount-account", "/api/ncaccount/{agent}", 30),

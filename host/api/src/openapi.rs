@@ -105,6 +105,7 @@ pub(crate) const FEATURE: relay_feature::Feature<AppState> = relay_feature::Feat
     name: "service",
     home: "host/api/src/openapi.rs",
     spec: "§9",
+    section: None,
     routes: |_| routes().merge(super::metrics::routes()),
     limits: &[],
     errors: &[],

@@ -171,6 +171,7 @@ pub(crate) const FEATURE: relay_feature::Feature<AppState> = relay_feature::Feat
     name: "primitives",
     home: "host/primitives",
     spec: "§4.4",
+    section: None,
     routes,
     limits: &[
         relay_feature::Limit::post("batch", "/api/route/batch", 30),

@@ -38,6 +38,7 @@ pub(crate) const FEATURE: Feature<AppState> = Feature {
     name: "routing",
     home: "host/app/src/routing.rs",
     spec: "§4.2, §4.3",
+    section: None,
     routes,
     limits: &[
         Limit::post("quote", "/api/route/quote", 40),

@@ -79,6 +79,7 @@ pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_featur
     name: "sessions",
     home: "host/accounts/src/sessions",
     spec: "§4.5",
+    section: None,
     routes: routes_of,
     limits: &[relay_feature::Limit::post(
         "session-execute",

@@ -36,6 +36,8 @@ pub struct UpOptions {
 /// and a served host reads it from `RELAY_RELAYER_KEY` (`relay devnet`
 /// writes that, devnet-only, to its `devnet.env`, mode 0600).
 pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
+    // the EIP-7702 batch executor `relay up` deploys on every chain
+    let mut delegates = BTreeMap::new();
     for c in devnet.chains() {
         base.vip.registry.push(VipCollection {
             chain: c.chain_id,
@@ -63,10 +65,7 @@ pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
                 heartbeat_secs: DEVNET_FEED_HEARTBEAT_SECS,
             }));
         let id = c.chain_id.to_string();
-        // the EIP-7702 batch executor `relay up` deploys on every chain
-        base.sponsor
-            .delegates
-            .insert(id.clone(), c.deployment.delegate.to_string());
+        delegates.insert(id.clone(), c.deployment.delegate.to_string());
         // the ERC-4626 yield vault over USDC `relay up` deploys on every chain
         base.ncaccount
             .vaults
@@ -93,10 +92,23 @@ pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
     base.execution.gap_check_interval_ms = 1_000;
     base.execution.route_lease_ms = 5_000;
     base.execution.idempotency_stale_ms = 20_000;
-    base.sponsor.lease_ms = 5_000;
+    let sponsor = |s: &mut relay_sponsor::SponsorConfig| {
+        s.delegates.extend(delegates);
+        s.lease_ms = 5_000;
+    };
+    base.sections
+        .edit(relay_sponsor::SECTION, sponsor)
+        .expect("the devnet's [sponsor] is valid");
     // anvil mines a block per transaction: one confirmation is final here
-    base.netting.confirmations = 1;
-    base.netting.lease_ms = 5_000;
+    base.sections
+        .edit(
+            relay_netting::SECTION,
+            |n: &mut relay_netting::NettingConfig| {
+                n.confirmations = 1;
+                n.lease_ms = 5_000;
+            },
+        )
+        .expect("the devnet's [netting] is valid");
     // Webhook receivers on the devnet listen on loopback, over plain http.
     base.notify.allow_http = ["127.0.0.1", "localhost", "[::1]"]
         .map(String::from)

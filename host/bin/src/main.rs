@@ -50,6 +50,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         return Ok(relay_mcp::local::run_stdio(url).await?);
     }
     let config = HostConfig::load(cli.config.as_deref()).context("loading configuration")?;
+    relay_host::server::check_config(&config).context("loading configuration")?;
     match cli.command {
         Command::Serve => {
             let host = Host::build(config).await?;

@@ -37,6 +37,15 @@ pub enum StartError {
     /// The plugin runtime.
     #[error("plugin runtime: {0}")]
     Runtime(String),
+    /// A feature's configuration table.
+    #[error(transparent)]
+    Config(#[from] relay_config::ConfigError),
+    /// Netting did not start.
+    #[error(transparent)]
+    Netting(#[from] relay_netting::StartError),
+    /// Sponsorship did not start.
+    #[error(transparent)]
+    Sponsor(#[from] relay_sponsor::StartError),
     /// The owner token's hash in the environment is malformed.
     #[error("{OWNER_TOKEN_HASH_ENV}: {0}")]
     OwnerToken(BadOwnerTokenHash),
@@ -48,6 +57,12 @@ pub enum StartError {
         /// The cause.
         source: std::io::Error,
     },
+}
+
+/// Checks what [`HostConfig::load`] cannot: every feature table is one a
+/// feature claims, and valid by that feature's own rules.
+pub fn check_config(config: &HostConfig) -> Result<(), relay_config::ConfigError> {
+    relay_feature::check_sections(config, relay_api::FEATURES)
 }
 
 /// The environment variable holding the hex SHA-256 of the operator's
@@ -183,39 +198,29 @@ fn session_jobs(
     service
 }
 
-/// The sponsorship service (spec §4.8) when any chain has a delegate, and
-/// its resume job when the host can send.
-fn sponsor_jobs(
+/// Sponsorship (spec §4.8): its slice starts itself
+/// ([`relay_sponsor::start`]) over the host's parts — `None` when no chain
+/// has a delegate.
+async fn sponsor(
     jobs: &mut Jobs,
     store: &Store,
     config: &Arc<HostConfig>,
     (reader, prices): (&Arc<ChainReader>, &Arc<PriceBook>),
     relayer: Option<&Arc<Relayer>>,
-) -> Option<Arc<relay_sponsor::SponsorService>> {
-    let sp = &config.sponsor;
-    if sp.delegates.is_empty() {
-        return None;
-    }
+) -> Result<Option<Arc<relay_sponsor::SponsorService>>, StartError> {
     let senders = relayer.map(|r| relay_sponsor::Senders {
         relayer: r.address(),
         by_chain: r.senders().map(|s| (s.chain_id(), s.clone())).collect(),
     });
-    let service = Arc::new(relay_sponsor::SponsorService::new(
-        relay_sponsor::SponsorDeps {
-            config: config.clone(),
-            reader: reader.clone(),
-            prices: prices.clone(),
-            store: store.clone(),
-            senders,
-            clock: store.clock().clone(),
-        },
-    ));
-    if relayer.is_some() && sp.resume_interval_ms > 0 {
-        let every = Duration::from_millis(sp.resume_interval_ms);
-        let job = relay_jobs::sponsorships::spawn(jobs.token(), service.clone(), every);
-        jobs.add("sponsorships", job);
-    }
-    Some(service)
+    let deps = relay_sponsor::SponsorDeps {
+        config: config.clone(),
+        reader: reader.clone(),
+        prices: prices.clone(),
+        store: store.clone().into(),
+        senders,
+        clock: store.clock().clone(),
+    };
+    Ok(relay_sponsor::start(deps, jobs).await?)
 }
 
 /// Netting (spec §4.7): its slice starts itself ([`relay_netting::start`])
@@ -392,6 +397,7 @@ impl Host {
         creds: Credentials,
         clock: relay_types::SharedClock,
     ) -> Result<Self, StartError> {
+        check_config(&config)?;
         let Credentials {
             signer,
             owner_token,
@@ -453,13 +459,14 @@ impl Host {
         let hooks = notify_jobs(&mut jobs, &store, &config, (&reader, &prices), &sandbox);
         let keys = key_jobs(&mut jobs, &store).await?;
         let sessions = session_jobs(&mut jobs, &store, &config, &reader, relayer.as_ref());
-        let sponsor = sponsor_jobs(
+        let sponsor = sponsor(
             &mut jobs,
             &store,
             &config,
             (&reader, &prices),
             relayer.as_ref(),
-        );
+        )
+        .await?;
         let netting = netting(
             &mut jobs,
             &store,

@@ -18,28 +18,26 @@ use serde::{Deserialize, Serialize};
 mod admin;
 mod capabilities;
 mod ncaccount;
-mod netting;
 mod notify;
 mod pricefeeds;
 mod primitives;
 mod quotebook;
 mod retention;
+mod sections;
 mod sessions;
-mod sponsor;
 mod validate;
 
 pub use admin::AdminConfig;
 pub use capabilities::{CapabilityConfig, CredentialConfig, Secret};
 pub use ncaccount::NcAccountConfig;
-pub use netting::{NettingConfig, PPM};
 pub use notify::{parse_allow_entry, AllowPort, NotifyConfig};
 pub use pricefeeds::PriceFeedConfig;
 pub use primitives::PrimitivesConfig;
 pub use quotebook::QuoteBookConfig;
 pub use relay_registry::PluginKind as Packaging;
 pub use retention::RetentionConfig;
+pub use sections::Sections;
 pub use sessions::SessionsConfig;
-pub use sponsor::SponsorConfig;
 pub use validate::{is_address, validate};
 
 /// A token the host knows on a chain.
@@ -508,15 +506,9 @@ pub struct HostConfig {
     /// every price comes from `[quote]`).
     #[serde(default)]
     pub pricefeeds: Vec<PriceFeedConfig>,
-    /// Sponsored EIP-7702 transactions paid with x402 (`[sponsor]`).
-    #[serde(default)]
-    pub sponsor: SponsorConfig,
     /// The operator's dashboard (`[admin]`).
     #[serde(default)]
     pub admin: AdminConfig,
-    /// Custodial netting accounts (`[netting]`, spec §4.7).
-    #[serde(default)]
-    pub netting: NettingConfig,
     /// The non-custodial yield account (`[ncaccount]`, spec §4.6).
     #[serde(default)]
     pub ncaccount: NcAccountConfig,
@@ -536,6 +528,10 @@ pub struct HostConfig {
     /// The warm quote book and the hedged cold fan-out (`[quote_book]`).
     #[serde(default)]
     pub quote_book: QuoteBookConfig,
+    /// Every other top-level table: a feature's own section (`[netting]`),
+    /// parsed by the feature that claims it.
+    #[serde(flatten)]
+    pub sections: Sections,
 }
 
 /// Trace export (`[telemetry]`).
@@ -576,9 +572,8 @@ impl Default for HostConfig {
             primitives: PrimitivesConfig::default(),
             retention: RetentionConfig::default(),
             pricefeeds: Vec::new(),
-            sponsor: SponsorConfig::default(),
             admin: AdminConfig::default(),
-            netting: NettingConfig::default(),
+            sections: Sections::default(),
             ncaccount: NcAccountConfig::default(),
             relayer_keystore: None,
             relayer_keystore_passphrase_env: None,

@@ -15,6 +15,7 @@
 pub mod edge;
 
 use axum::http::Method;
+use relay_config::{ConfigError, HostConfig};
 use relay_errors::ErrorCode;
 use utoipa_axum::router::OpenApiRouter;
 
@@ -122,6 +123,25 @@ impl Limit {
     }
 }
 
+/// A feature's configuration table (`[netting]`): it lives in the
+/// feature's home and is read from [`relay_config::Sections`].
+#[derive(Clone, Copy, Debug)]
+pub struct Section {
+    /// The table's name.
+    pub name: &'static str,
+    /// Parses and checks it (the host refuses to start on an error).
+    pub check: fn(&HostConfig) -> Result<(), ConfigError>,
+}
+
+/// Checks `config`'s feature tables: each one some feature of `features`
+/// claims, and valid by its owner's check.
+pub fn check_sections<S>(config: &HostConfig, features: &[Feature<S>]) -> Result<(), ConfigError> {
+    let sections: Vec<Section> = features.iter().filter_map(|f| f.section).collect();
+    let names: Vec<&str> = sections.iter().map(|s| s.name).collect();
+    config.sections.unclaimed(&names)?;
+    sections.iter().try_for_each(|s| (s.check)(config))
+}
+
 /// A feature's descriptor: everything the host needs to serve it.
 pub struct Feature<S> {
     /// Its name (one per domain, the same in every layer).
@@ -131,6 +151,8 @@ pub struct Feature<S> {
     pub home: &'static str,
     /// The spec sections (`§4.7`).
     pub spec: &'static str,
+    /// Its configuration table, when it has one.
+    pub section: Option<Section>,
     /// Its routes, documented (the OpenAPI paths come from them).
     pub routes: fn(&S) -> OpenApiRouter<S>,
     /// Its rate-limit buckets (a matched route without one gets a bucket of
@@ -146,6 +168,7 @@ impl<S> std::fmt::Debug for Feature<S> {
         f.debug_struct("Feature")
             .field("name", &self.name)
             .field("home", &self.home)
+            .field("section", &self.section.map(|s| s.name))
             .field("limits", &self.limits.len())
             .field("errors", &self.errors.len())
             .finish()

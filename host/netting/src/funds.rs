@@ -148,7 +148,7 @@ impl NettingService {
     pub async fn reserves(&self) -> Result<Reserves, NettingError> {
         let relayer = self.payer()?.relayer;
         let ppm = U256::from(self.cfg().safe_share_ppm);
-        let share = |v: U256| v * ppm / U256::from(relay_config::PPM);
+        let share = |v: U256| v * ppm / U256::from(crate::PPM);
         let store = &self.deps.store;
         let mut chains = Vec::new();
         let mut total = U256::ZERO;

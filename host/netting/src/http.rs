@@ -9,7 +9,7 @@ use axum::{
     Json,
 };
 use relay_errors::{ApiError, ErrorBody, ErrorCode};
-use relay_feature::{edge::JsonObject, Feature, Limit};
+use relay_feature::{edge::JsonObject, Feature, Limit, Section};
 
 use crate::{
     errors, texts, DepositAsk, Deposited, EnrolAsk, Enrolled, NettingError, NettingService,
@@ -45,6 +45,10 @@ where
         name: "netting",
         home: "host/netting",
         spec: "§4.7",
+        section: Some(Section {
+            name: crate::SECTION,
+            check: crate::config::check,
+        }),
         routes: routes_of::<S>,
         limits: LIMITS,
         errors: errors::ALL,

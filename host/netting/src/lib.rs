@@ -32,6 +32,7 @@
 //! checked inside the entry's database transaction. Amounts are USDC
 //! smallest units (6 decimals), integers throughout.
 
+pub mod config;
 pub mod entries;
 mod error;
 pub mod errors;
@@ -42,6 +43,7 @@ mod moves;
 pub mod texts;
 mod withdraw;
 
+pub use config::{NettingConfig, PPM, SECTION};
 pub use error::NettingError;
 pub use funds::{Caps, ChainReserve, Exit, Preview, Reserves};
 pub use moves::{DepositAsk, Deposited, EnrolAsk, Enrolled, TransferAsk, Transferred};
@@ -50,7 +52,7 @@ pub use withdraw::{WithdrawAsk, Withdrawal, FAILED, PAID, PENDING};
 use alloy::primitives::Address;
 use ledger::Ledger;
 use relay_chain::{reader::ChainReader, sender::Sender};
-use relay_config::{HostConfig, NettingConfig};
+use relay_config::{ConfigError, HostConfig};
 use relay_engine::oracle::PriceBook;
 use relay_jobs::Jobs;
 use relay_store::StoreError;
@@ -87,6 +89,7 @@ pub struct NettingDeps {
 #[derive(Clone)]
 pub struct NettingService {
     deps: NettingDeps,
+    settings: NettingConfig,
 }
 
 impl std::fmt::Debug for NettingService {
@@ -96,13 +99,14 @@ impl std::fmt::Debug for NettingService {
 }
 
 impl NettingService {
-    /// A service over `deps`.
-    pub fn new(deps: NettingDeps) -> Self {
-        NettingService { deps }
+    /// A service over `deps`, with the host's `[netting]`.
+    pub fn new(deps: NettingDeps) -> Result<Self, ConfigError> {
+        let settings = NettingConfig::from_host(&deps.config)?;
+        Ok(NettingService { deps, settings })
     }
 
     fn cfg(&self) -> &NettingConfig {
-        &self.deps.config.netting
+        &self.settings
     }
 
     fn now_ms(&self) -> u64 {
@@ -151,15 +155,16 @@ impl NettingService {
 pub async fn start(
     deps: NettingDeps,
     jobs: &mut Jobs,
-) -> Result<Option<Arc<NettingService>>, StoreError> {
-    let n = &deps.config.netting;
+) -> Result<Option<Arc<NettingService>>, StartError> {
+    let service = NettingService::new(deps)?;
+    let n = service.cfg();
     if !n.enabled {
         return Ok(None);
     }
-    deps.store.migrate(ledger::MIGRATIONS).await?;
+    service.deps.store.migrate(ledger::MIGRATIONS).await?;
     let every = std::time::Duration::from_millis(n.resume_interval_ms);
-    let pays = deps.payer.is_some() && n.resume_interval_ms > 0;
-    let service = Arc::new(NettingService::new(deps));
+    let pays = service.deps.payer.is_some() && n.resume_interval_ms > 0;
+    let service = Arc::new(service);
     if pays {
         let s = service.clone();
         let job = relay_jobs::every(jobs.token(), every, true, move || {
@@ -174,6 +179,17 @@ pub async fn start(
         jobs.add("netting-payouts", tokio::spawn(job));
     }
     Ok(Some(service))
+}
+
+/// Why netting did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// `[netting]` is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// Its migrations did not apply.
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 #[cfg(test)]

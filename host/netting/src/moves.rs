@@ -208,7 +208,7 @@ impl NettingService {
                 .token_balance(chain, token, relayer)
                 .await?;
         }
-        let share = float * U256::from(self.cfg().safe_share_ppm) / U256::from(relay_config::PPM);
+        let share = float * U256::from(self.cfg().safe_share_ppm) / U256::from(crate::PPM);
         Ok((share, float))
     }
 

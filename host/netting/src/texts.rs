@@ -10,8 +10,8 @@
 //! - Withdraw ([`withdraw_text`]):
 //!   `relay-netting-withdraw:v1:from=<a>:amount=<n>:toChain=<id>:to=<addr>:nonce=<n>`.
 
+use crate::NettingConfig;
 use alloy::primitives::{Address, Signature, U256};
-use relay_config::NettingConfig;
 
 use super::{error::invalid, NettingError};
 

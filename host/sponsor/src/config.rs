@@ -113,7 +113,11 @@ mod tests {
         );
         check(&config).unwrap();
         let back: HostConfig = toml::from_str(&toml::to_string(&config).unwrap()).unwrap();
-        assert_eq!(SponsorConfig::from_host(&back).unwrap(), read, "written out and read back");
+        assert_eq!(
+            SponsorConfig::from_host(&back).unwrap(),
+            read,
+            "written out and read back"
+        );
         let bad = serde_json::json!({ "lease_ms": "soon" });
         config.sections.set(SECTION, &bad);
         let err = check(&config).unwrap_err().to_string();

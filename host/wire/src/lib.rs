@@ -15,7 +15,12 @@
 //!
 //! Fields whose wrong type has a code of its own (a chain is
 //! `UNKNOWN_CHAIN`, an amount `INVALID_AMOUNT`) are carried as [`Loose`],
-//! so the domain decides and names the code, as it always has.
+//! so the domain decides and names the code, as it always has. The
+//! session-issue and route-primitive bodies carry every checked field so
+//! ([`Loose`], [`Scalar`] for a number-or-string): the accounts and
+//! primitives domains refuse each in their own words and order; serde
+//! refuses only what is structural (an unknown field where they are
+//! refused, a nested body that is not an object).
 
 mod decode;
 mod execute;

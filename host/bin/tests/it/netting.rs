@@ -409,7 +409,7 @@ async fn enrolled(
 #[tokio::test(flavor = "multi_thread")]
 async fn a_deposit_above_the_safe_share_of_float_is_refused() {
     // 1 ppm of the relayer's 20,000,000 USDC across both chains: 20 USDC
-    let (devnet, _dir, h, a) = enrolled(|c| c.netting.safe_share_ppm = 1).await;
+    let (devnet, _dir, h, a) = enrolled(|c| netting(c, |n| n.safe_share_ppm = 1)).await;
     let tx = send_to_relayer(&devnet, SRC, 5, 25 * USDC).await;
     let d = post(
         &h.base,
@@ -452,7 +452,7 @@ async fn a_deposit_above_the_safe_share_of_float_is_refused() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_deposit_short_of_its_confirmations_is_pending_until_they_come() {
-    let (devnet, _dir, h, a) = enrolled(|c| c.netting.confirmations = 20).await;
+    let (devnet, _dir, h, a) = enrolled(|c| netting(c, |n| n.confirmations = 20)).await;
     let tx = send_to_relayer(&devnet, SRC, 5, 4 * USDC).await;
     let body = deposit_body(a.address(), SRC, &tx);
     // mined in the head block: 1 of 20 confirmations (or a few more, were
@@ -528,4 +528,9 @@ async fn a_deposit_posted_to_two_replicas_at_once_is_credited_once() {
         "{check:?}"
     );
     devnet.stop();
+}
+
+/// Changes the host's `[netting]`.
+fn netting(c: &mut relay_config::HostConfig, edit: impl FnOnce(&mut relay_netting::NettingConfig)) {
+    c.sections.edit(relay_netting::SECTION, edit).unwrap();
 }

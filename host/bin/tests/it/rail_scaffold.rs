@@ -58,19 +58,33 @@ fn rails_list(plugins: &Path, data: &Path) -> Value {
     serde_json::from_slice(&out.stdout).expect("rails list --json is JSON")
 }
 
+/// A clean directory outside the repository at a fixed place under the
+/// target directory: cargo names a path dependency's build (the wasm
+/// build's `std` too) by its path from the workspace root, so a fixed root
+/// lets a second run reuse the first one's builds instead of compiling
+/// `std` for wasm again.
+fn scaffold_dir() -> PathBuf {
+    let dir = relay_fixtures::target_dir().join("relay-rail-scaffold-test");
+    for stale in ["acme", "data"] {
+        let _ = std::fs::remove_dir_all(dir.join(stale));
+    }
+    std::fs::create_dir_all(&dir).expect("scaffold dir");
+    dir
+}
+
 #[test]
 fn a_scaffolded_rail_builds_passes_the_kit_and_loads_in_both_packagings() {
     let root = relay_fixtures::workspace_root();
-    let tmp = tempfile::tempdir().expect("tempdir");
+    let tmp = scaffold_dir();
     sh(
-        tmp.path(),
+        &tmp,
         &format!(
             "cargo run -q --manifest-path {}/Cargo.toml -p relay-plugins -- \
              new acme --lanes base:arbitrum,arbitrum:base",
             root.display()
         ),
     );
-    let rail: PathBuf = tmp.path().join("acme");
+    let rail: PathBuf = tmp.join("acme");
     let readme = std::fs::read_to_string(rail.join("README.md")).expect("README");
 
     sh(&rail, &block(&readme, "## Build both packagings"));
@@ -91,7 +105,7 @@ fn a_scaffolded_rail_builds_passes_the_kit_and_loads_in_both_packagings() {
     );
     sh(&rail, &block(&readme, "## Hand it to an operator"));
 
-    let v = rails_list(&rail.join("dist"), &tmp.path().join("data"));
+    let v = rails_list(&rail.join("dist"), &tmp.join("data"));
     let mut packagings: Vec<&str> = v["rails"]
         .as_array()
         .expect("rails")

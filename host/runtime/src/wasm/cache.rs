@@ -83,10 +83,14 @@ fn entry_path(engine: &Engine, dir: &Path, sha256: &str) -> PathBuf {
     ))
 }
 
-/// Writes an entry through a temporary file so a concurrent reader never
-/// sees half of it. Failures are logged, not returned.
+/// Writes an entry through a temporary file of its own (named by process
+/// and a per-process counter: hosts in one process may share the
+/// directory) so a concurrent reader never sees half of it. Failures are
+/// logged, not returned.
 fn store_entry(dir: &Path, entry: &Path, precompiled: &[u8]) {
-    let tmp = entry.with_extension(format!("tmp{}", std::process::id()));
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = entry.with_extension(format!("tmp{}-{n}", std::process::id()));
     let written = std::fs::create_dir_all(dir)
         .and_then(|()| std::fs::write(&tmp, precompiled))
         .and_then(|()| std::fs::rename(&tmp, entry));

@@ -335,7 +335,12 @@ pub fn relay_cli(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_relay"))
         .args(args)
         .env("RELAY_PLUGINS_DIR", dir.join("plugins"))
-        .env("RELAY_DATA_DIR", dir.join("data"))
+        // the tests' shared compiled-module cache: each call is a fresh
+        // process that would otherwise compile every wasm rail unoptimised
+        .env(
+            "RELAY_DATA_DIR",
+            relay_fixtures::data_dir(&dir.join("data")),
+        )
         .env("RELAY_RUNTIME__RELOAD_INTERVAL_MS", "0")
         .output()
         .expect("relay runs");

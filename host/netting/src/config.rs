@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ConfigError;
+use relay_config::ConfigError;
 
 /// Netting settings (`[netting]`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,22 +63,35 @@ impl Default for NettingConfig {
     }
 }
 
+/// The section's name: `[netting]`.
+pub const SECTION: &str = "netting";
+
+/// The host's `[netting]` is valid (the host's start-up check).
+pub fn check(config: &relay_config::HostConfig) -> Result<(), ConfigError> {
+    NettingConfig::from_host(config).map(drop)
+}
+
 /// Parts per million in a whole.
 pub const PPM: u32 = 1_000_000;
 
 impl NettingConfig {
+    /// The host's `[netting]`, checked.
+    pub fn from_host(config: &relay_config::HostConfig) -> Result<Self, ConfigError> {
+        let settings: NettingConfig = config.sections.get(SECTION)?;
+        settings.check()?;
+        Ok(settings)
+    }
+
     /// Refuses a share above 100 %, zero confirmations, or a cap that does
     /// not fit the ledger's signed 64-bit amounts.
     pub fn check(&self) -> Result<(), ConfigError> {
         if self.safe_share_ppm > PPM {
-            return Err(ConfigError(
-                "netting.safe_share_ppm must be at most 1000000 (100 %)".into(),
+            return Err(ConfigError::new(
+                "netting.safe_share_ppm must be at most 1000000 (100 %)",
             ));
         }
         if self.confirmations == 0 {
-            return Err(ConfigError(
-                "netting.confirmations must be at least 1".into(),
-            ));
+            return Err(ConfigError::new("netting.confirmations must be at least 1"));
         }
         let caps = [
             ("netting.max_deposit", self.max_deposit),
@@ -86,7 +99,10 @@ impl NettingConfig {
             ("netting.max_balance", self.max_balance),
         ];
         match caps.iter().find(|(_, v)| *v > i64::MAX as u64) {
-            Some((key, _)) => Err(ConfigError(format!("{key} must be at most {}", i64::MAX))),
+            Some((key, _)) => Err(ConfigError::new(format!(
+                "{key} must be at most {}",
+                i64::MAX
+            ))),
             None => Ok(()),
         }
     }
