@@ -92,15 +92,26 @@ pub async fn run(store: &Store) -> Result<(), StoreError> {
 /// (on Postgres under an advisory lock, so concurrent replicas apply them
 /// once).
 pub async fn apply(store: &Store, migrations: &[Migration]) -> Result<(), StoreError> {
+    const TABLE: &str = "CREATE TABLE IF NOT EXISTS relay_migrations (version BIGINT PRIMARY KEY, applied_ms BIGINT NOT NULL)";
+    let sqlite = store.backend() == Backend::Sqlite;
+    if sqlite {
+        sqlx::query(TABLE).execute(store.pool()).await?;
+    }
     let mut tx = store.pool().begin().await?;
-    if store.backend() == Backend::Postgres {
+    if sqlite {
+        // Take the write lock first, waiting on the busy timeout: a
+        // deferred transaction that reads first and writes later fails at
+        // once ("database is locked") when another connection wrote in
+        // between, as a host's jobs do while its features migrate at start.
+        sqlx::query("DELETE FROM relay_migrations WHERE version < 0")
+            .execute(&mut *tx)
+            .await?;
+    } else {
         sqlx::query("SELECT pg_advisory_xact_lock(7265)")
             .execute(&mut *tx)
             .await?;
+        sqlx::query(TABLE).execute(&mut *tx).await?;
     }
-    sqlx::query("CREATE TABLE IF NOT EXISTS relay_migrations (version BIGINT PRIMARY KEY, applied_ms BIGINT NOT NULL)")
-        .execute(&mut *tx)
-        .await?;
     for Migration { version, sql } in migrations {
         let done: Option<(i64,)> =
             sqlx::query_as("SELECT version FROM relay_migrations WHERE version = $1")
@@ -131,4 +142,55 @@ fn without_comments(sql: &str) -> String {
         .map(|l| l.split_once("--").map_or(l, |(code, _)| code))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A feature migrating at start while the host's jobs write: every
+    /// apply waits for the write lock instead of failing "database is
+    /// locked", and the migration runs once.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn migrations_beside_a_busy_writer_apply_once_without_a_lock_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("m.db").display());
+        let store = Store::connect(&url).await.unwrap();
+        sqlx::query("CREATE TABLE busy (n BIGINT)")
+            .execute(store.pool())
+            .await
+            .unwrap();
+        let writer = {
+            let store = store.clone();
+            tokio::spawn(async move {
+                for n in 0..300i64 {
+                    sqlx::query("INSERT INTO busy (n) VALUES ($1)")
+                        .bind(n)
+                        .execute(store.pool())
+                        .await
+                        .unwrap();
+                }
+            })
+        };
+        const FEATURE: &[Migration] = &[Migration {
+            version: 9_001,
+            sql: "CREATE TABLE feature_rows (id BIGINT PRIMARY KEY)",
+        }];
+        let applies: Vec<_> = (0..20)
+            .map(|_| {
+                let store = store.clone();
+                tokio::spawn(async move { store.migrate(FEATURE).await })
+            })
+            .collect();
+        for a in applies {
+            a.await.unwrap().expect("no lock error");
+        }
+        writer.await.unwrap();
+        let (n,): (i64,) =
+            sqlx::query_as("SELECT COUNT(*) FROM relay_migrations WHERE version = 9001")
+                .fetch_one(store.pool())
+                .await
+                .unwrap();
+        assert_eq!(n, 1);
+    }
 }
