@@ -159,12 +159,7 @@ pub(crate) fn rehearsal(headers: &HeaderMap) -> bool {
 }
 
 /// The request's `x-idempotency-key` (spec §5.5), if it sent one.
-pub(crate) fn idempotency_key(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get("x-idempotency-key")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string)
-}
+pub(crate) use relay_feature::edge::idempotency_key;
 
 /// A fund-moving request under `x-idempotency-key` (`key`; `run` answers
 /// it), through the store's one guard ([`Idempotency`]): the first request

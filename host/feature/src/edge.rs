@@ -271,6 +271,14 @@ pub fn only_fields(body: &Map<String, Value>, allowed: &[&str]) -> Result<(), Ap
     .field(k.clone()))
 }
 
+/// The request's `x-idempotency-key` header, when it has a readable one.
+pub fn idempotency_key(headers: &axum::http::HeaderMap) -> Option<String> {
+    headers
+        .get("x-idempotency-key")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

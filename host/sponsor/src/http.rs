@@ -255,7 +255,7 @@ async fn sponsor(
         data: req.data,
     };
     let resource = resource_url(&headers);
-    let key = idempotency_key(&headers);
+    let key = relay_feature::edge::idempotency_key(&headers);
     if !req.dry {
         if let Some(done) = match &key {
             Some(k) => svc.by_key(k).await.map_err(refused)?,
@@ -301,13 +301,6 @@ async fn sponsor(
 }
 
 /// The request's `x-idempotency-key` (spec §5.5), if it sent one.
-fn idempotency_key(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get("x-idempotency-key")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string)
-}
-
 /// This endpoint's absolute URL (the x402 `resource`).
 fn resource_url(headers: &HeaderMap) -> String {
     let host = headers
