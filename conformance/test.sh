@@ -10,10 +10,11 @@
 #    browser test, the wasm toolchain
 #    (rustup's wasm32 target if installed, otherwise Debian's rustc-web), a
 #    PostgreSQL server when none answers.
-# 2. Checks: compiled contracts match their sources, rustfmt, clippy -D warnings.
+# 2. Checks: compiled contracts match their sources, rustfmt.
 # 3. Packages every rail (plugins/plugins.toml) into the test plugins dir.
-# 4. cargo test: unit, integration (real anvil chains, SQLite, Postgres,
-#    the real plugin loader, real HTTP), conformance kit, benches in test mode.
+# 4. clippy -D warnings and cargo test in one build: unit, integration (real
+#    anvil chains, SQLite, Postgres, the real plugin loader, real HTTP),
+#    conformance kit, benches in test mode.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -44,15 +45,23 @@ export RELAY_X402_PY
 step "contracts match their sources"
 node conformance/devnet/contracts/build.mjs --check
 
-step "format and lints"
+step "format"
 cargo fmt --all -- --check
-cargo clippy --workspace --all-targets --locked -- -D warnings
+
+# The lints ride on the build: every cargo below compiles the workspace's
+# crates through clippy-driver with -D warnings, as `cargo clippy` does
+# (it is `cargo check` with these two variables), so one build both lints
+# and produces the artifacts the tests run — dependencies compile once,
+# not once to check and once to build. A lint is a compile error: no test
+# runs. Every cargo here sets them alike, so nothing builds twice.
+export RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver"
+export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 
 step "package rails"
 export RELAY_TEST_PLUGINS="$CARGO_TARGET_DIR/relay-test-plugins"
 cargo run -q --locked -p relay-plugins -- build --out "$RELAY_TEST_PLUGINS"
 
-step "tests"
+step "lints and tests"
 cargo test --workspace --all-targets --locked --no-fail-fast
 cargo test --workspace --doc --locked
 step "done"

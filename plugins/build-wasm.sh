@@ -90,7 +90,7 @@ debian)
     log "compiling $crate with Debian rustc-web ($(/usr/bin/rustc --version)) and build-std"
     # A clean environment for the other rustc: nothing from an enclosing cargo or
     # rustup may leak into it.
-    env -u RUSTC_WRAPPER -u RUSTUP_TOOLCHAIN -u RUSTFLAGS -u CARGO_ENCODED_RUSTFLAGS \
+    env -u RUSTC_WRAPPER -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS -u RUSTUP_TOOLCHAIN -u RUSTFLAGS -u CARGO_ENCODED_RUSTFLAGS \
         -u CARGO_BUILD_TARGET -u CARGO_MAKEFLAGS -u MAKEFLAGS -u MFLAGS \
         RUSTC_BOOTSTRAP=1 RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc \
         CARGO_TARGET_DIR="$wasm_target_dir" \

@@ -93,6 +93,11 @@ pub struct DevnetChain {
     deployer_lock: Mutex<()>,
     #[serde(skip)]
     node: AnvilNode,
+    /// The wallet-less provider, built on first use: building one loads
+    /// the system's trust store (tens of milliseconds of CPU), and tests
+    /// read balances in loops.
+    #[serde(skip)]
+    reader: std::sync::OnceLock<DynProvider>,
 }
 
 impl DevnetChain {
@@ -104,7 +109,9 @@ impl DevnetChain {
     /// A provider for this chain without a wallet (reads, and `eth_sendTransaction` from
     /// anvil's unlocked test accounts).
     pub fn provider(&self) -> DynProvider {
-        ProviderBuilder::new().connect_http(self.url()).erased()
+        self.reader
+            .get_or_init(|| ProviderBuilder::new().connect_http(self.url()).erased())
+            .clone()
     }
 }
 
@@ -192,6 +199,7 @@ impl Devnet {
                 deployer,
                 deployer_lock: Mutex::new(()),
                 node,
+                reader: std::sync::OnceLock::new(),
             })
             .collect();
         tracing::info!(chains = ?config.chain_ids, relayer = %config.relayer, "devnet up");

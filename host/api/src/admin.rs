@@ -219,6 +219,7 @@ pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_featur
         crate::ErrorCode::CsrfInvalid,
         crate::ErrorCode::UnknownRail,
     ],
+    start: None,
 };
 
 /// The dashboard's routes.

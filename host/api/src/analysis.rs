@@ -55,6 +55,7 @@ pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_featur
         crate::ErrorCode::ErasureStale,
         crate::ErrorCode::UnknownErasure,
     ],
+    start: None,
 };
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {

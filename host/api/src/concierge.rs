@@ -63,6 +63,7 @@ pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_featur
     routes: |_| routes(),
     limits: &[relay_feature::Limit::post("ask", "/api/ask", 30)],
     errors: &[crate::ErrorCode::InvalidQuestion],
+    start: None,
 };
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {

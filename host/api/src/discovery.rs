@@ -54,4 +54,5 @@ pub(crate) const FEATURE: Feature<AppState> = Feature {
         like_status("status /api/membership/status", "/api/membership/status"),
     ],
     errors: &[],
+    start: None,
 };

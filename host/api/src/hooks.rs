@@ -67,6 +67,7 @@ pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_featur
         crate::ErrorCode::HookProofRequired,
         crate::ErrorCode::HookProofInvalid,
     ],
+    start: None,
 };
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {

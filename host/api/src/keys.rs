@@ -48,6 +48,7 @@ pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_featur
         .per_day()
         .by_ip()],
     errors: &[crate::ErrorCode::KeyRequired, crate::ErrorCode::KeyUnknown],
+    start: None,
 };
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {

@@ -126,11 +126,9 @@ pub struct Services {
     /// The USD price of an asset pair: on-chain feeds, configured
     /// fallbacks ([`relay_engine::oracle::PriceBook::usd_e6`]).
     pub prices: Arc<relay_engine::oracle::PriceBook>,
-    /// Sponsored EIP-7702 transactions paid with x402 (spec §4.8; `None`:
-    /// no chain is sponsored).
-    pub sponsor: Option<Arc<relay_sponsor::SponsorService>>,
-    /// Custodial netting accounts (spec §4.7; `None`: `[netting]` is off).
-    pub netting: Option<Arc<relay_netting::NettingService>>,
+    /// What the features that start themselves left for their routes
+    /// (netting, sponsorship: [`relay_feature::Start`]).
+    pub handles: relay_feature::Handles,
     /// The non-custodial yield account and unified balances (spec §4.6,
     /// [`relay_accounts::yield_account`]).
     pub ncaccount: Arc<relay_accounts::yield_account::YieldService>,
@@ -209,15 +207,9 @@ pub fn router(state: AppState) -> Router {
     layers::edge(routes, &state.config.http, limiter, observers).with_state(state)
 }
 
-impl axum::extract::FromRef<AppState> for relay_netting::http::Netting {
-    fn from_ref(s: &AppState) -> Self {
-        relay_netting::http::Netting(s.netting.clone())
-    }
-}
-
-impl axum::extract::FromRef<AppState> for relay_sponsor::http::Sponsor {
-    fn from_ref(s: &AppState) -> Self {
-        relay_sponsor::http::Sponsor(s.sponsor.clone())
+impl relay_feature::HasHandles for AppState {
+    fn handles(&self) -> &relay_feature::Handles {
+        &self.handles
     }
 }
 

@@ -78,6 +78,7 @@ pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_featur
         crate::ErrorCode::NcWouldRevert,
         crate::ErrorCode::NcChainUnavailable,
     ],
+    start: None,
 };
 
 pub(super) fn routes(app: AppState, legs: Arc<dyn LegRouter>) -> OpenApiRouter<AppState> {

@@ -109,6 +109,7 @@ pub(crate) const FEATURE: relay_feature::Feature<AppState> = relay_feature::Feat
     routes: |_| routes().merge(super::metrics::routes()),
     limits: &[],
     errors: &[],
+    start: None,
 };
 
 #[cfg(test)]

@@ -185,4 +185,5 @@ pub(crate) const FEATURE: relay_feature::Feature<AppState> = relay_feature::Feat
         ErrorCode::PrimitiveCancelForbidden,
         ErrorCode::AuthorityUnsupported,
     ],
+    start: None,
 };

@@ -120,7 +120,8 @@ async fn withdrawals(
     address: &Address,
     limit: u32,
 ) -> Result<Vec<receipts::Withdrawal>, ApiError> {
-    if s.netting.is_none() {
+    let on = s.handles.get::<relay_netting::http::Netting>();
+    if on.is_none_or(|n| n.0.is_none()) {
         return Ok(Vec::new());
     }
     let ledger = relay_netting::ledger::Ledger::from(s.store.clone());

@@ -76,4 +76,5 @@ pub(crate) const FEATURE: Feature<AppState> = Feature {
         ErrorCode::RouterUnavailable,
         ErrorCode::PrivateLaneRequired,
     ],
+    start: None,
 };

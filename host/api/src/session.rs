@@ -94,6 +94,7 @@ pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_featur
         crate::ErrorCode::SessionCapExceeded,
         crate::ErrorCode::UnknownSession,
     ],
+    start: None,
 };
 
 pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
@@ -131,24 +132,23 @@ fn token(t: &Token) -> TokenTerm {
 
 #[async_trait]
 impl SessionRunner for Runner<'_> {
+    type Route = serde_json::Map<String, Value>;
     type Ask = ExecuteAsk;
     type Receipt = RouteReceipt;
     type Error = ApiError;
 
-    fn parse(&self, route: &Value, owner: &str) -> Result<(RouteTerms, ExecuteAsk), ApiError> {
-        let Value::Object(obj) = route else {
-            return Err(ApiError::new(
-                ErrorCode::MalformedBody,
-                "body: expected a JSON object",
-            ));
-        };
+    fn parse(
+        &self,
+        obj: &serde_json::Map<String, Value>,
+        owner: &str,
+    ) -> Result<(RouteTerms, ExecuteAsk), ApiError> {
         edge::only_fields(obj, ROUTE_FIELDS)?;
         if obj.get("toAddress").is_none_or(Value::is_null) {
             return Err(
                 ApiError::new(ErrorCode::MissingField, "toAddress: required").field("toAddress"),
             );
         }
-        let mut request = relay_wire::ExecuteRequest::decode(route)?;
+        let mut request = relay_wire::ExecuteRequest::decode(&Value::Object(obj.clone()))?;
         request.route.from_address = Some(owner.to_string());
         let ask = ExecuteAsk::from_request(&request, &self.0.app.config)?;
         let terms = RouteTerms {
@@ -264,10 +264,9 @@ async fn run(
 ) -> Result<Response, ApiError> {
     let JsonObject(obj) = JsonObject::parse(body)?;
     let runner = Runner(&x.q);
-    let route = Value::Object(obj);
     let done = x
         .sessions
-        .execute(&runner, bearer, &route, key.map(str::to_string))
+        .execute(&runner, bearer, &obj, key.map(str::to_string))
         .await
         .map_err(|e| match e {
             ExecFailure::Session(e) => e.into(),

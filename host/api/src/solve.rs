@@ -93,7 +93,7 @@ fn destination(q: &Quoting, req: &Map<String, Value>) -> Result<(), ApiError> {
 }
 
 fn sources(req: &Map<String, Value>) -> Result<Vec<Map<String, Value>>, ApiError> {
-    solve::sources(req.get("from")).map_err(|why| {
+    relay_wire::solve::sources(req.get("from")).map_err(|why| {
         let code = if req.get("from").is_none_or(Value::is_null) {
             ErrorCode::MissingField
         } else {
@@ -122,7 +122,7 @@ async fn respond(q: &Quoting, fields: Value) -> Result<Json<SolveAnswer>, ApiErr
     span.record("sources", sources.len());
     span.record("goal", goal.as_str());
     let quotes = sources.iter().map(|s| async {
-        let ask = q.parse(&solve::route_fields(&req, s))?;
+        let ask = q.parse(&relay_wire::solve::route_fields(&req, s))?;
         let o = q.run(&ask).await?;
         plan::executable(&o, None).map_err(unusable)?;
         Ok::<_, ApiError>(o)

@@ -40,12 +40,9 @@ pub enum StartError {
     /// A feature's configuration table.
     #[error(transparent)]
     Config(#[from] relay_config::ConfigError),
-    /// Netting did not start.
+    /// A feature did not start.
     #[error(transparent)]
-    Netting(#[from] relay_netting::StartError),
-    /// Sponsorship did not start.
-    #[error(transparent)]
-    Sponsor(#[from] relay_sponsor::StartError),
+    Feature(#[from] relay_feature::StartError),
     /// The owner token's hash in the environment is malformed.
     #[error("{OWNER_TOKEN_HASH_ENV}: {0}")]
     OwnerToken(BadOwnerTokenHash),
@@ -198,74 +195,19 @@ fn session_jobs(
     service
 }
 
-/// Sponsorship (spec §4.8): its slice starts itself
-/// ([`relay_sponsor::start`]) over the host's parts — `None` when no chain
-/// has a delegate.
-async fn sponsor(
-    jobs: &mut Jobs,
-    store: &Store,
-    config: &Arc<HostConfig>,
-    (reader, prices): (&Arc<ChainReader>, &Arc<PriceBook>),
-    relayer: Option<&Arc<Relayer>>,
-) -> Result<Option<Arc<relay_sponsor::SponsorService>>, StartError> {
-    let senders = relayer.map(|r| relay_sponsor::Senders {
-        relayer: r.address(),
-        by_chain: r.senders().map(|s| (s.chain_id(), s.clone())).collect(),
-    });
-    let deps = relay_sponsor::SponsorDeps {
-        config: config.clone(),
-        reader: reader.clone(),
-        prices: prices.clone(),
-        store: store.clone().into(),
-        senders,
-        clock: store.clock().clone(),
-    };
-    Ok(relay_sponsor::start(deps, jobs).await?)
-}
-
-/// Netting (spec §4.7): its slice starts itself ([`relay_netting::start`])
-/// over the host's parts.
-async fn netting(
-    jobs: &mut Jobs,
-    store: &Store,
-    config: &Arc<HostConfig>,
-    (reader, prices): (&Arc<ChainReader>, &Arc<PriceBook>),
-    relayer: Option<&Arc<Relayer>>,
-) -> Result<Option<Arc<relay_netting::NettingService>>, StartError> {
-    let payer = relayer.map(|r| relay_netting::Payer {
-        relayer: r.address(),
-        by_chain: r.senders().map(|s| (s.chain_id(), s.clone())).collect(),
-    });
-    let deps = relay_netting::NettingDeps {
-        config: config.clone(),
-        reader: reader.clone(),
-        prices: prices.clone(),
-        store: store.clone().into(),
-        payer,
-        clock: store.clock().clone(),
-    };
-    Ok(relay_netting::start(deps, jobs).await?)
-}
-
 /// The yield account and unified balances (spec §4.6): always served
 /// (balances need no vault); spends need the relayer.
 fn ncaccount_service(
-    store: &Store,
-    config: &Arc<HostConfig>,
-    (reader, prices): (&Arc<ChainReader>, &Arc<PriceBook>),
-    relayer: Option<&Arc<Relayer>>,
+    parts: &relay_feature::Parts,
 ) -> Arc<relay_accounts::yield_account::YieldService> {
-    use relay_accounts::yield_account::{Senders, YieldDeps, YieldService};
+    use relay_accounts::yield_account::{YieldDeps, YieldService};
     Arc::new(YieldService::new(YieldDeps {
-        config: config.clone(),
-        reader: reader.clone(),
-        prices: prices.clone(),
-        store: store.clone(),
-        relayer: relayer.map(|r| r.address()),
-        senders: relayer.map(|r| Senders {
-            by_chain: r.senders().map(|s| (s.chain_id(), s.clone())).collect(),
-        }),
-        clock: store.clock().clone(),
+        config: parts.config.clone(),
+        reader: parts.reader.clone(),
+        prices: parts.prices.clone(),
+        store: parts.store.clone(),
+        senders: parts.senders.clone(),
+        clock: parts.clock.clone(),
     }))
 }
 
@@ -459,24 +401,17 @@ impl Host {
         let hooks = notify_jobs(&mut jobs, &store, &config, (&reader, &prices), &sandbox);
         let keys = key_jobs(&mut jobs, &store).await?;
         let sessions = session_jobs(&mut jobs, &store, &config, &reader, relayer.as_ref());
-        let sponsor = sponsor(
-            &mut jobs,
-            &store,
-            &config,
-            (&reader, &prices),
-            relayer.as_ref(),
-        )
-        .await?;
-        let netting = netting(
-            &mut jobs,
-            &store,
-            &config,
-            (&reader, &prices),
-            relayer.as_ref(),
-        )
-        .await?;
+        let parts = relay_feature::Parts {
+            config: config.clone(),
+            store: store.clone(),
+            reader: reader.clone(),
+            prices: prices.clone(),
+            senders: relayer.as_ref().map(|r| r.sending()),
+            clock: store.clock().clone(),
+        };
+        let handles = relay_feature::start_all(api::FEATURES, &parts, &mut jobs).await?;
         let quote_book = quote_book_job(&mut jobs, &config, &store);
-        let ncaccount = ncaccount_service(&store, &config, (&reader, &prices), relayer.as_ref());
+        let ncaccount = ncaccount_service(&parts);
         let health = Arc::new(HealthCache::new(
             Duration::from_millis(config.runtime.health_ttl_ms),
             reader.clone(),
@@ -513,8 +448,7 @@ impl Host {
                 keys,
                 sessions,
                 prices,
-                sponsor,
-                netting,
+                handles,
                 quote_book,
                 ncaccount,
                 signals: Arc::default(),

@@ -13,6 +13,7 @@
 //! [`FailoverProvider`]: a dead or hung endpoint hands over to the next.
 
 use std::{
+    collections::HashMap,
     sync::Arc,
     time::{Duration, Instant},
 };
@@ -92,6 +93,23 @@ const GAS_PRICE_TTL: Duration = Duration::from_secs(1);
 /// devnet that mines on arrival) is asked again soon, a slow one no more
 /// than every 100 ms.
 const RECEIPT_POLL: (Duration, Duration) = (Duration::from_millis(5), Duration::from_millis(100));
+
+/// The relayer's sending side as a feature sees it: its address and one
+/// crash-safe sender per chain it sends on.
+#[derive(Clone, Debug)]
+pub struct Senders {
+    /// The relayer address (pays gas; receives deposits and payments).
+    pub relayer: Address,
+    /// By chain id.
+    pub by_chain: HashMap<u64, Arc<Sender>>,
+}
+
+impl Senders {
+    /// The sender on `chain`.
+    pub fn on(&self, chain: u64) -> Option<&Arc<Sender>> {
+        self.by_chain.get(&chain)
+    }
+}
 
 /// Signs, journals, broadcasts and tracks the relayer's transactions on one
 /// chain.

@@ -4,7 +4,7 @@
 use alloy::primitives::Address;
 use relay_chain::{
     rpc::FailoverProvider,
-    sender::{SendPolicy, Sender},
+    sender::{SendPolicy, Sender, Senders},
     signer::RelayerSigner,
 };
 use relay_config::HostConfig;
@@ -58,5 +58,13 @@ impl Relayer {
     /// The sender for a chain.
     pub fn sender(&self, chain: u64) -> Option<&Arc<Sender>> {
         self.senders.get(&chain)
+    }
+
+    /// Its address and senders, as features take them.
+    pub fn sending(&self) -> Senders {
+        Senders {
+            relayer: self.address(),
+            by_chain: self.senders.clone(),
+        }
     }
 }

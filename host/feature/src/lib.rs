@@ -5,14 +5,21 @@
 //! ones still to come — describes itself once, in its own home, with a
 //! [`Feature`]: its HTTP routes (and so its OpenAPI paths), its rate-limit
 //! buckets ([`Limit`], per minute, hour or day) and the `errorCode`s it
-//! answers with. The host collects the descriptors in one list; adding a
-//! feature is its folder and one line in that list — no central route
-//! list, limit table or error table is edited.
+//! answers with, its configuration table ([`Section`]) and how it starts
+//! ([`Start`]: over the host's shared [`Parts`] it builds its service,
+//! applies its migrations, adds its jobs and leaves in [`Handles`] what
+//! its routes read). The host collects the descriptors in one list and
+//! starts them in order ([`start_all`]); adding a feature is its folder
+//! and one line in that list — no central route list, limit table, error
+//! table or start-up code is edited.
 //!
 //! [`edge`] is what every feature's HTTP adapter reads requests with: the
 //! strict JSON body ([`edge::JsonObject`]), query fields, large answers.
 
 pub mod edge;
+mod start;
+
+pub use start::{start_all, Handles, HasHandles, Parts, Start, StartError};
 
 use axum::http::Method;
 use relay_config::{ConfigError, HostConfig};
@@ -161,6 +168,9 @@ pub struct Feature<S> {
     /// The `errorCode`s only it answers with (shared codes such as
     /// `INVALID_FIELD` belong to the core).
     pub errors: &'static [ErrorCode],
+    /// How it starts (service, migrations, jobs, the handle its routes
+    /// read), when it has more to start than its routes.
+    pub start: Option<Start>,
 }
 
 impl<S> std::fmt::Debug for Feature<S> {
@@ -171,6 +181,7 @@ impl<S> std::fmt::Debug for Feature<S> {
             .field("section", &self.section.map(|s| s.name))
             .field("limits", &self.limits.len())
             .field("errors", &self.errors.len())
+            .field("starts", &self.start.is_some())
             .finish()
     }
 }

@@ -57,6 +57,17 @@ impl Jobs {
         self.handles.push((name, handle));
     }
 
+    /// Starts `tick` every `period` under `name` (the first tick at once),
+    /// until the jobs shut down ([`every`]).
+    pub fn repeat<F, Fut>(&mut self, name: &'static str, period: std::time::Duration, tick: F)
+    where
+        F: FnMut() -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let job = every(self.token(), period, true, tick);
+        self.add(name, tokio::spawn(job));
+    }
+
     /// Names of the jobs running.
     pub fn names(&self) -> Vec<&'static str> {
         self.handles.iter().map(|(n, _)| *n).collect()

@@ -1,15 +1,15 @@
 //! Netting's HTTP adapter (spec §4.7): terms, enrolment, deposits,
 //! internal transfers, withdrawals, reserves and the exit preview. Thin
 //! over [`NettingService`]: parse, call, shape the answer. The host mounts
-//! it through [`feature`], its state being anything a [`Netting`] handle
-//! can be taken from.
+//! it through [`feature`]; its routes take the [`Netting`] handle the
+//! feature's start left in the host's handles.
 
 use axum::{
-    extract::{FromRef, Query, State},
+    extract::{Query, State},
     Json,
 };
 use relay_errors::{ApiError, ErrorBody, ErrorCode};
-use relay_feature::{edge::JsonObject, Feature, Limit, Section};
+use relay_feature::{edge::JsonObject, Feature, HasHandles, Limit, Section};
 
 use crate::{
     errors, texts, DepositAsk, Deposited, EnrolAsk, Enrolled, NettingError, NettingService,
@@ -38,8 +38,7 @@ const LIMITS: &[Limit] = &[
 /// Custodial netting accounts (spec §4.7), as the host registers them.
 pub const fn feature<S>() -> Feature<S>
 where
-    S: Clone + Send + Sync + 'static,
-    Netting: FromRef<S>,
+    S: HasHandles + Clone + Send + Sync + 'static,
 {
     Feature {
         name: "netting",
@@ -52,16 +51,18 @@ where
         routes: routes_of::<S>,
         limits: LIMITS,
         errors: errors::ALL,
+        start: Some(crate::start),
     }
 }
 
-/// The routes over the host's state `s`, holding its [`Netting`] handle.
+/// The routes over the host's state `s`, holding the [`Netting`] handle
+/// the start left (none: netting is off).
 fn routes_of<S>(s: &S) -> OpenApiRouter<S>
 where
-    S: Clone + Send + Sync + 'static,
-    Netting: FromRef<S>,
+    S: HasHandles + Clone + Send + Sync + 'static,
 {
-    routes().with_state(Netting::from_ref(s))
+    let netting = s.handles().get::<Netting>().unwrap_or(Netting(None));
+    routes().with_state(netting)
 }
 
 fn routes() -> OpenApiRouter<Netting> {

@@ -51,22 +51,14 @@ pub use withdraw::{WithdrawAsk, Withdrawal, FAILED, PAID, PENDING};
 
 use alloy::primitives::Address;
 use ledger::Ledger;
-use relay_chain::{reader::ChainReader, sender::Sender};
+use relay_chain::{reader::ChainReader, sender::Senders};
 use relay_config::{ConfigError, HostConfig};
 use relay_engine::oracle::PriceBook;
+use relay_feature::{Handles, Parts};
 use relay_jobs::Jobs;
 use relay_store::StoreError;
 use relay_types::clock::SharedClock;
-use std::{collections::HashMap, sync::Arc};
-
-/// The relayer's side: its address and one crash-safe sender per chain.
-#[derive(Clone, Debug)]
-pub struct Payer {
-    /// The relayer address (deposits go to it; payouts come from it).
-    pub relayer: Address,
-    /// By chain id.
-    pub by_chain: HashMap<u64, Arc<Sender>>,
-}
+use std::sync::Arc;
 
 /// What the service needs.
 #[derive(Clone)]
@@ -79,8 +71,9 @@ pub struct NettingDeps {
     pub prices: Arc<PriceBook>,
     /// The ledger and the transaction journal (`store.into()`).
     pub store: Ledger,
-    /// The relayer; `None`: reads and previews only.
-    pub payer: Option<Payer>,
+    /// The relayer (deposits go to it; payouts come from it); `None`:
+    /// reads and previews only.
+    pub payer: Option<Senders>,
     /// Time.
     pub clock: SharedClock,
 }
@@ -144,15 +137,39 @@ impl NettingService {
             .ok_or(NettingError::ChainUnsupported(chain))
     }
 
-    fn payer(&self) -> Result<&Payer, NettingError> {
+    fn payer(&self) -> Result<&Senders, NettingError> {
         self.deps.payer.as_ref().ok_or(NettingError::NoRelayer)
     }
 }
 
-/// Starts netting unless `[netting]` is off: applies its migrations,
-/// builds the service and, when the host can pay out, starts the job that
-/// finishes payouts whose holder died (`netting-payouts`).
-pub async fn start(
+/// Starts netting over the host's parts unless `[netting]` is off:
+/// applies its migrations, builds the service and, when the host can pay
+/// out, starts the job that finishes payouts whose holder died
+/// (`netting-payouts`). Leaves [`http::Netting`] for its routes.
+pub fn start<'a>(
+    parts: &'a Parts,
+    jobs: &'a mut Jobs,
+    handles: &'a mut Handles,
+) -> futures::future::BoxFuture<'a, Result<(), relay_feature::StartError>> {
+    Box::pin(async move {
+        let deps = NettingDeps {
+            config: parts.config.clone(),
+            reader: parts.reader.clone(),
+            prices: parts.prices.clone(),
+            store: parts.store.clone().into(),
+            payer: parts.senders.clone(),
+            clock: parts.clock.clone(),
+        };
+        let service = start_service(deps, jobs)
+            .await
+            .map_err(|e| relay_feature::StartError::new("netting", e))?;
+        handles.insert(http::Netting(service));
+        Ok(())
+    })
+}
+
+/// Starts netting over `deps` (module docs of [`start`]); `None`: off.
+async fn start_service(
     deps: NettingDeps,
     jobs: &mut Jobs,
 ) -> Result<Option<Arc<NettingService>>, StartError> {
@@ -167,7 +184,7 @@ pub async fn start(
     let service = Arc::new(service);
     if pays {
         let s = service.clone();
-        let job = relay_jobs::every(jobs.token(), every, true, move || {
+        jobs.repeat("netting-payouts", every, move || {
             let s = s.clone();
             async move {
                 let n = s.resume().await;
@@ -176,7 +193,6 @@ pub async fn start(
                 }
             }
         });
-        jobs.add("netting-payouts", tokio::spawn(job));
     }
     Ok(Some(service))
 }

@@ -8,14 +8,14 @@
 //! from.
 
 use axum::{
-    extract::{FromRef, State},
+    extract::State,
     http::{HeaderMap, HeaderValue, StatusCode},
     response::{IntoResponse, Response},
     Json,
 };
 use relay_chain::eip3009::PaymentError;
 use relay_errors::{ApiError, ErrorBody, ErrorCode};
-use relay_feature::{edge::JsonObject, Feature, Limit, Section};
+use relay_feature::{edge::JsonObject, Feature, HasHandles, Limit, Section};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use utoipa::ToSchema;
@@ -48,8 +48,7 @@ const LIMITS: &[Limit] = &[
 /// registers them.
 pub const fn feature<S>() -> Feature<S>
 where
-    S: Clone + Send + Sync + 'static,
-    Sponsor: FromRef<S>,
+    S: HasHandles + Clone + Send + Sync + 'static,
 {
     Feature {
         name: "sponsorship",
@@ -62,16 +61,17 @@ where
         routes: routes_of::<S>,
         limits: LIMITS,
         errors: errors::ALL,
+        start: Some(crate::start),
     }
 }
 
 /// The routes over the host's state `s`, holding its [`Sponsor`] handle.
 fn routes_of<S>(s: &S) -> OpenApiRouter<S>
 where
-    S: Clone + Send + Sync + 'static,
-    Sponsor: FromRef<S>,
+    S: HasHandles + Clone + Send + Sync + 'static,
 {
-    routes().with_state(Sponsor::from_ref(s))
+    let sponsor = s.handles().get::<Sponsor>().unwrap_or(Sponsor(None));
+    routes().with_state(sponsor)
 }
 
 fn routes() -> OpenApiRouter<Sponsor> {

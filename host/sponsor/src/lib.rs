@@ -45,24 +45,15 @@ pub mod x402;
 pub use config::{SponsorConfig, SECTION};
 pub use error::SponsorError;
 
-use alloy::primitives::Address;
-use relay_chain::{reader::ChainReader, sender::Sender};
+use relay_chain::{reader::ChainReader, sender::Senders};
 use relay_config::{ConfigError, HostConfig};
 use relay_engine::oracle::PriceBook;
+use relay_feature::{Handles, Parts};
 use relay_jobs::Jobs;
 use relay_store::StoreError;
 use relay_types::clock::SharedClock;
-use std::{collections::HashMap, sync::Arc};
+use std::sync::Arc;
 use store::Sponsorships;
-
-/// The relayer's side: its address and one crash-safe sender per chain.
-#[derive(Clone, Debug)]
-pub struct Senders {
-    /// The relayer address (pays gas; `payTo` unless configured).
-    pub relayer: Address,
-    /// By chain id.
-    pub by_chain: HashMap<u64, Arc<Sender>>,
-}
 
 /// What the service needs.
 #[derive(Clone)]
@@ -75,7 +66,8 @@ pub struct SponsorDeps {
     pub prices: Arc<PriceBook>,
     /// Sponsorship records and the transaction journal (`store.into()`).
     pub store: Sponsorships,
-    /// The relayer; `None`: plans and checks only.
+    /// The relayer (pays gas; `payTo` unless configured); `None`: plans
+    /// and checks only.
     pub senders: Option<Senders>,
     /// Time.
     pub clock: SharedClock,
@@ -122,13 +114,37 @@ impl SponsorService {
     }
 }
 
+/// Starts sponsorship over the host's parts (`start_service`) and
+/// leaves [`http::Sponsor`] for its routes.
+pub fn start<'a>(
+    parts: &'a Parts,
+    jobs: &'a mut Jobs,
+    handles: &'a mut Handles,
+) -> futures::future::BoxFuture<'a, Result<(), relay_feature::StartError>> {
+    Box::pin(async move {
+        let deps = SponsorDeps {
+            config: parts.config.clone(),
+            reader: parts.reader.clone(),
+            prices: parts.prices.clone(),
+            store: parts.store.clone().into(),
+            senders: parts.senders.clone(),
+            clock: parts.clock.clone(),
+        };
+        let service = start_service(deps, jobs)
+            .await
+            .map_err(|e| relay_feature::StartError::new("sponsorship", e))?;
+        handles.insert(http::Sponsor(service));
+        Ok(())
+    })
+}
+
 /// Starts sponsorship when any chain has a delegate (`[sponsor]
 /// delegates`; else `None`: no chain is sponsored): applies its migration,
 /// builds the service and, when the host can send, starts the job that
 /// finishes paid sponsorships whose holder died (`sponsorships`, every
 /// `resume_interval_ms`; at once, so a restarted host finishes what its
 /// predecessor left as soon as the lease lapses).
-pub async fn start(
+async fn start_service(
     deps: SponsorDeps,
     jobs: &mut Jobs,
 ) -> Result<Option<Arc<SponsorService>>, StartError> {
@@ -143,7 +159,7 @@ pub async fn start(
     let service = Arc::new(service);
     if sends {
         let s = service.clone();
-        let job = relay_jobs::every(jobs.token(), every, true, move || {
+        jobs.repeat("sponsorships", every, move || {
             let s = s.clone();
             async move {
                 let n = s.resume().await;
@@ -152,7 +168,6 @@ pub async fn start(
                 }
             }
         });
-        jobs.add("sponsorships", tokio::spawn(job));
     }
     Ok(Some(service))
 }

@@ -16,7 +16,7 @@ use alloy::primitives::{Address, Bytes, B256, U256};
 use base64::{engine::general_purpose::STANDARD, Engine};
 use relay_chain::eip3009::SignedTransfer;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::json;
 use utoipa::ToSchema;
 
 use crate::{plan::Plan, SponsorError, SponsorService};
@@ -154,19 +154,58 @@ fn malformed(m: impl std::fmt::Display) -> SponsorError {
     SponsorError::PaymentMalformed(m.to_string())
 }
 
-fn field<'a>(v: &'a Value, path: &[&str]) -> Result<&'a str, SponsorError> {
-    let mut at = v;
-    for p in path {
-        at = &at[*p];
-    }
-    at.as_str()
-        .ok_or_else(|| malformed(format!("{} is missing", path.join("."))))
+/// A payment header's JSON, v1 or v2 (the fields each version names).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PaymentHeader {
+    /// 1 when absent.
+    x402_version: Option<u64>,
+    /// v1: the scheme.
+    scheme: Option<String>,
+    /// v1: the network's name.
+    network: Option<String>,
+    /// v2: the requirement the payer accepted.
+    accepted: Option<Accepted>,
+    /// The `exact` EVM scheme's payload.
+    payload: ExactPayload,
 }
 
-fn uint(v: &Value, path: &[&str]) -> Result<U256, SponsorError> {
-    let s = field(v, path)?;
-    s.parse::<U256>()
-        .map_err(|_| malformed(format!("{}: not an integer", path.join("."))))
+/// v2's `accepted`.
+#[derive(Deserialize)]
+struct Accepted {
+    scheme: String,
+    network: String,
+}
+
+/// The `exact` EVM scheme's payload.
+#[derive(Deserialize)]
+struct ExactPayload {
+    signature: Bytes,
+    authorization: Authorization,
+}
+
+/// An EIP-3009 authorization, its amounts decimal strings.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Authorization {
+    from: Address,
+    to: Address,
+    value: Decimal,
+    valid_after: Decimal,
+    valid_before: Decimal,
+    nonce: B256,
+}
+
+/// A decimal integer string.
+struct Decimal(U256);
+
+impl<'de> Deserialize<'de> for Decimal {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse::<U256>()
+            .map(Decimal)
+            .map_err(|_| serde::de::Error::custom("not an integer"))
+    }
 }
 
 /// A decoded payment header.
@@ -181,48 +220,49 @@ pub struct Payment {
 }
 
 /// Decodes a payment header (`X-PAYMENT` v1 or `PAYMENT-SIGNATURE` v2):
-/// base64 JSON of the `exact` EVM scheme.
+/// base64 JSON of the `exact` EVM scheme; a bad field is named by its path.
 pub fn decode_payment(header: &str) -> Result<Payment, SponsorError> {
     let raw = STANDARD
         .decode(header.trim())
         .map_err(|_| malformed("the header is not base64"))?;
-    let v: Value = serde_json::from_slice(&raw).map_err(|_| malformed("not JSON"))?;
-    let version = v["x402Version"].as_u64().unwrap_or(1) as u8;
-    let (scheme, network) = match version {
-        1 => (field(&v, &["scheme"])?, field(&v, &["network"])?),
-        2 => (
-            field(&v, &["accepted", "scheme"])?,
-            field(&v, &["accepted", "network"])?,
+    let mut json = serde_json::Deserializer::from_slice(&raw);
+    let h: PaymentHeader = serde_path_to_error::deserialize(&mut json).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if inner.is_syntax() || inner.is_eof() {
+            malformed("not JSON")
+        } else if path == "." {
+            malformed(format!("the payment: {inner}"))
+        } else {
+            malformed(format!("{path}: {inner}"))
+        }
+    })?;
+    let version = h.x402_version.unwrap_or(1);
+    let (scheme, network) = match (version, h.accepted) {
+        (1, _) => (
+            h.scheme.ok_or_else(|| malformed("scheme is missing"))?,
+            h.network.ok_or_else(|| malformed("network is missing"))?,
         ),
-        n => return Err(malformed(format!("x402Version {n} is not served (1 or 2)"))),
+        (2, Some(a)) => (a.scheme, a.network),
+        (2, None) => return Err(malformed("accepted is missing")),
+        (n, _) => return Err(malformed(format!("x402Version {n} is not served (1 or 2)"))),
     };
     if scheme != "exact" {
         return Err(malformed(format!(
             "scheme {scheme:?} is not served (exact)"
         )));
     }
-    let a = &v["payload"]["authorization"];
-    let address = |name: &str| -> Result<Address, SponsorError> {
-        field(a, &[name])?
-            .parse()
-            .map_err(|_| malformed(format!("payload.authorization.{name}: not an address")))
-    };
-    let nonce: B256 = field(a, &["nonce"])?
-        .parse()
-        .map_err(|_| malformed("payload.authorization.nonce: not 32 bytes"))?;
-    let signature: Bytes = field(&v, &["payload", "signature"])?
-        .parse()
-        .map_err(|_| malformed("payload.signature: not hex"))?;
+    let (a, signature) = (h.payload.authorization, h.payload.signature);
     Ok(Payment {
-        version,
-        network: network.to_string(),
+        version: version as u8,
+        network,
         transfer: SignedTransfer {
-            from: address("from")?,
-            to: address("to")?,
-            value: uint(a, &["value"])?,
-            valid_after: uint(a, &["validAfter"])?,
-            valid_before: uint(a, &["validBefore"])?,
-            nonce,
+            from: a.from,
+            to: a.to,
+            value: a.value.0,
+            valid_after: a.valid_after.0,
+            valid_before: a.valid_before.0,
+            nonce: a.nonce,
             signature,
         },
     })
@@ -231,6 +271,7 @@ pub fn decode_payment(header: &str) -> Result<Payment, SponsorError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     fn encoded(v: Value) -> String {
         STANDARD.encode(v.to_string())
@@ -277,5 +318,21 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("upto"), "{e}");
+        let mut p = payload();
+        p["authorization"]["to"] = json!("0x12");
+        let e = decode_payment(&encoded(
+            json!({"x402Version": 2, "accepted": {"scheme": "exact", "network": "eip155:1"}, "payload": p}),
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("payload.authorization.to"), "{e}");
+        let e = decode_payment(&encoded(json!({"x402Version": 2, "payload": payload()})))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("accepted"), "{e}");
+        let e = decode_payment(&STANDARD.encode("{not json"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not JSON"), "{e}");
     }
 }

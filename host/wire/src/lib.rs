@@ -30,6 +30,7 @@ mod route;
 mod routing;
 mod scalar;
 mod session;
+pub mod solve;
 
 pub use decode::{decode, WireError};
 pub use execute::{

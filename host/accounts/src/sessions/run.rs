@@ -37,6 +37,8 @@ use super::{policy::RouteTerms, CapExceeded, CapKind, SessionError, SessionServi
 /// quote source and the execute service, so this crate needs neither).
 #[async_trait]
 pub trait SessionRunner: Send + Sync {
+    /// The route body as the adapter read it (the runner parses it).
+    type Route: Sync + ?Sized;
     /// The parsed request the runner prepares from.
     type Ask: Send + Sync;
     /// What a started route answers (the RouteReceipt).
@@ -46,7 +48,11 @@ pub trait SessionRunner: Send + Sync {
 
     /// Parses a session route body for `owner` (the session's address):
     /// the policy's view of it, and the runner's own.
-    fn parse(&self, route: &Value, owner: &str) -> Result<(RouteTerms, Self::Ask), Self::Error>;
+    fn parse(
+        &self,
+        route: &Self::Route,
+        owner: &str,
+    ) -> Result<(RouteTerms, Self::Ask), Self::Error>;
 
     /// Prepares a router intent (`POST /api/route/intent`'s answer).
     async fn prepare(&self, ask: &Self::Ask) -> Result<Value, Self::Error>;
@@ -156,7 +162,7 @@ impl SessionService {
         &self,
         runner: &R,
         bearer: Option<&str>,
-        route: &Value,
+        route: &R::Route,
         key: Option<String>,
     ) -> Result<SessionExecuted<R::Receipt>, ExecFailure<R::Error>> {
         let row = self.authenticate(bearer).await?;

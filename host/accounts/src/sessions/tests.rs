@@ -101,6 +101,7 @@ fn form(owner: Address, amount: U256, with_permit: bool) -> Value {
 
 #[async_trait]
 impl SessionRunner for Scripted {
+    type Route = Value;
     type Ask = (Address, U256);
     type Receipt = String;
     type Error = String;

@@ -28,19 +28,15 @@ pub mod view;
 pub use error::YieldError;
 
 use alloy::primitives::Address;
-use relay_chain::{reader::ChainReader, sender::Sender};
+use relay_chain::{
+    reader::ChainReader,
+    sender::{Sender, Senders},
+};
 use relay_config::HostConfig;
 use relay_engine::oracle::PriceBook;
 use relay_store::Store;
 use relay_types::clock::SharedClock;
-use std::{collections::HashMap, sync::Arc};
-
-/// The relayer's side: one crash-safe sender per chain.
-#[derive(Clone, Debug)]
-pub struct Senders {
-    /// By chain id.
-    pub by_chain: HashMap<u64, Arc<Sender>>,
-}
+use std::sync::Arc;
 
 /// What the service needs.
 #[derive(Clone)]
@@ -53,9 +49,8 @@ pub struct YieldDeps {
     pub prices: Arc<PriceBook>,
     /// Spend records and the transaction journal.
     pub store: Store,
-    /// The relayer's address (the spender agents approve), if any.
-    pub relayer: Option<Address>,
-    /// The relayer's senders; `None`: views and quotes only.
+    /// The relayer (its address is the spender agents approve) and its
+    /// senders; `None`: views and quotes only.
     pub senders: Option<Senders>,
     /// Time.
     pub clock: SharedClock,
@@ -168,7 +163,11 @@ impl YieldService {
     }
 
     fn relayer(&self) -> Result<Address, YieldError> {
-        self.deps.relayer.ok_or(YieldError::RelayerUnavailable(0))
+        self.deps
+            .senders
+            .as_ref()
+            .map(|s| s.relayer)
+            .ok_or(YieldError::RelayerUnavailable(0))
     }
 
     fn sender(&self, chain: u64) -> Result<&Sender, YieldError> {

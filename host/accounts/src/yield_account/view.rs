@@ -216,7 +216,7 @@ impl YieldService {
         }
         NcAccount {
             agent: agent.to_string(),
-            relayer: self.deps.relayer.map(|r| r.to_string()),
+            relayer: self.deps.senders.as_ref().map(|s| s.relayer.to_string()),
             chains,
             total_assets: total.to_string(),
             signing: Signing::new(),
@@ -236,7 +236,11 @@ impl YieldService {
             accrued: None,
             error: None,
         };
-        let spender = self.deps.relayer.unwrap_or(Address::ZERO);
+        let spender = self
+            .deps
+            .senders
+            .as_ref()
+            .map_or(Address::ZERO, |s| s.relayer);
         let r = &self.deps.reader;
         let read = async {
             let h = r.vault_holding(v.chain_id, v.vault, agent, spender).await?;

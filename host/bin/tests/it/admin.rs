@@ -90,7 +90,7 @@ async fn with_owner(req: reqwest::RequestBuilder) -> common::Answer {
 }
 
 async fn audit(h: &Running) -> Vec<Value> {
-    let a = with_owner(reqwest::Client::new().get(format!("{}/admin/api/audit", h.base))).await;
+    let a = with_owner(crate::common::http().get(format!("{}/admin/api/audit", h.base))).await;
     assert_eq!(a.status, 200, "{}", a.body);
     a.body["entries"].as_array().unwrap().clone()
 }
@@ -207,7 +207,7 @@ fn cookie_of(a: &reqwest::Response) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn without_the_owner_credential_the_page_and_its_api_answer_401() {
     let (devnet, dir, h) = mesh().await;
-    let c = reqwest::Client::new();
+    let c = crate::common::http();
     let url = |p: &str| format!("{}{p}", h.base);
 
     let page = c.get(url("/admin")).send().await.unwrap();
@@ -365,7 +365,7 @@ async fn without_the_owner_credential_the_page_and_its_api_answer_401() {
 async fn the_live_stream_pushes_a_snapshot_at_once_and_after_a_change() {
     // The periodic refresh is far off: what arrives is pushed by the change.
     let (devnet, _dir, h) = mesh_with(|c| c.admin.refresh_ms = 600_000).await;
-    let c = reqwest::Client::new();
+    let c = crate::common::http();
     let mut resp = c
         .get(format!("{}/admin/api/events", h.base))
         .bearer_auth(DEVNET_OWNER_TOKEN)
@@ -465,7 +465,7 @@ async fn rate_limit_refusals_are_counted_per_route_on_the_dashboard() {
         c.limits.per_minute.insert("status".into(), 2);
     })
     .await;
-    let c = reqwest::Client::new();
+    let c = crate::common::http();
     let mut refused = 0;
     for _ in 0..5 {
         let r = c

@@ -201,7 +201,7 @@ async fn a_delivered_route_is_verified_on_chain_and_its_evidence_verifies_offlin
 
     // The bundle verifies with `relay verify` and with viem, and not after
     // one byte of it changes.
-    let bundle = reqwest::get(format!("{}/api/evidence/bundle?id={id}", h.base))
+    let bundle = crate::common::fetch(format!("{}/api/evidence/bundle?id={id}", h.base))
         .await
         .unwrap()
         .text()

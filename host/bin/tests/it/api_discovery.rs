@@ -56,7 +56,7 @@ async fn gasless_info_feeds_and_changelog_describe_this_host() {
     })
     .await;
 
-    let resp = reqwest::get(format!("{}/api/gasless/info", h.base)).await;
+    let resp = crate::common::fetch(format!("{}/api/gasless/info", h.base)).await;
     let resp = resp.unwrap();
     assert_eq!(resp.headers()["x-ratelimit-limit"], "60", "like status");
     let info: Value = resp.json().await.unwrap();

@@ -163,7 +163,7 @@ async fn bad_requests_are_typed_and_move_nothing_and_sandbox_and_dry_sign_nothin
             "{body} -> {text}"
         );
     }
-    let resp = reqwest::Client::new()
+    let resp = crate::common::http()
         .post(format!("{}/api/route/execute", h.base))
         .header("content-type", "application/json")
         .body("{not json")

@@ -107,7 +107,7 @@ async fn every_served_path_is_documented_and_every_documented_operation_is_serve
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let h = serve(&devnet, dir.path(), |_| {}).await;
-    let client = reqwest::Client::new();
+    let client = crate::common::http();
     let doc: Value = client
         .get(format!("{}/api/openapi.json", h.base))
         .send()

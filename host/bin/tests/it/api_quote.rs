@@ -74,7 +74,7 @@ fn usdc_body(from: Address) -> Value {
 
 async fn quote(base: &str, body: &Value) -> Answer {
     send(
-        reqwest::Client::new()
+        crate::common::http()
             .post(format!("{base}/api/route/quote"))
             .json(body),
     )
@@ -469,7 +469,7 @@ async fn bad_requests_get_typed_4xx_naming_the_field_and_unroutable_lanes_404() 
         );
     }
     let raw = |body: Vec<u8>| {
-        reqwest::Client::new()
+        crate::common::http()
             .post(format!("{}/api/route/quote", h.base))
             .header("content-type", "application/json")
             .body(body)
@@ -491,7 +491,7 @@ async fn bad_requests_get_typed_4xx_naming_the_field_and_unroutable_lanes_404() 
     let mut aliased = ok.clone();
     aliased.as_object_mut().unwrap().remove("fromToken");
     let a = send(
-        reqwest::Client::new()
+        crate::common::http()
             .post(format!("{}/api/route/quote?token=USDC", h.base))
             .json(&aliased),
     )
@@ -523,7 +523,7 @@ async fn the_41st_quote_in_a_minute_is_rate_limited_with_headers() {
     // Every request counts, a refused one too: forty bodies that fail
     // validation answer at once, so the whole burst lands well inside the
     // 1.5 s in which the limit (40 a minute) frees one request.
-    let client = reqwest::Client::new();
+    let client = crate::common::http();
     let cheap = || client.post(&url).json(&json!({}));
     for i in 0..40u32 {
         let a = send(cheap()).await;
@@ -637,7 +637,7 @@ async fn compare_ranks_every_rail_and_caches_a_lane_for_12_seconds() {
     let (_, again) = get(&url(AMOUNT)).await;
     assert_eq!(again["cached"], true);
     assert_eq!(again["quotes"], first["quotes"]);
-    let post = send(reqwest::Client::new().post(format!("{}/api/route/compare", h.base)).json(
+    let post = send(crate::common::http().post(format!("{}/api/route/compare", h.base)).json(
         &json!({"fromChain": SRC, "toChain": DST, "amount": AMOUNT.to_string(), "fromToken": "USDC"}),
     ))
     .await;
@@ -692,7 +692,7 @@ async fn the_catalogue_lists_every_code_and_cors_allows_the_relay_headers() {
         (Some(429), Some(true))
     );
 
-    let pre = reqwest::Client::new()
+    let pre = crate::common::http()
         .request(
             reqwest::Method::OPTIONS,
             format!("{}/api/route/quote", h.base),
@@ -720,7 +720,7 @@ async fn the_catalogue_lists_every_code_and_cors_allows_the_relay_headers() {
     ] {
         assert!(allowed.contains(hdr), "{hdr} not in {allowed}");
     }
-    let resp = reqwest::Client::new()
+    let resp = crate::common::http()
         .get(format!("{}/api/status", h.base))
         .header("origin", "https://wallet.example")
         .send()

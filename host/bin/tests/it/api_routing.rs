@@ -464,7 +464,7 @@ async fn agent_do_understands_a_sentence_and_the_recent_feed_never_identifies_an
     let live = common::sample_route("rt_feed0000000001");
     common::store_idle_route(&h.host_state.store, &live).await;
     let (status, text) = {
-        let r = reqwest::get(format!("{}/api/routes/recent", h.base))
+        let r = crate::common::fetch(format!("{}/api/routes/recent", h.base))
             .await
             .unwrap();
         (r.status().as_u16(), r.text().await.unwrap())

@@ -53,7 +53,7 @@ async fn the_stream_sends_now_each_change_then_done_and_closes() {
     let mut r = route("rt_stream");
     common::store_idle_route(&h.host_state.store, &r).await;
 
-    let resp = reqwest::get(format!("{}/api/route/stream?id=rt_stream", h.base))
+    let resp = crate::common::fetch(format!("{}/api/route/stream?id=rt_stream", h.base))
         .await
         .unwrap();
     assert_eq!(resp.headers()["content-type"], "text/event-stream");

@@ -256,7 +256,7 @@ async fn bad_questions_are_typed_and_the_page_and_terms_are_served() {
         );
     }
 
-    let page = reqwest::get(format!("{}/api/concierge", h.base))
+    let page = crate::common::fetch(format!("{}/api/concierge", h.base))
         .await
         .unwrap();
     assert_eq!(page.status(), 200);
@@ -275,7 +275,9 @@ async fn bad_questions_are_typed_and_the_page_and_terms_are_served() {
         "no external assets"
     );
 
-    let resp = reqwest::get(format!("{}/api/terms", h.base)).await.unwrap();
+    let resp = crate::common::fetch(format!("{}/api/terms", h.base))
+        .await
+        .unwrap();
     let version = resp.headers()["x-relay-terms-version"]
         .to_str()
         .unwrap()

@@ -57,7 +57,7 @@ fn body(devnet: &Devnet, i: u64) -> Value {
 /// One attempt: the route id, or `None` if the host was not there or the
 /// key's first request is still in flight.
 async fn submit(base: &str, body: &Value, key: &str) -> Option<String> {
-    let resp = reqwest::Client::new()
+    let resp = crate::common::http()
         .post(format!("{base}/api/route/execute"))
         .header("x-idempotency-key", key)
         .json(body)

@@ -25,7 +25,7 @@ fn post(
     content_type: &str,
     body: impl Into<String>,
 ) -> reqwest::RequestBuilder {
-    reqwest::Client::new()
+    crate::common::http()
         .post(format!("{base}{path}"))
         .header("content-type", content_type)
         .body(body.into())
@@ -115,18 +115,18 @@ async fn hostile_requests_get_json_errors_and_the_metrics_count_them() {
 
     // A long request target.
     let long = format!("{base}/api/status?pad={}", "x".repeat(9 * 1024));
-    let a = send(reqwest::Client::new().get(long)).await;
+    let a = send(crate::common::http().get(long)).await;
     assert_eq!(code(&a), (414, Some("URI_TOO_LONG")));
 
     // Large or many headers: the JSON 431, not hyper's empty answer.
     let a = send(
-        reqwest::Client::new()
+        crate::common::http()
             .get(format!("{base}/api/status"))
             .header("cookie", "x".repeat(20 * 1024)),
     )
     .await;
     assert_eq!(code(&a), (431, Some("HEADERS_TOO_LARGE")), "{}", a.body);
-    let mut many = reqwest::Client::new().get(format!("{base}/api/status"));
+    let mut many = crate::common::http().get(format!("{base}/api/status"));
     for i in 0..150 {
         many = many.header(format!("x-pad-{i}"), "1");
     }
@@ -187,11 +187,11 @@ async fn hostile_requests_get_json_errors_and_the_metrics_count_them() {
 
     // Unknown paths are JSON too; every answer carries a request id, the
     // client's own when it sent one.
-    let a = send(reqwest::Client::new().get(format!("{base}/nowhere"))).await;
+    let a = send(crate::common::http().get(format!("{base}/nowhere"))).await;
     assert_eq!(code(&a), (404, Some("NOT_FOUND")));
     assert!(a.header("x-request-id").is_some_and(|id| id.len() >= 32));
     let a = send(
-        reqwest::Client::new()
+        crate::common::http()
             .get(format!("{base}/api/status"))
             .header("x-request-id", "trace-me-1"),
     )
@@ -199,7 +199,9 @@ async fn hostile_requests_get_json_errors_and_the_metrics_count_them() {
     assert_eq!(a.header("x-request-id"), Some("trace-me-1"));
 
     // The metrics saw all of it.
-    let resp = reqwest::get(format!("{base}/metrics")).await.unwrap();
+    let resp = crate::common::fetch(format!("{base}/metrics"))
+        .await
+        .unwrap();
     assert_eq!(resp.status(), 200);
     let ct = resp.headers()["content-type"].to_str().unwrap().to_string();
     assert!(ct.starts_with("text/plain"), "{ct}");
@@ -278,7 +280,7 @@ async fn slow_clients_are_cut_off_at_the_read_timeouts() {
     );
 
     // A prompt client on the same host is served as usual.
-    let a = send(reqwest::Client::new().get(format!("{}/api/status", h.base))).await;
+    let a = send(crate::common::http().get(format!("{}/api/status", h.base))).await;
     assert_eq!(a.status, 200, "{}", a.body);
 }
 

@@ -25,7 +25,7 @@ async fn bare_host(dir: &Path, tweak: impl FnOnce(&mut HostConfig)) -> ServedHos
 }
 
 fn get(base: &str, path: &str, key: Option<&str>) -> reqwest::RequestBuilder {
-    let req = reqwest::Client::new().get(format!("{base}{path}"));
+    let req = crate::common::http().get(format!("{base}{path}"));
     match key {
         Some(k) => req.header("x-relay-key", k),
         None => req,
@@ -33,7 +33,7 @@ fn get(base: &str, path: &str, key: Option<&str>) -> reqwest::RequestBuilder {
 }
 
 fn post(base: &str, path: &str, body: Option<Value>, key: Option<&str>) -> reqwest::RequestBuilder {
-    let mut req = reqwest::Client::new().post(format!("{base}{path}"));
+    let mut req = crate::common::http().post(format!("{base}{path}"));
     if let Some(b) = body {
         req = req.json(&b);
     }

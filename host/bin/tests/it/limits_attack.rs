@@ -45,7 +45,7 @@ fn assert_rate_limited(a: &Answer, what: &str) {
 async fn the_endpoints_issue_40_found_unlimited_answer_429_past_their_buckets() {
     let dir = tempfile::tempdir().unwrap();
     let h = bare_host(dir.path(), |_| {}).await;
-    let c = reqwest::Client::new();
+    let c = crate::common::http();
     let url = |p: &str| format!("{}{p}", h.base);
     let victim = "0x000000000000000000000000000000000000bEEF";
     let cases: Vec<(&str, reqwest::RequestBuilder, u32)> = vec![
@@ -146,7 +146,7 @@ async fn a_key_buys_no_request_its_ip_did_not_have() {
         c.limits.per_minute.insert("status".into(), 5);
     })
     .await;
-    let c = reqwest::Client::new();
+    let c = crate::common::http();
     let mut keys = Vec::new();
     for i in 0..3 {
         let a = send(
@@ -318,7 +318,7 @@ async fn expired_tampered_and_token_derived_admin_cookies_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::at(SystemClock.now_ms());
     let h = bare_host_at(dir.path(), clock.clone(), |c| c.admin.session_ttl_secs = 2).await;
-    let c = reqwest::Client::new();
+    let c = crate::common::http();
     let snapshot = |cookie: &str| {
         c.get(format!("{}/admin/api/snapshot", h.base))
             .header("cookie", format!("{COOKIE}={cookie}"))

@@ -317,7 +317,7 @@ async fn foreign_hosts_and_browser_origins_are_refused() {
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
     let send = |headers: &'static [(&'static str, &'static str)]| {
-        let mut req = reqwest::Client::new()
+        let mut req = crate::common::http()
             .post(format!("{}/mcp", h.base))
             .header("accept", "application/json, text/event-stream")
             .json(&init);

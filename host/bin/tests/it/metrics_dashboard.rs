@@ -83,7 +83,7 @@ async fn every_metric_the_dashboard_queries_is_exported_by_a_live_host() {
     let quote = json!({"fromChain": SRC, "toChain": DST, "fromToken": "USDC", "amount": "5000000"});
     let (code, text) = post(&h.base, "/api/route/quote", &quote, &[]).await;
     assert_eq!(code, 200, "{text}");
-    let text = reqwest::get(format!("{}/metrics", h.base))
+    let text = crate::common::fetch(format!("{}/metrics", h.base))
         .await
         .unwrap()
         .text()

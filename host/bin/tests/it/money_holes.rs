@@ -59,7 +59,7 @@ async fn twenty_as(
     key: Option<&str>,
     auth: Option<&str>,
 ) -> Vec<(u16, Value)> {
-    let client = reqwest::Client::new();
+    let client = crate::common::http();
     let sends = (0..20).map(|_| {
         let mut req = client.post(format!("{base}{path}")).json(body);
         if let Some(k) = key {
@@ -196,7 +196,7 @@ async fn an_empty_payer_sends_nothing_and_a_settlement_is_never_a_deposit() {
     // twenty copies of one real payment: one settlement, one sponsorship
     let pay = sponsor::x_payment(&devnet, &user, relayer, price, sponsor::now_secs() + 300);
     let user0 = usdc_balance(&devnet, chain, user.address()).await;
-    let client = reqwest::Client::new();
+    let client = crate::common::http();
     let answers = join_all((0..20).map(|_| {
         let req = client
             .post(format!("{base}/api/7702/sponsor"))
@@ -286,7 +286,7 @@ async fn twenty_copies_of_one_signed_permit_make_one_route() {
 
     // the same body later answers the same route, and moves nothing
     let again = common::send(
-        reqwest::Client::new()
+        crate::common::http()
             .post(format!("{base}/api/route/execute"))
             .json(&body),
     )

@@ -21,7 +21,7 @@ const USDC: u64 = 1_000_000;
 
 pub(crate) async fn post(base: &str, path: &str, body: &Value) -> common::Answer {
     common::send(
-        reqwest::Client::new()
+        crate::common::http()
             .post(format!("{base}{path}"))
             .json(body),
     )
@@ -29,7 +29,7 @@ pub(crate) async fn post(base: &str, path: &str, body: &Value) -> common::Answer
 }
 
 pub(crate) async fn get(base: &str, path: &str) -> common::Answer {
-    common::send(reqwest::Client::new().get(format!("{base}{path}"))).await
+    common::send(crate::common::http().get(format!("{base}{path}"))).await
 }
 
 fn sign(who: &PrivateKeySigner, text: &str) -> String {

@@ -68,7 +68,7 @@ async fn execute_as(
     body: &Value,
     auth: Option<&str>,
 ) -> (u16, reqwest::header::HeaderMap, Value) {
-    let mut req = reqwest::Client::new()
+    let mut req = crate::common::http()
         .post(format!("{base}/api/route/execute"))
         .header("x-idempotency-key", "self-1")
         .json(body);

@@ -76,7 +76,7 @@ async fn relay_serve_exports_its_request_spans_over_otlp_http() {
     );
     let base = format!("http://127.0.0.1:{port}");
     wait_ready(&base).await;
-    let r = reqwest::get(format!("{base}/api/route/chains"))
+    let r = crate::common::fetch(format!("{base}/api/route/chains"))
         .await
         .unwrap();
     assert_eq!(r.status(), 200);

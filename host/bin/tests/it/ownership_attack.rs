@@ -50,7 +50,7 @@ async fn call(
     headers: &[(&str, &str)],
     body: Option<&Value>,
 ) -> common::Answer {
-    let mut req = reqwest::Client::new().request(method, format!("{}{path}", h.base));
+    let mut req = crate::common::http().request(method, format!("{}{path}", h.base));
     for (k, v) in headers {
         req = req.header(*k, *v);
     }

@@ -47,7 +47,7 @@ async fn until_read(base: &str, chain: u64, pair: &str, answer: &str) {
 async fn quote(base: &str) -> Answer {
     let body = json!({"fromChain": SRC, "toChain": DST, "fromToken": "USDC", "amount": "5000000", "fromAddress": relay_devnet::keys::anvil_address(1)});
     let url = format!("{base}/api/route/quote");
-    send(reqwest::Client::new().post(url).json(&body)).await
+    send(crate::common::http().post(url).json(&body)).await
 }
 
 /// The gas charge the quote's own breakdown gives at `eth_usd_e6`: every

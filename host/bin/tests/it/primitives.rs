@@ -58,7 +58,7 @@ async fn create(h: &Running, path: &str, body: &Value, as_owner: bool) -> (u16, 
 /// DELETEs `path` as the owner (anyone else needs the record's
 /// cancelToken: `ownership_attack.rs`).
 async fn delete(h: &Running, path: &str) -> (u16, Value) {
-    let req = reqwest::Client::new()
+    let req = crate::common::http()
         .delete(format!("{}{path}", h.base))
         .header("authorization", owner());
     let a = common::send(req).await;

@@ -15,7 +15,7 @@ const SRC: u64 = 8453;
 const DST: u64 = 42161;
 
 async fn execute(base: &str, body: &Value, headers: &[(&str, &str)]) -> Answer {
-    let mut req = reqwest::Client::new()
+    let mut req = crate::common::http()
         .post(format!("{base}/api/route/execute"))
         .json(body);
     for (k, v) in headers {

@@ -70,7 +70,7 @@ fn relay_up_serves_the_devnet_mesh_and_stops_on_ctrl_c() {
 
     let rt = tokio::runtime::Runtime::new().unwrap();
     let mesh: serde_json::Value = rt.block_on(async {
-        reqwest::get(format!("http://127.0.0.1:{port}/api/route/chains"))
+        crate::common::fetch(format!("http://127.0.0.1:{port}/api/route/chains"))
             .await
             .unwrap()
             .json()
@@ -83,7 +83,7 @@ fn relay_up_serves_the_devnet_mesh_and_stops_on_ctrl_c() {
         "{mesh}"
     );
     let status: serde_json::Value = rt.block_on(async {
-        reqwest::get(format!("http://127.0.0.1:{port}/api/status"))
+        crate::common::fetch(format!("http://127.0.0.1:{port}/api/status"))
             .await
             .unwrap()
             .json()
@@ -104,7 +104,7 @@ fn relay_up_serves_the_devnet_mesh_and_stops_on_ctrl_c() {
         "toAddress": "0x000000000000000000000000000000000000bEEF", "live": true,
     });
     let execute = |auth: Option<String>| {
-        let mut req = reqwest::Client::new()
+        let mut req = crate::common::http()
             .post(format!("http://127.0.0.1:{port}/api/route/execute"))
             .json(&self_mode);
         if let Some(a) = auth {
@@ -123,7 +123,7 @@ fn relay_up_serves_the_devnet_mesh_and_stops_on_ctrl_c() {
     assert!(exit.success(), "relay up exited with {exit}");
     for rpc in rpcs {
         let gone = rt.block_on(async {
-            reqwest::Client::new()
+            crate::common::http()
                 .post(&rpc)
                 .json(
                     &serde_json::json!({"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}),

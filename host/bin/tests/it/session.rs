@@ -62,7 +62,7 @@ async fn call(h: &Running, path: &str, body: &Value, auth: Option<&str>) -> (u16
 
 /// GET with `auth`; the status, a header, the JSON body.
 async fn read(h: &Running, path: &str, auth: Option<&str>) -> (u16, Option<String>, Value) {
-    let mut req = reqwest::Client::new().get(format!("{}{path}", h.base));
+    let mut req = crate::common::http().get(format!("{}{path}", h.base));
     if let Some(a) = auth {
         req = req.header("authorization", a);
     }
@@ -346,7 +346,7 @@ async fn a_thousand_concurrent_executes_stay_within_the_caps(database_url: Optio
     let funded = U256::from(20 * USDC);
     devnet.mint(SRC, Token::Usdc, fund, funded).await.unwrap();
     let auth = bearer(&s);
-    let client = reqwest::Client::new();
+    let client = crate::common::http();
     let sends = (0..1_000u64).map(|i| {
         let amount = USDC * (1 + i % 3);
         let req = client

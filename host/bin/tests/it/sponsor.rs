@@ -133,7 +133,7 @@ pub(crate) async fn post(
     body: &Value,
     headers: &[(&str, &str)],
 ) -> common::Answer {
-    let mut req = reqwest::Client::new()
+    let mut req = crate::common::http()
         .post(format!("{base}{path}"))
         .json(body);
     for (k, v) in headers {

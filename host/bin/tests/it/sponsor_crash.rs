@@ -58,7 +58,7 @@ async fn crash_at(
         ("x-payment", pay.as_str()),
         ("x-idempotency-key", key.as_str()),
     ];
-    let request = reqwest::Client::new()
+    let request = crate::common::http()
         .post(format!("{base}/api/7702/sponsor"))
         .json(&body)
         .header("x-payment", pay.as_str())

@@ -595,7 +595,7 @@ async fn price_and_balance_subscriptions_deliver_events() {
     verified(price);
 
     // Unsubscribing one balance subscription; the other hears the change.
-    let a = common::send(reqwest::Client::new().delete(format!(
+    let a = common::send(crate::common::http().delete(format!(
         "{}/api/events/subscribe/{}",
         host.base,
         cancelled["id"].as_str().unwrap()

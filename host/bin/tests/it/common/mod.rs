@@ -82,9 +82,31 @@ pub async fn serve_with(
     }
 }
 
+/// The one HTTP client of every test request. Building a client loads the
+/// system's trust store (tens of milliseconds of CPU, most of a test's
+/// time where it polls), so it is built once. It keeps no idle
+/// connection: a pooled one would belong to the runtime of the test that
+/// opened it, and another test on a reused port would be handed it.
+pub fn http() -> reqwest::Client {
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            reqwest::Client::builder()
+                .pool_max_idle_per_host(0)
+                .build()
+                .expect("an HTTP client")
+        })
+        .clone()
+}
+
+/// `GET url` with the shared client ([`http`]).
+pub async fn fetch(url: impl reqwest::IntoUrl) -> reqwest::Result<reqwest::Response> {
+    http().get(url).send().await
+}
+
 /// GET a JSON body.
 pub async fn get(url: &str) -> (u16, Value) {
-    let r = reqwest::get(url).await.expect("request");
+    let r = fetch(url).await.expect("request");
     let status = r.status().as_u16();
     (status, r.json().await.expect("JSON body"))
 }
@@ -263,9 +285,7 @@ pub fn permit_body_at(
 
 /// POST `body` to `base` + `path`; the status and the raw body.
 pub async fn post(base: &str, path: &str, body: &Value, headers: &[(&str, &str)]) -> (u16, String) {
-    let mut req = reqwest::Client::new()
-        .post(format!("{base}{path}"))
-        .json(body);
+    let mut req = http().post(format!("{base}{path}")).json(body);
     for (k, v) in headers {
         req = req.header(*k, *v);
     }
@@ -420,7 +440,7 @@ impl Drop for HostProcess {
 pub async fn wait_ready(base: &str) {
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while std::time::Instant::now() < deadline {
-        if reqwest::get(format!("{base}/api/status")).await.is_ok() {
+        if fetch(format!("{base}/api/status")).await.is_ok() {
             return;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;

@@ -1,0 +1,201 @@
+//! How a feature starts: from the host's shared [`Parts`] it builds its
+//! service, applies its migrations, adds its jobs and leaves what its
+//! routes need in [`Handles`]. The binary starts every feature of its
+//! list in order ([`start_all`]); a feature added later starts the same
+//! way, with no line in the binary's start-up.
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use relay_chain::{reader::ChainReader, sender::Senders};
+use relay_config::HostConfig;
+use relay_engine::oracle::PriceBook;
+use relay_jobs::Jobs;
+use relay_store::Store;
+use relay_types::SharedClock;
+use tracing::Instrument;
+
+use crate::Feature;
+
+/// What every feature starts from: the host's shared parts.
+#[derive(Clone)]
+pub struct Parts {
+    /// Host configuration (a feature reads its own table from
+    /// `config.sections`).
+    pub config: Arc<HostConfig>,
+    /// The store (a feature applies its own migrations to it).
+    pub store: Store,
+    /// Read-only chain access.
+    pub reader: Arc<ChainReader>,
+    /// USD prices.
+    pub prices: Arc<PriceBook>,
+    /// The relayer's senders; `None`: the host runs without a key.
+    pub senders: Option<Senders>,
+    /// Time.
+    pub clock: SharedClock,
+}
+
+impl std::fmt::Debug for Parts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Parts")
+            .field("sends", &self.senders.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What started features leave for the adapters: at most one value per
+/// type (a feature's handle, e.g. its service or `None` when it is off).
+#[derive(Clone, Debug, Default)]
+pub struct Handles(axum::http::Extensions);
+
+impl Handles {
+    /// Leaves `value` (replacing one of the same type).
+    pub fn insert<T: Clone + Send + Sync + 'static>(&mut self, value: T) {
+        self.0.insert(value);
+    }
+
+    /// The value of type `T`, when a feature left one.
+    pub fn get<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
+        self.0.get::<T>().cloned()
+    }
+}
+
+/// A host state that carries the started features' [`Handles`] (what a
+/// feature's routes read their handle from).
+pub trait HasHandles {
+    /// The handles.
+    fn handles(&self) -> &Handles;
+}
+
+/// Why a feature did not start.
+#[derive(Debug, thiserror::Error)]
+#[error("{feature} did not start: {source}")]
+pub struct StartError {
+    /// The feature.
+    pub feature: &'static str,
+    /// Why.
+    #[source]
+    pub source: Box<dyn std::error::Error + Send + Sync>,
+}
+
+impl StartError {
+    /// `feature` failed with `source`.
+    pub fn new(
+        feature: &'static str,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        StartError {
+            feature,
+            source: source.into(),
+        }
+    }
+}
+
+/// A feature's start: builds it over the parts, adds its jobs, leaves its
+/// handle.
+pub type Start =
+    for<'a> fn(&'a Parts, &'a mut Jobs, &'a mut Handles) -> BoxFuture<'a, Result<(), StartError>>;
+
+/// Starts every feature of `features` that has a start, in order.
+pub async fn start_all<S>(
+    features: &[Feature<S>],
+    parts: &Parts,
+    jobs: &mut Jobs,
+) -> Result<Handles, StartError> {
+    let mut handles = Handles::default();
+    for f in features {
+        if let Some(start) = f.start {
+            let span = tracing::info_span!("feature_start", feature = f.name);
+            start(parts, jobs, &mut handles).instrument(span).await?;
+            tracing::debug!(feature = f.name, "feature started");
+        }
+    }
+    Ok(handles)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use relay_jobs::CancellationToken;
+    use utoipa_axum::router::OpenApiRouter;
+
+    fn feature(name: &'static str, start: Option<Start>) -> Feature<()> {
+        Feature {
+            name,
+            home: "host/feature",
+            spec: "",
+            section: None,
+            routes: |_| OpenApiRouter::new(),
+            limits: &[],
+            errors: &[],
+            start,
+        }
+    }
+
+    fn leaves_a_handle<'a>(
+        parts: &'a Parts,
+        jobs: &'a mut Jobs,
+        handles: &'a mut Handles,
+    ) -> BoxFuture<'a, Result<(), StartError>> {
+        Box::pin(async move {
+            let _ = parts.store.backend();
+            handles.insert(7u32);
+            jobs.repeat("a-job", std::time::Duration::from_secs(3_600), || async {});
+            Ok(())
+        })
+    }
+
+    fn cannot_start<'a>(
+        _: &'a Parts,
+        _: &'a mut Jobs,
+        _: &'a mut Handles,
+    ) -> BoxFuture<'a, Result<(), StartError>> {
+        Box::pin(async { Err(StartError::new("broken", "its table is invalid")) })
+    }
+
+    async fn parts(dir: &tempfile::TempDir) -> Parts {
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("f.db").display());
+        let clock = relay_types::clock::system();
+        let store = Store::connect_with_clock(&url, clock.clone())
+            .await
+            .unwrap();
+        let config = Arc::new(HostConfig::default());
+        let reader = Arc::new(ChainReader::new(&config));
+        let prices = Arc::new(PriceBook::new(
+            config.clone(),
+            reader.clone(),
+            clock.clone(),
+        ));
+        Parts {
+            config,
+            store,
+            reader,
+            prices,
+            senders: None,
+            clock,
+        }
+    }
+
+    #[tokio::test]
+    async fn features_start_over_the_parts_leave_handles_and_jobs_and_a_failure_names_its_feature()
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let parts = parts(&dir).await;
+        let mut jobs = Jobs::new(CancellationToken::new());
+        let list = [feature("a", Some(leaves_a_handle)), feature("b", None)];
+        let handles = start_all(&list, &parts, &mut jobs).await.unwrap();
+        assert_eq!(handles.get::<u32>(), Some(7));
+        assert_eq!(handles.get::<u64>(), None);
+        assert_eq!(jobs.names(), ["a-job"]);
+
+        let list = [
+            feature("broken", Some(cannot_start)),
+            feature("a", Some(leaves_a_handle)),
+        ];
+        let e = start_all(&list, &parts, &mut jobs).await.unwrap_err();
+        assert_eq!(e.feature, "broken");
+        assert!(e.to_string().contains("its table is invalid"), "{e}");
+        assert_eq!(jobs.names(), ["a-job"], "nothing after the failure started");
+        jobs.shutdown().await;
+    }
+}
