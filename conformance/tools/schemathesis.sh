@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs schemathesis (PyPI, pinned) into .tools/venv when missing and
 # prints the path of its `st` command. The HTTP fuzz test
-# (host/bin/tests/it/schemathesis.rs) runs it against /api/openapi.json.
+# (host/bin/tests/it/api_contract.rs) runs it against /api/openapi.json.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 version=4.32.5

@@ -244,39 +244,14 @@ fn verdict(
 
 #[cfg(test)]
 pub(crate) mod tests_support {
-    use relay_plugin_api::{Amount, ChainRef, ExecutionPlan, SourceMode};
     use relay_types::route::{RouteRecord, RouteStatus};
 
     /// A delivered 5 USDC route 8453 → 42161 (sender = recipient).
     pub fn route() -> RouteRecord {
         RouteRecord {
-            id: "rt_test".into(),
             status: RouteStatus::Done,
             stage: None,
-            rail: "floatlane".into(),
-            lane: "evm->evm".into(),
-            from_chain: ChainRef::Evm(8453),
-            to_chain: ChainRef::Evm(42161),
-            from_token: "USDC".into(),
-            to_token: "USDC".into(),
-            amount: Amount::from_u128(5_000_000),
-            estimated: Amount::from_u128(4_987_500),
-            min_out: Amount::from_u128(4_987_500),
-            relay_fee: Amount::from_u128(12_500),
-            gas_fee: Amount::ZERO,
-            sender: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
-            recipient: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
-            mode: SourceMode::Permit2,
-            plan: ExecutionPlan::default(),
-            next_step: 0,
-            track_ref: None,
-            src_tx: None,
-            dest_tx: None,
-            failure: None,
-            created_ms: 0,
-            permit: None,
-            passed_over: Vec::new(),
-            router: None,
+            ..RouteRecord::sample("rt_test", 0)
         }
     }
 }

@@ -120,8 +120,10 @@ async fn withdrawals(
     address: &Address,
     limit: u32,
 ) -> Result<Vec<receipts::Withdrawal>, ApiError> {
-    let on = s.handles.get::<relay_netting::http::Netting>();
-    if on.is_none_or(|n| n.0.is_none()) {
+    let netting = s
+        .handles
+        .get::<Option<std::sync::Arc<relay_netting::NettingService>>>();
+    if netting.flatten().is_none() {
         return Ok(Vec::new());
     }
     let ledger = relay_netting::ledger::Ledger::from(s.store.clone());

@@ -128,36 +128,9 @@ fn stream_fanout(c: &mut Criterion) {
 
 /// A route in flight, as the streams show it.
 fn sample_route(id: &str) -> RouteRecord {
-    use relay_plugin_api::{Amount, ChainRef, ExecutionPlan, SourceMode};
-    use relay_types::route::RouteStatus;
     RouteRecord {
-        id: id.into(),
-        status: RouteStatus::Bridging,
-        stage: Some("RECEIVING".into()),
-        rail: "floatlane".into(),
-        lane: "evm->evm".into(),
-        from_chain: ChainRef::Evm(8453),
-        to_chain: ChainRef::Evm(42161),
-        from_token: "USDC".into(),
-        to_token: "USDC".into(),
-        amount: Amount::from_u128(5_000_000),
-        estimated: Amount::from_u128(4_987_500),
-        min_out: Amount::from_u128(4_987_500),
-        relay_fee: Amount::from_u128(12_500),
-        gas_fee: Amount::ZERO,
-        sender: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
-        recipient: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
-        mode: SourceMode::Permit2,
-        plan: ExecutionPlan::default(),
-        next_step: 0,
-        track_ref: None,
-        src_tx: None,
-        dest_tx: None,
-        failure: None,
-        created_ms: SystemClock.now_ms(),
-        permit: None,
-        passed_over: Vec::new(),
-        router: None,
+        status: relay_types::route::RouteStatus::Bridging,
+        ..RouteRecord::sample(id, SystemClock.now_ms())
     }
 }
 

@@ -19,7 +19,7 @@
 pub mod edge;
 mod start;
 
-pub use start::{start_all, Handles, HasHandles, Parts, Start, StartError};
+pub use start::{service, start_all, Handles, HasHandles, Parts, Service, Start, StartError};
 
 use axum::http::Method;
 use relay_config::{ConfigError, HostConfig};

@@ -96,6 +96,39 @@ impl StartError {
 pub type Start =
     for<'a> fn(&'a Parts, &'a mut Jobs, &'a mut Handles) -> BoxFuture<'a, Result<(), StartError>>;
 
+/// A feature that starts as one service, or as none when its
+/// configuration leaves it off. Its [`Start`] is [`service::<Self>`]:
+/// it leaves `Option<Arc<Self>>` in the handles, which its routes read.
+pub trait Service: Send + Sync + Sized + 'static {
+    /// The feature's name (what a start error names).
+    const FEATURE: &'static str;
+    /// Why it may not start.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// Starts it over the host's parts (its migrations, its jobs); `None`
+    /// when it is off.
+    fn start(
+        parts: &Parts,
+        jobs: &mut Jobs,
+    ) -> impl std::future::Future<Output = Result<Option<Arc<Self>>, Self::Error>> + Send;
+}
+
+/// The [`Start`] of a [`Service`] feature: starts it and leaves
+/// `Option<Arc<S>>` in the handles.
+pub fn service<'a, S: Service>(
+    parts: &'a Parts,
+    jobs: &'a mut Jobs,
+    handles: &'a mut Handles,
+) -> BoxFuture<'a, Result<(), StartError>> {
+    Box::pin(async move {
+        let started = S::start(parts, jobs)
+            .await
+            .map_err(|e| StartError::new(S::FEATURE, e))?;
+        handles.insert(started);
+        Ok(())
+    })
+}
+
 /// Starts every feature of `features` that has a start, in order.
 pub async fn start_all<S>(
     features: &[Feature<S>],

@@ -68,6 +68,31 @@ impl Jobs {
         self.add(name, tokio::spawn(job));
     }
 
+    /// Starts `tick(service)` every `period` under `name` (the first at
+    /// once): a job finishing what dead holders left, `tick` answering how
+    /// many it finished (logged when any).
+    pub fn drive<S, F, Fut>(
+        &mut self,
+        name: &'static str,
+        period: std::time::Duration,
+        service: std::sync::Arc<S>,
+        tick: F,
+    ) where
+        S: Send + Sync + 'static,
+        F: Fn(std::sync::Arc<S>) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = usize> + Send + 'static,
+    {
+        self.repeat(name, period, move || {
+            let finished = tick(service.clone());
+            async move {
+                let n = finished.await;
+                if n > 0 {
+                    tracing::info!(job = name, n, "finished what dead holders left");
+                }
+            }
+        });
+    }
+
     /// Names of the jobs running.
     pub fn names(&self) -> Vec<&'static str> {
         self.handles.iter().map(|(n, _)| *n).collect()

@@ -120,11 +120,17 @@ impl NettingService {
     /// The payout cost on `chain`, smallest units of the asset.
     pub async fn payout_cost(&self, chain: u64) -> Result<u128, NettingError> {
         let (_, decimals) = self.token_on(chain)?;
-        let price_wei = self.deps.reader.gas_price(chain).await?;
+        let price_wei = self.deps.parts.reader.gas_price(chain).await?;
         let unpriced = |e: relay_engine::oracle::Unpriced| NettingError::Unavailable(e.to_string());
-        let native_usd_e6 = self.deps.prices.native_usd_e6(chain).map_err(unpriced)?;
+        let native_usd_e6 = self
+            .deps
+            .parts
+            .prices
+            .native_usd_e6(chain)
+            .map_err(unpriced)?;
         let asset_usd_e6 = self
             .deps
+            .parts
             .prices
             .usd_e6(&format!("{}/USD", self.cfg().asset))
             .map_err(unpriced)?;
@@ -137,8 +143,8 @@ impl NettingService {
             usd_e6: asset_usd_e6,
             decimals,
         };
-        let fee =
-            gas_fee(&[spend], self.deps.config.quote.gas_markup_bps, token).ok_or_else(|| {
+        let fee = gas_fee(&[spend], self.deps.parts.config.quote.gas_markup_bps, token)
+            .ok_or_else(|| {
                 NettingError::Unavailable(format!("{} has no price", self.cfg().asset))
             })?;
         Ok(fee.0.max(U256::from(1u8)).saturating_to::<u128>())
@@ -155,6 +161,7 @@ impl NettingService {
         for (chain, token, _) in self.covered() {
             let float = self
                 .deps
+                .parts
                 .reader
                 .token_balance(chain, token, relayer)
                 .await?;
@@ -283,7 +290,13 @@ impl NettingService {
     async fn float_short(&self, chain: u64, net: u128) -> Option<String> {
         let relayer = self.payer().ok()?.relayer;
         let (token, _) = self.token_on(chain).ok()?;
-        match self.deps.reader.token_balance(chain, token, relayer).await {
+        match self
+            .deps
+            .parts
+            .reader
+            .token_balance(chain, token, relayer)
+            .await
+        {
             Ok(f) if f < U256::from(net) => Some(format!("the relayer holds {f} on chain {chain}")),
             Ok(_) => None,
             Err(e) => Some(e.to_string()),

@@ -51,7 +51,7 @@ where
         routes: routes_of::<S>,
         limits: LIMITS,
         errors: errors::ALL,
-        start: Some(crate::start),
+        start: Some(relay_feature::service::<NettingService>),
     }
 }
 
@@ -61,7 +61,7 @@ fn routes_of<S>(s: &S) -> OpenApiRouter<S>
 where
     S: HasHandles + Clone + Send + Sync + 'static,
 {
-    let netting = s.handles().get::<Netting>().unwrap_or(Netting(None));
+    let netting = Netting(s.handles().get::<Option<Arc<NettingService>>>().flatten());
     routes().with_state(netting)
 }
 

@@ -2,7 +2,8 @@
 //! whole feature in one home: the double-entry ledger and its schema
 //! ([`ledger`], migration 0015), the service, the HTTP adapter with its
 //! rate-limit buckets and errorCodes ([`http::feature`]), and the job that
-//! finishes payouts ([`start`]). The host registers it with one line.
+//! finishes payouts (its [`relay_feature::Service`] start). The host
+//! registers it with one line.
 //!
 //! An address enrols by signing the terms text ([`texts::terms`]); it then
 //! deposits USDC by sending it to the relayer on a covered chain and
@@ -51,31 +52,22 @@ pub use withdraw::{WithdrawAsk, Withdrawal, FAILED, PAID, PENDING};
 
 use alloy::primitives::Address;
 use ledger::Ledger;
-use relay_chain::{reader::ChainReader, sender::Senders};
-use relay_config::{ConfigError, HostConfig};
-use relay_engine::oracle::PriceBook;
-use relay_feature::{Handles, Parts};
+use relay_chain::sender::Senders;
+use relay_config::ConfigError;
+use relay_feature::Parts;
 use relay_jobs::Jobs;
 use relay_store::StoreError;
-use relay_types::clock::SharedClock;
 use std::sync::Arc;
 
-/// What the service needs.
+/// What the service needs: the host's parts (configuration with
+/// `[netting]`, chain reads, USD prices, the relayer's senders — `None`:
+/// reads and previews only — and time) and its ledger.
 #[derive(Clone)]
 pub struct NettingDeps {
-    /// Host configuration (`[netting]`, chains, tokens, gas markup).
-    pub config: Arc<HostConfig>,
-    /// Chain reads (receipts, balances, gas prices, simulation).
-    pub reader: Arc<ChainReader>,
-    /// USD prices (gas and USDC).
-    pub prices: Arc<PriceBook>,
-    /// The ledger and the transaction journal (`store.into()`).
+    /// The host's parts.
+    pub parts: Parts,
+    /// The ledger and the transaction journal.
     pub store: Ledger,
-    /// The relayer (deposits go to it; payouts come from it); `None`:
-    /// reads and previews only.
-    pub payer: Option<Senders>,
-    /// Time.
-    pub clock: SharedClock,
 }
 
 /// The netting service.
@@ -94,7 +86,7 @@ impl std::fmt::Debug for NettingService {
 impl NettingService {
     /// A service over `deps`, with the host's `[netting]`.
     pub fn new(deps: NettingDeps) -> Result<Self, ConfigError> {
-        let settings = NettingConfig::from_host(&deps.config)?;
+        let settings = NettingConfig::from_host(&deps.parts.config)?;
         Ok(NettingService { deps, settings })
     }
 
@@ -103,7 +95,7 @@ impl NettingService {
     }
 
     fn now_ms(&self) -> u64 {
-        self.deps.clock.now_ms()
+        self.deps.parts.clock.now_ms()
     }
 
     /// The covered chains: `[netting] chains`, or every configured chain
@@ -111,6 +103,7 @@ impl NettingService {
     pub fn covered(&self) -> Vec<(u64, Address, u8)> {
         let cfg = self.cfg();
         self.deps
+            .parts
             .config
             .chain_ids()
             .into_iter()
@@ -118,6 +111,7 @@ impl NettingService {
             .filter_map(|c| {
                 let t = self
                     .deps
+                    .parts
                     .config
                     .chains
                     .get(&c.to_string())?
@@ -138,63 +132,40 @@ impl NettingService {
     }
 
     fn payer(&self) -> Result<&Senders, NettingError> {
-        self.deps.payer.as_ref().ok_or(NettingError::NoRelayer)
+        self.deps
+            .parts
+            .senders
+            .as_ref()
+            .ok_or(NettingError::NoRelayer)
     }
 }
 
-/// Starts netting over the host's parts unless `[netting]` is off:
-/// applies its migrations, builds the service and, when the host can pay
-/// out, starts the job that finishes payouts whose holder died
-/// (`netting-payouts`). Leaves [`http::Netting`] for its routes.
-pub fn start<'a>(
-    parts: &'a Parts,
-    jobs: &'a mut Jobs,
-    handles: &'a mut Handles,
-) -> futures::future::BoxFuture<'a, Result<(), relay_feature::StartError>> {
-    Box::pin(async move {
-        let deps = NettingDeps {
-            config: parts.config.clone(),
-            reader: parts.reader.clone(),
-            prices: parts.prices.clone(),
-            store: parts.store.clone().into(),
-            payer: parts.senders.clone(),
-            clock: parts.clock.clone(),
-        };
-        let service = start_service(deps, jobs)
-            .await
-            .map_err(|e| relay_feature::StartError::new("netting", e))?;
-        handles.insert(http::Netting(service));
-        Ok(())
-    })
-}
+impl relay_feature::Service for NettingService {
+    const FEATURE: &'static str = "netting";
+    type Error = StartError;
 
-/// Starts netting over `deps` (module docs of [`start`]); `None`: off.
-async fn start_service(
-    deps: NettingDeps,
-    jobs: &mut Jobs,
-) -> Result<Option<Arc<NettingService>>, StartError> {
-    let service = NettingService::new(deps)?;
-    let n = service.cfg();
-    if !n.enabled {
-        return Ok(None);
+    /// Starts netting unless `[netting]` is off: applies its migrations,
+    /// builds the service and, when the host can pay out, starts the job
+    /// that finishes payouts whose holder died (`netting-payouts`).
+    async fn start(parts: &Parts, jobs: &mut Jobs) -> Result<Option<Arc<Self>>, StartError> {
+        let store = parts.store.clone().into();
+        let parts = parts.clone();
+        let service = NettingService::new(NettingDeps { parts, store })?;
+        let n = service.cfg();
+        if !n.enabled {
+            return Ok(None);
+        }
+        service.deps.store.migrate(ledger::MIGRATIONS).await?;
+        let every = std::time::Duration::from_millis(n.resume_interval_ms);
+        let pays = service.deps.parts.senders.is_some() && n.resume_interval_ms > 0;
+        let service = Arc::new(service);
+        if pays {
+            jobs.drive("netting-payouts", every, service.clone(), |s| async move {
+                s.resume().await
+            });
+        }
+        Ok(Some(service))
     }
-    service.deps.store.migrate(ledger::MIGRATIONS).await?;
-    let every = std::time::Duration::from_millis(n.resume_interval_ms);
-    let pays = service.deps.payer.is_some() && n.resume_interval_ms > 0;
-    let service = Arc::new(service);
-    if pays {
-        let s = service.clone();
-        jobs.repeat("netting-payouts", every, move || {
-            let s = s.clone();
-            async move {
-                let n = s.resume().await;
-                if n > 0 {
-                    tracing::info!(n, "netting withdrawals resumed");
-                }
-            }
-        });
-    }
-    Ok(Some(service))
 }
 
 /// Why netting did not start.

@@ -204,6 +204,7 @@ impl NettingService {
         for (chain, token, _) in self.covered() {
             float += self
                 .deps
+                .parts
                 .reader
                 .token_balance(chain, token, relayer)
                 .await?;
@@ -276,13 +277,19 @@ impl NettingService {
         token: Address,
         (from, to): (Address, Address),
     ) -> Result<U256, NettingError> {
-        let r = self.deps.reader.receipt(chain, tx).await?.ok_or_else(|| {
-            NettingError::DepositPending(format!("{tx:#x} is not mined on chain {chain}"))
-        })?;
+        let r = self
+            .deps
+            .parts
+            .reader
+            .receipt(chain, tx)
+            .await?
+            .ok_or_else(|| {
+                NettingError::DepositPending(format!("{tx:#x} is not mined on chain {chain}"))
+            })?;
         if !r.success {
             return Err(NettingError::DepositInvalid(format!("{tx:#x} reverted")));
         }
-        let head = self.deps.reader.block_number(chain).await?;
+        let head = self.deps.parts.reader.block_number(chain).await?;
         let confirmations = (head + 1).saturating_sub(r.block_number);
         let need = self.cfg().confirmations;
         if confirmations < need {

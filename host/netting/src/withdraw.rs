@@ -173,11 +173,12 @@ impl NettingService {
             value: call.value,
             gas_limit: Some(call.gas_limit),
         };
-        let Err(revert) = self.deps.reader.simulate(chain, &sim).await? else {
+        let Err(revert) = self.deps.parts.reader.simulate(chain, &sim).await? else {
             return Ok(());
         };
         let float = self
             .deps
+            .parts
             .reader
             .token_balance(chain, token, relayer)
             .await?;

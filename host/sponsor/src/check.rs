@@ -115,7 +115,7 @@ impl SponsorService {
         }
         let (live_nonce, current_delegate) = match authority {
             Some(who) => {
-                let state = self.deps.reader.authority_state(chain, who).await?;
+                let state = self.deps.parts.reader.authority_state(chain, who).await?;
                 if !state.delegable() {
                     problems.push(problem(
                         "AUTHORITY_HAS_CODE",

@@ -61,7 +61,7 @@ where
         routes: routes_of::<S>,
         limits: LIMITS,
         errors: errors::ALL,
-        start: Some(crate::start),
+        start: Some(relay_feature::service::<SponsorService>),
     }
 }
 
@@ -70,7 +70,7 @@ fn routes_of<S>(s: &S) -> OpenApiRouter<S>
 where
     S: HasHandles + Clone + Send + Sync + 'static,
 {
-    let sponsor = s.handles().get::<Sponsor>().unwrap_or(Sponsor(None));
+    let sponsor = Sponsor(s.handles().get::<Option<Arc<SponsorService>>>().flatten());
     routes().with_state(sponsor)
 }
 

@@ -3,8 +3,8 @@
 //! (`[sponsor]`, [`config`]), the sponsorship records and their schema
 //! ([`store`], migration 0012), the service, its errorCodes ([`errors`]),
 //! the HTTP adapter with its rate-limit buckets ([`http::feature`]), and
-//! the job that finishes sponsorships whose holder died ([`start`]). The
-//! host registers it with one line.
+//! the job that finishes sponsorships whose holder died (its
+//! [`relay_feature::Service`] start). The host registers it with one line.
 //!
 //! A user whose EOA holds no ETH signs an EIP-7702 authorization that
 //! delegates the account to the relay's batch executor (`RelayDelegate`)
@@ -45,32 +45,23 @@ pub mod x402;
 pub use config::{SponsorConfig, SECTION};
 pub use error::SponsorError;
 
-use relay_chain::{reader::ChainReader, sender::Senders};
-use relay_config::{ConfigError, HostConfig};
-use relay_engine::oracle::PriceBook;
-use relay_feature::{Handles, Parts};
+use relay_config::ConfigError;
+use relay_feature::Parts;
 use relay_jobs::Jobs;
 use relay_store::StoreError;
-use relay_types::clock::SharedClock;
 use std::sync::Arc;
 use store::Sponsorships;
 
-/// What the service needs.
+/// What the service needs: the host's parts (configuration with
+/// `[sponsor]`, chain reads, USD prices, the relayer's senders — it pays
+/// gas and is `payTo` unless configured; `None`: plans and checks only —
+/// and time) and the sponsorship records.
 #[derive(Clone)]
 pub struct SponsorDeps {
-    /// Host configuration (`[sponsor]`, chains, tokens, fees).
-    pub config: Arc<HostConfig>,
-    /// Chain reads.
-    pub reader: Arc<ChainReader>,
-    /// USD prices (gas and the payment asset).
-    pub prices: Arc<PriceBook>,
-    /// Sponsorship records and the transaction journal (`store.into()`).
+    /// The host's parts.
+    pub parts: Parts,
+    /// Sponsorship records and the transaction journal.
     pub store: Sponsorships,
-    /// The relayer (pays gas; `payTo` unless configured); `None`: plans
-    /// and checks only.
-    pub senders: Option<Senders>,
-    /// Time.
-    pub clock: SharedClock,
 }
 
 /// The sponsorship service.
@@ -92,7 +83,7 @@ impl std::fmt::Debug for SponsorService {
 impl SponsorService {
     /// A service over `deps`, with the host's `[sponsor]`.
     pub fn new(deps: SponsorDeps) -> Result<Self, ConfigError> {
-        let settings = SponsorConfig::from_host(&deps.config)?;
+        let settings = SponsorConfig::from_host(&deps.parts.config)?;
         Ok(SponsorService {
             replica: format!("r{}", std::process::id()),
             settings,
@@ -110,66 +101,40 @@ impl SponsorService {
     }
 
     fn now_ms(&self) -> u64 {
-        self.deps.clock.now_ms()
+        self.deps.parts.clock.now_ms()
     }
 }
 
-/// Starts sponsorship over the host's parts (`start_service`) and
-/// leaves [`http::Sponsor`] for its routes.
-pub fn start<'a>(
-    parts: &'a Parts,
-    jobs: &'a mut Jobs,
-    handles: &'a mut Handles,
-) -> futures::future::BoxFuture<'a, Result<(), relay_feature::StartError>> {
-    Box::pin(async move {
-        let deps = SponsorDeps {
-            config: parts.config.clone(),
-            reader: parts.reader.clone(),
-            prices: parts.prices.clone(),
-            store: parts.store.clone().into(),
-            senders: parts.senders.clone(),
-            clock: parts.clock.clone(),
-        };
-        let service = start_service(deps, jobs)
-            .await
-            .map_err(|e| relay_feature::StartError::new("sponsorship", e))?;
-        handles.insert(http::Sponsor(service));
-        Ok(())
-    })
-}
+impl relay_feature::Service for SponsorService {
+    const FEATURE: &'static str = "sponsorship";
+    type Error = StartError;
 
-/// Starts sponsorship when any chain has a delegate (`[sponsor]
-/// delegates`; else `None`: no chain is sponsored): applies its migration,
-/// builds the service and, when the host can send, starts the job that
-/// finishes paid sponsorships whose holder died (`sponsorships`, every
-/// `resume_interval_ms`; at once, so a restarted host finishes what its
-/// predecessor left as soon as the lease lapses).
-async fn start_service(
-    deps: SponsorDeps,
-    jobs: &mut Jobs,
-) -> Result<Option<Arc<SponsorService>>, StartError> {
-    let service = SponsorService::new(deps)?;
-    let cfg = service.sponsor_config();
-    if cfg.delegates.is_empty() {
-        return Ok(None);
+    /// Starts sponsorship when any chain has a delegate (`[sponsor]
+    /// delegates`; else `None`: no chain is sponsored): applies its
+    /// migration, builds the service and, when the host can send, starts
+    /// the job that finishes paid sponsorships whose holder died
+    /// (`sponsorships`, every `resume_interval_ms`; at once, so a
+    /// restarted host finishes what its predecessor left as soon as the
+    /// lease lapses).
+    async fn start(parts: &Parts, jobs: &mut Jobs) -> Result<Option<Arc<Self>>, StartError> {
+        let store = parts.store.clone().into();
+        let parts = parts.clone();
+        let service = SponsorService::new(SponsorDeps { parts, store })?;
+        let cfg = service.sponsor_config();
+        if cfg.delegates.is_empty() {
+            return Ok(None);
+        }
+        service.deps.store.migrate(store::MIGRATIONS).await?;
+        let every = std::time::Duration::from_millis(cfg.resume_interval_ms);
+        let sends = service.deps.parts.senders.is_some() && cfg.resume_interval_ms > 0;
+        let service = Arc::new(service);
+        if sends {
+            jobs.drive("sponsorships", every, service.clone(), |s| async move {
+                s.resume().await
+            });
+        }
+        Ok(Some(service))
     }
-    service.deps.store.migrate(store::MIGRATIONS).await?;
-    let every = std::time::Duration::from_millis(cfg.resume_interval_ms);
-    let sends = service.deps.senders.is_some() && cfg.resume_interval_ms > 0;
-    let service = Arc::new(service);
-    if sends {
-        let s = service.clone();
-        jobs.repeat("sponsorships", every, move || {
-            let s = s.clone();
-            async move {
-                let n = s.resume().await;
-                if n > 0 {
-                    tracing::info!(n, "sponsorships resumed");
-                }
-            }
-        });
-    }
-    Ok(Some(service))
 }
 
 /// Why sponsorship did not start.

@@ -193,6 +193,7 @@ impl SponsorService {
         let symbol = self.sponsor_config().asset.clone();
         let t = self
             .deps
+            .parts
             .config
             .chains
             .get(&chain.to_string())
@@ -207,7 +208,11 @@ impl SponsorService {
 
     /// The relayer address, or the authority for estimates without one.
     fn payer_of_gas(&self, fallback: Address) -> Address {
-        self.deps.senders.as_ref().map_or(fallback, |s| s.relayer)
+        self.deps
+            .parts
+            .senders
+            .as_ref()
+            .map_or(fallback, |s| s.relayer)
     }
 
     /// Checks the ask and prices it; nothing is sent.
@@ -234,6 +239,7 @@ impl SponsorService {
         let from = self.payer_of_gas(authority);
         let estimate = self
             .deps
+            .parts
             .reader
             .estimate_delegated(
                 chain,
@@ -245,7 +251,7 @@ impl SponsorService {
             .map_err(|e| SponsorError::WouldRevert(e.to_string()))?;
         let margin = self.sponsor_config().gas_margin_per_mille;
         let est_gas = estimate.saturating_mul(1_000 + margin) / 1_000;
-        let gas_price = self.deps.reader.gas_price(chain).await?;
+        let gas_price = self.deps.parts.reader.gas_price(chain).await?;
         let (price, price_usd, markup_bps) = self.price(chain, est_gas + SETTLE_GAS, gas_price)?;
         let relayer = self.payer_of_gas(Address::ZERO);
         Ok(Plan {
@@ -283,11 +289,11 @@ impl SponsorService {
         price_wei: U256,
     ) -> Result<(Price, String, u32), SponsorError> {
         let (asset, token, decimals) = self.asset_on(chain)?;
-        let prices = &self.deps.prices;
+        let prices = &self.deps.parts.prices;
         let unpriced = |e: relay_engine::oracle::Unpriced| SponsorError::Unpriced(e.to_string());
         let native_usd_e6 = prices.native_usd_e6(chain).map_err(unpriced)?;
         let asset_usd_e6 = prices.usd_e6(&format!("{asset}/USD")).map_err(unpriced)?;
-        let markup_bps = self.deps.config.quote.gas_markup_bps;
+        let markup_bps = self.deps.parts.config.quote.gas_markup_bps;
         let spend = GasSpend {
             units,
             price_wei,

@@ -156,6 +156,7 @@ fn moved(state: &str) -> SponsorshipMove {
 impl SponsorService {
     fn sender(&self, chain: u64) -> Result<&Sender, SponsorError> {
         self.deps
+            .parts
             .senders
             .as_ref()
             .and_then(|s| s.by_chain.get(&chain))
@@ -192,6 +193,7 @@ impl SponsorService {
         eip3009::verify_offline(t, &invoice, 5)?;
         if !self
             .deps
+            .parts
             .reader
             .authorization_unused(chain, token, t.from, t.nonce)
             .await?
@@ -214,7 +216,12 @@ impl SponsorService {
         token: Address,
         t: &SignedTransfer,
     ) -> Result<Option<String>, SponsorError> {
-        let held = self.deps.reader.token_balance(chain, token, t.from).await?;
+        let held = self
+            .deps
+            .parts
+            .reader
+            .token_balance(chain, token, t.from)
+            .await?;
         if held < t.value {
             return Ok(Some(format!(
                 "{:#x} holds {held} of the payment asset, the payment moves {}",
@@ -222,7 +229,7 @@ impl SponsorService {
             )));
         }
         self.sender(chain)?;
-        let relayer = self.deps.senders.as_ref().map(|s| s.relayer);
+        let relayer = self.deps.parts.senders.as_ref().map(|s| s.relayer);
         let sim = SimCall {
             from: relayer.ok_or(SponsorError::RelayerUnavailable(chain))?,
             to: token,
@@ -230,7 +237,7 @@ impl SponsorService {
             value: U256::ZERO,
             gas_limit: Some(SETTLE_GAS),
         };
-        Ok(match self.deps.reader.simulate(chain, &sim).await? {
+        Ok(match self.deps.parts.reader.simulate(chain, &sim).await? {
             Ok(_) => None,
             Err(revert) => Some(format!("its settlement would revert ({})", revert.message)),
         })

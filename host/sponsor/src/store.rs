@@ -1,7 +1,7 @@
 //! Sponsorships (spec §4.8): the record of one x402-paid EIP-7702
-//! sponsorship, and its schema (migration 0012, applied by
-//! [`crate::start`]). Its transactions live in the route journal under the
-//! record's id; the record holds the state, the hashes and a lease
+//! sponsorship, and its schema (migration 0012, applied by the feature's
+//! start, `relay_feature::Service`). Its transactions live in the route
+//! journal under the record's id; the record holds the state, the hashes and a lease
 //! ([`relay_store::durable::Lease`]), so one replica at a time drives it
 //! and a restarted host picks it up once the lease lapses.
 

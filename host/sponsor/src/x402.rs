@@ -98,7 +98,7 @@ impl SponsorService {
             .pay_to
             .as_deref()
             .and_then(|a| a.parse().ok())
-            .or(self.deps.senders.as_ref().map(|s| s.relayer))
+            .or(self.deps.parts.senders.as_ref().map(|s| s.relayer))
     }
 
     /// The invoice of `plan` (v1 form) for `resource`.

@@ -182,3 +182,43 @@ pub struct RouteRecord {
     #[serde(default)]
     pub passed_over: Vec<String>,
 }
+
+#[cfg(feature = "test-utils")]
+impl RouteRecord {
+    /// A stored route as the executor writes one, created at
+    /// `created_ms`: 5 USDC from 8453 to 42161 on the float lane, pending
+    /// (other crates' tests).
+    pub fn sample(id: &str, created_ms: u64) -> Self {
+        use relay_plugin_api::{Amount, ChainRef, ExecutionPlan, SourceMode};
+        let user = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+        RouteRecord {
+            id: id.into(),
+            status: RouteStatus::Pending,
+            stage: Some("RECEIVING".into()),
+            rail: "floatlane".into(),
+            lane: "evm->evm".into(),
+            from_chain: ChainRef::Evm(8453),
+            to_chain: ChainRef::Evm(42161),
+            from_token: "USDC".into(),
+            to_token: "USDC".into(),
+            amount: Amount::from_u128(5_000_000),
+            estimated: Amount::from_u128(4_987_500),
+            min_out: Amount::from_u128(4_987_500),
+            relay_fee: Amount::from_u128(12_500),
+            gas_fee: Amount::ZERO,
+            sender: user.into(),
+            recipient: user.into(),
+            mode: SourceMode::Permit2,
+            plan: ExecutionPlan::default(),
+            next_step: 0,
+            track_ref: None,
+            src_tx: None,
+            dest_tx: None,
+            failure: None,
+            created_ms,
+            permit: None,
+            passed_over: Vec::new(),
+            router: None,
+        }
+    }
+}

@@ -4,6 +4,7 @@
 
 mod admin;
 mod analysis;
+mod api_contract;
 mod api_discovery;
 mod api_execute;
 mod api_mesh;
@@ -45,11 +46,9 @@ mod rehearse;
 mod relay_up;
 mod retention;
 mod router;
-mod schemathesis;
 mod session;
 mod sponsor;
 mod sponsor_crash;
 mod status_probes;
-mod store;
 mod wasm_backend;
 mod webhooks;

@@ -167,8 +167,14 @@ async fn non_positive_and_stale_answers_are_never_used() {
         }
     })
     .await;
-    wait_for("the DST ETH/USD feed to go stale", async || {
-        on_chain(&feeds(&stale.base).await, DST, "ETH/USD")["stale"] == true
+    // Both chains' feeds: SRC's zero answer was written after DST's last
+    // one, so it goes stale later, and until it does the quote (which
+    // prices SRC's gas first) would say "not a usable price" instead.
+    wait_for("both ETH/USD feeds to go stale", async || {
+        let all = feeds(&stale.base).await;
+        [SRC, DST]
+            .iter()
+            .all(|c| on_chain(&all, *c, "ETH/USD")["stale"] == true)
     })
     .await;
     let f = on_chain(&feeds(&stale.base).await, DST, "ETH/USD").clone();

@@ -159,37 +159,7 @@ pub async fn wait_up_to(what: &str, bound: Duration, mut probe: impl AsyncFnMut(
 
 /// A stored route as the executor writes one: 5 USDC 8453 → 42161.
 pub fn sample_route(id: &str) -> relay_types::route::RouteRecord {
-    use relay_plugin_api::{Amount, ChainRef, ExecutionPlan, SourceMode};
-    use relay_types::route::{RouteRecord, RouteStatus};
-    RouteRecord {
-        id: id.into(),
-        status: RouteStatus::Pending,
-        stage: Some("RECEIVING".into()),
-        rail: "floatlane".into(),
-        lane: "evm->evm".into(),
-        from_chain: ChainRef::Evm(8453),
-        to_chain: ChainRef::Evm(42161),
-        from_token: "USDC".into(),
-        to_token: "USDC".into(),
-        amount: Amount::from_u128(5_000_000),
-        estimated: Amount::from_u128(4_987_500),
-        min_out: Amount::from_u128(4_987_500),
-        relay_fee: Amount::from_u128(12_500),
-        gas_fee: relay_plugin_api::Amount::ZERO,
-        sender: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
-        recipient: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8".into(),
-        mode: SourceMode::Permit2,
-        plan: ExecutionPlan::default(),
-        next_step: 0,
-        track_ref: None,
-        src_tx: None,
-        dest_tx: None,
-        failure: None,
-        created_ms: SystemClock.now_ms(),
-        permit: None,
-        passed_over: Vec::new(),
-        router: None,
-    }
+    relay_types::route::RouteRecord::sample(id, SystemClock.now_ms())
 }
 
 /// Stores `r` as a route another replica is running (leased for an hour),

@@ -1,15 +1,15 @@
 //! The store on both backends: SQLite (a file) and Postgres (a fresh
 //! database per test, shared by two "replicas"). Route changes are
 //! versioned and carry their outbox event; claims are leases; idempotency
-//! keys execute once under concurrency.
+//! keys execute once under concurrency. No chain: these are the store's
+//! own integration tests, on the real databases.
 
-use crate::common;
 use relay_store::durable::{IdemKey, Idempotency};
 use relay_store::{IdempotencyBegin, JournalEntry, Store, TxState};
 use relay_types::route::{RouteRecord, RouteStatus};
 
 fn route(id: &str) -> RouteRecord {
-    common::sample_route(id)
+    RouteRecord::sample(id, 1_735_696_800_000)
 }
 
 async fn backends() -> Vec<(&'static str, String)> {

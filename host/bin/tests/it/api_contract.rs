@@ -4,6 +4,10 @@
 //! inputs, bounded in examples and time. It fails on any 5xx and on any
 //! response that breaks its documented schema. Rate limits are off for this
 //! host so the fuzzer reaches the handlers, not the limiter.
+//!
+//! The module's name sorts it among the first tests the harness starts:
+//! it is the longest (minutes, bounded by `--max-time`), and started late
+//! it would run alone at the end while the other thread idles.
 
 use std::{path::PathBuf, process::Stdio, time::Duration};
 
