@@ -94,7 +94,9 @@ pub struct NewEntry {
     /// The account whose nonce this entry spends, and the nonce: refused
     /// unless it is above the account's, which then becomes it.
     pub nonce: Option<(String, u64)>,
-    /// No user balance may end above this.
+    /// No user balance this entry credits may end above this; a debit is
+    /// never refused by it (a balance a reversal lifted above the cap can
+    /// still be spent).
     pub max_balance: i64,
     /// When set, total liabilities may not end above it.
     pub liabilities_cap: Option<i64>,
@@ -530,7 +532,7 @@ async fn move_user(
     let n = nonce.map(|n| n as i64);
     let done = sqlx::query(
         "UPDATE ledger_accounts SET balance = balance + $1, nonce = COALESCE($2, nonce), updated_ms = $3 \
-         WHERE id = $4 AND kind = 'user' AND balance + $1 >= 0 AND balance + $1 <= $5 \
+         WHERE id = $4 AND kind = 'user' AND balance + $1 >= 0 AND ($1 <= 0 OR balance + $1 <= $5) \
          AND ($2 IS NULL OR nonce < $2)",
     )
     .bind(delta)

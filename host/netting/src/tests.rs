@@ -213,6 +213,55 @@ async fn enrol_all(s: &Ledger) {
     }
 }
 
+/// Found by the property test: a reversal lifts a balance above the cap
+/// (it credits back without one), and that balance can still be spent.
+#[tokio::test]
+async fn a_balance_a_reversal_lifted_over_the_cap_can_be_spent() {
+    let (_dir, s) = sqlite().await;
+    enrol_all(&s).await;
+    let mut m = Model::default();
+    let ops = [
+        Op::Deposit {
+            who: 0,
+            tx: 0,
+            amount: 110,
+        },
+        Op::Withdraw {
+            who: 0,
+            amount: 20,
+            cost: 1,
+            nonce: 1,
+        },
+        Op::Deposit {
+            who: 0,
+            tx: 1,
+            amount: 110,
+        },
+        Op::Reverse { nth: 0 },
+        Op::Transfer {
+            from: 0,
+            to: 3,
+            amount: 4,
+            nonce: 2,
+        },
+        Op::Withdraw {
+            who: 0,
+            amount: 10,
+            cost: 1,
+            nonce: 3,
+        },
+    ];
+    for op in &ops {
+        step(&s, &mut m, op).await;
+    }
+    let a = s
+        .ledger_account(&user_account(&user(0)))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((a.balance, a.nonce), (206, 3));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
