@@ -159,7 +159,7 @@ impl AnvilNode {
 
     /// Polls `eth_chainId` with a bounded, backing-off retry loop until the node answers.
     async fn wait_for_chain_id(&self, budget: Duration) -> Result<()> {
-        let provider = ProviderBuilder::new().connect_http(self.rpc_url());
+        let provider = ProviderBuilder::new().connect_reqwest(crate::rpc_client(), self.rpc_url());
         let deadline = Instant::now() + budget;
         let mut delay = Duration::from_millis(5);
         loop {

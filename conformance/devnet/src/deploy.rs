@@ -231,7 +231,7 @@ impl ChainDeployment {
 pub fn wallet_provider(url: Url, signer: PrivateKeySigner) -> DynProvider {
     ProviderBuilder::new()
         .wallet(EthereumWallet::from(signer))
-        .connect_http(url)
+        .connect_reqwest(crate::rpc_client(), url)
         .erased()
 }
 

@@ -31,3 +31,22 @@ pub use contracts::{DELEGATE_ADDRESS, PERMIT2_ADDRESS};
 pub use deploy::{CctpDeployment, ChainDeployment, FeedDeployment, Token};
 pub use error::{DevnetError, Result};
 pub use mesh::{Devnet, DevnetChain, DevnetConfig};
+
+/// The HTTP client of every devnet provider. Building one loads the
+/// system's trust store (tens of milliseconds of CPU), which a provider
+/// per deployment, per wallet and per readiness probe did many times over
+/// in a test run. It keeps no idle connection: a pooled one would be
+/// driven by the runtime of the test that opened it, and a later node on
+/// the reused port would be handed a dead one.
+pub fn rpc_client() -> alloy::transports::http::reqwest::Client {
+    static CLIENT: std::sync::OnceLock<alloy::transports::http::reqwest::Client> =
+        std::sync::OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            alloy::transports::http::reqwest::Client::builder()
+                .pool_max_idle_per_host(0)
+                .build()
+                .expect("an HTTP client")
+        })
+        .clone()
+}

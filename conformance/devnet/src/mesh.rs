@@ -110,7 +110,11 @@ impl DevnetChain {
     /// anvil's unlocked test accounts).
     pub fn provider(&self) -> DynProvider {
         self.reader
-            .get_or_init(|| ProviderBuilder::new().connect_http(self.url()).erased())
+            .get_or_init(|| {
+                ProviderBuilder::new()
+                    .connect_reqwest(crate::rpc_client(), self.url())
+                    .erased()
+            })
             .clone()
     }
 }

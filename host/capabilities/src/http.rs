@@ -44,16 +44,29 @@ pub fn is_private(ip: IpAddr) -> bool {
     }
 }
 
-impl HttpCapability {
-    /// Builds the capability.
-    pub fn new(config: &CapabilityConfig) -> Self {
-        HttpCapability {
-            client: reqwest::Client::builder()
+/// The HTTP client of every rail's outbound calls, one per process:
+/// building one loads the system's trust store (tens of milliseconds of
+/// CPU), and its settings are the same for every host. Redirects are not
+/// followed (each hop would bypass the egress check).
+fn rail_client() -> reqwest::Client {
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
                 .connect_timeout(relay_config::OUTBOUND_CONNECT_TIMEOUT)
                 .pool_max_idle_per_host(relay_config::OUTBOUND_MAX_IDLE_PER_HOST)
                 .build()
-                .expect("http client builds"),
+                .expect("http client builds")
+        })
+        .clone()
+}
+
+impl HttpCapability {
+    /// Builds the capability.
+    pub fn new(config: &CapabilityConfig) -> Self {
+        HttpCapability {
+            client: rail_client(),
             allow_private: config.allow_private_networks,
             max_bytes: config.max_response_bytes,
             credentials: config.credentials.clone(),

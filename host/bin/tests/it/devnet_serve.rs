@@ -111,7 +111,8 @@ impl StandaloneDevnet {
 
     /// The USDC balance of `who` on `chain`.
     pub async fn usdc(&self, chain: u64, who: Address) -> U256 {
-        let p = ProviderBuilder::new().connect_http(self.rpc(chain).parse().unwrap());
+        let p = ProviderBuilder::new()
+            .connect_reqwest(relay_devnet::rpc_client(), self.rpc(chain).parse().unwrap());
         relay_devnet::contracts::TestToken::new(self.token(chain, "USDC"), p)
             .balanceOf(who)
             .call()
@@ -122,7 +123,8 @@ impl StandaloneDevnet {
     /// Lets Permit2 spend anvil account 1's USDC on `chain` (anvil's
     /// accounts are unlocked).
     pub async fn approve_permit2(&self, chain: u64) {
-        let p = ProviderBuilder::new().connect_http(self.rpc(chain).parse().unwrap());
+        let p = ProviderBuilder::new()
+            .connect_reqwest(relay_devnet::rpc_client(), self.rpc(chain).parse().unwrap());
         relay_devnet::contracts::TestToken::new(self.token(chain, "USDC"), p)
             .approve(relay_devnet::PERMIT2_ADDRESS, U256::MAX)
             .from(keys::anvil_address(1))
@@ -136,7 +138,8 @@ impl StandaloneDevnet {
 
     /// An anvil cheat call on `chain`.
     pub async fn anvil(&self, chain: u64, method: &'static str, params: Value) {
-        let p = ProviderBuilder::new().connect_http(self.rpc(chain).parse().unwrap());
+        let p = ProviderBuilder::new()
+            .connect_reqwest(relay_devnet::rpc_client(), self.rpc(chain).parse().unwrap());
         let _: Value = p.raw_request(method.into(), params).await.unwrap();
     }
 

@@ -16,14 +16,25 @@ use relay_devnet::{keys, Devnet, DevnetConfig};
 use relay_host::devnet::DEVNET_OWNER_TOKEN;
 use relay_types::{Clock as _, ManualClock, SystemClock};
 use serde_json::{json, Value};
-use std::net::IpAddr;
+use std::{collections::BTreeMap, net::IpAddr};
 
-/// A client whose requests come from `127.0.0.<n>`.
+/// A client whose requests come from `127.0.0.<n>`: one per address for
+/// the whole run (building one loads the trust store), keeping no idle
+/// connection (as `common::http`).
 fn from(n: u8) -> reqwest::Client {
-    reqwest::Client::builder()
-        .local_address(IpAddr::from([127, 0, 0, n]))
-        .build()
-        .unwrap()
+    static CLIENTS: std::sync::Mutex<BTreeMap<u8, reqwest::Client>> =
+        std::sync::Mutex::new(BTreeMap::new());
+    let mut clients = CLIENTS.lock().unwrap_or_else(|e| e.into_inner());
+    clients
+        .entry(n)
+        .or_insert_with(|| {
+            reqwest::Client::builder()
+                .local_address(IpAddr::from([127, 0, 0, n]))
+                .pool_max_idle_per_host(0)
+                .build()
+                .unwrap()
+        })
+        .clone()
 }
 
 /// Asserts `a` is the API's 429, headers and body exactly as every limit
