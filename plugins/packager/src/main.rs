@@ -168,16 +168,54 @@ async fn build(
         .collect();
     anyhow::ensure!(unknown.is_empty(), "not in {}: {unknown:?}", list.display());
     let ctx = build::Context::detect(release)?;
-    for (rail, entry) in &plan.rails {
-        if !rails.is_empty() && !rails.contains(rail) {
-            continue;
-        }
-        for kind in &entry.packagings {
-            let dir = out.join(format!("{rail}-{}", kind.as_str()));
-            let artifact = ctx.build(rail, *kind, &dir)?;
-            let m = relay_runtime::package::write_manifest(&artifact, *kind).await?;
-            println!("{} {} -> {}", m.plugin.id, kind.as_str(), dir.display());
-        }
+    let jobs: Vec<(&String, relay_registry::PluginKind)> = plan
+        .rails
+        .iter()
+        .filter(|(rail, _)| rails.is_empty() || rails.contains(rail))
+        .flat_map(|(rail, entry)| entry.packagings.iter().map(move |k| (rail, *k)))
+        .collect();
+    for (artifact, (rail, kind)) in build_all(&ctx, &jobs, &out)?.into_iter().zip(&jobs) {
+        let m = relay_runtime::package::write_manifest(&artifact, *kind).await?;
+        let dir = out.join(format!("{rail}-{}", kind.as_str()));
+        println!("{} {} -> {}", m.plugin.id, kind.as_str(), dir.display());
     }
     Ok(())
+}
+
+/// Builds every `(rail, kind)` into `out/<rail>-<kind>`, the wasm builds
+/// beside the native ones: they use another toolchain's target directory,
+/// so neither waits on the other's lock, and a wasm build's single-threaded
+/// link-time optimisation leaves a core to the native builds. Artifacts in
+/// the order of `jobs`.
+fn build_all(
+    ctx: &build::Context,
+    jobs: &[(&String, relay_registry::PluginKind)],
+    out: &Path,
+) -> anyhow::Result<Vec<PathBuf>> {
+    let one = |(rail, kind): &(&String, relay_registry::PluginKind)| {
+        ctx.build(rail, *kind, &out.join(format!("{rail}-{}", kind.as_str())))
+    };
+    let is_wasm = |(_, kind): &&(&String, relay_registry::PluginKind)| {
+        *kind == relay_registry::PluginKind::Wasm
+    };
+    let (wasm, native) = std::thread::scope(|s| {
+        let wasm = s.spawn(|| jobs.iter().filter(is_wasm).map(one).collect::<Vec<_>>());
+        let native: Vec<_> = jobs.iter().filter(|j| !is_wasm(j)).map(one).collect();
+        (wasm.join(), native)
+    });
+    let (mut wasm, mut native) = (
+        wasm.map_err(|_| anyhow::anyhow!("the wasm builds panicked"))?
+            .into_iter(),
+        native.into_iter(),
+    );
+    jobs.iter()
+        .map(|j| {
+            let next = if is_wasm(&j) {
+                wasm.next()
+            } else {
+                native.next()
+            };
+            next.expect("one artifact per job")
+        })
+        .collect()
 }
