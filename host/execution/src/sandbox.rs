@@ -125,39 +125,21 @@ impl Sandbox {
 
 #[cfg(test)]
 mod tests {
-    use relay_plugin_api::{Amount, ChainRef, ExecutionPlan, SourceMode};
+    use relay_plugin_api::{Amount, ChainRef, SourceMode};
 
     use super::*;
 
     fn record() -> RouteRecord {
         RouteRecord {
-            id: "sbx_test".into(),
             status: RouteStatus::Bridging,
             stage: None,
-            rail: "floatlane".into(),
-            lane: "evm->evm".into(),
-            from_chain: ChainRef::Evm(8453),
-            to_chain: ChainRef::Evm(42161),
-            from_token: "USDC".into(),
-            to_token: "USDC".into(),
-            amount: Amount::from_u128(5_000_000),
             estimated: Amount::from_u128(5_000_000),
             min_out: Amount::from_u128(5_000_000),
             relay_fee: Amount::ZERO,
-            gas_fee: relay_plugin_api::Amount::ZERO,
             sender: String::new(),
             recipient: String::new(),
             mode: SourceMode::Operator,
-            plan: ExecutionPlan::default(),
-            next_step: 0,
-            track_ref: None,
-            src_tx: None,
-            dest_tx: None,
-            failure: None,
-            created_ms: 0,
-            permit: None,
-            passed_over: Vec::new(),
-            router: None,
+            ..RouteRecord::sample("sbx_test", 0)
         }
     }
 

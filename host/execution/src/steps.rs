@@ -205,7 +205,7 @@ pub fn call_for(
 pub(crate) mod tests {
     use relay_config::RailConfig;
     use relay_plugin_api::{Amount, ChainRef, DeclaredContract, RailRole, SourceMode, Version};
-    use relay_types::{RouteRecord, RouteStatus};
+    use relay_types::RouteRecord;
 
     use super::*;
 
@@ -236,33 +236,15 @@ pub(crate) mod tests {
     /// A route 8453 → 42161 of 5 USDC, `minOut` 4.9 USDC, to `RECIPIENT`.
     pub(crate) fn route() -> RouteRecord {
         RouteRecord {
-            id: "rt_x".into(),
-            status: RouteStatus::Pending,
             stage: None,
             rail: "acme".into(),
-            lane: "evm->evm".into(),
-            from_chain: ChainRef::Evm(8453),
-            to_chain: ChainRef::Evm(42161),
-            from_token: "USDC".into(),
-            to_token: "USDC".into(),
-            amount: Amount::from_u128(5_000_000),
             estimated: Amount::from_u128(4_900_000),
             min_out: Amount::from_u128(4_900_000),
             relay_fee: Amount::ZERO,
-            gas_fee: Amount::ZERO,
             sender: "0x00000000000000000000000000000000000000aa".into(),
             recipient: RECIPIENT.into(),
             mode: SourceMode::Operator,
-            plan: Default::default(),
-            next_step: 0,
-            track_ref: None,
-            src_tx: None,
-            dest_tx: None,
-            failure: None,
-            created_ms: 0,
-            permit: None,
-            passed_over: Vec::new(),
-            router: None,
+            ..RouteRecord::sample("rt_x", 0)
         }
     }
 

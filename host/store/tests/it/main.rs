@@ -23,6 +23,14 @@ async fn backends() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// Two stores over one database, as two replicas hold it.
+async fn replicas(url: &str) -> [Store; 2] {
+    [
+        Store::connect(url).await.unwrap(),
+        Store::connect(url).await.unwrap(),
+    ]
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn route_changes_are_versioned_and_each_writes_its_event() {
     for (name, url) in backends().await {
@@ -79,10 +87,7 @@ async fn route_changes_are_versioned_and_each_writes_its_event() {
 #[tokio::test(flavor = "multi_thread")]
 async fn claims_are_leases_one_owner_at_a_time() {
     for (name, url) in backends().await {
-        let (a, b) = (
-            Store::connect(&url).await.unwrap(),
-            Store::connect(&url).await.unwrap(),
-        );
+        let [a, b] = replicas(&url).await;
         a.insert_route(&route("rt_claim")).await.unwrap();
         assert!(
             a.claim_route("rt_claim", "replica-a", 60_000)
@@ -175,10 +180,7 @@ async fn begin(s: &Store, key: &str, body: &str, stale_ms: u64) -> IdempotencyBe
 #[tokio::test(flavor = "multi_thread")]
 async fn an_idempotency_key_executes_once_across_replicas() {
     for (name, url) in backends().await {
-        let replicas = [
-            Store::connect(&url).await.unwrap(),
-            Store::connect(&url).await.unwrap(),
-        ];
+        let replicas = replicas(&url).await;
         let tasks: Vec<_> = (0..16)
             .map(|i| {
                 let s = replicas[i % 2].clone();
@@ -251,10 +253,7 @@ async fn an_idempotency_key_executes_once_across_replicas() {
 #[tokio::test(flavor = "multi_thread")]
 async fn concurrent_writers_of_one_version_have_one_winner() {
     for (name, url) in backends().await {
-        let (a, b) = (
-            Store::connect(&url).await.unwrap(),
-            Store::connect(&url).await.unwrap(),
-        );
+        let [a, b] = replicas(&url).await;
         a.insert_route(&route("rt_race")).await.unwrap();
         let mut ra = route("rt_race");
         ra.status = RouteStatus::Bridging;
