@@ -2,7 +2,5 @@
 //! policy-gated agent sessions ([`sessions`]). Typed services over the
 //! store traits; the HTTP adapters live in `relay-api`.
 
-pub mod balances;
 pub mod keys;
 pub mod sessions;
-pub mod yield_account;

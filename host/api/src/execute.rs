@@ -35,7 +35,8 @@ use relay_execution::{
     execute::{ExecuteError, ExecuteRequest, QuoteSource},
     receipt::{receipt, RouteReceipt},
 };
-use relay_store::durable::{IdemKey, Idempotency, IdempotencyBegin, Once};
+use relay_feature::once::CreatedBefore;
+use relay_store::durable::{IdemKey, Idempotency};
 use serde_json::Value;
 
 pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
@@ -162,10 +163,9 @@ pub(crate) fn rehearsal(headers: &HeaderMap) -> bool {
 pub(crate) use relay_feature::edge::idempotency_key;
 
 /// A fund-moving request under `x-idempotency-key` (`key`; `run` answers
-/// it), through the store's one guard ([`Idempotency`]): the first request
-/// runs, a repeat of the same bytes replays its response byte for byte; a
-/// repeat of a request that died after creating its route answers that
-/// route's receipt. A request that was refused leaves the key unspent.
+/// it), through the one guard ([`relay_feature::once`]); a repeat of a
+/// request that died after creating its route answers that route's
+/// receipt.
 pub(super) async fn idempotent<F, Fut>(
     s: &AppState,
     body: &Bytes,
@@ -177,49 +177,11 @@ where
     Fut: std::future::Future<Output = Result<Response, ApiError>>,
 {
     let guard = Idempotency::new(s.store.clone(), s.config.execution.idempotency_stale_ms);
-    let ran = guard
-        .once(key, body, || async {
-            let (parts, b) = run().await?.into_parts();
-            let bytes = axum::body::to_bytes(b, 1 << 20).await.unwrap_or_default();
-            let text = String::from_utf8_lossy(&bytes).into_owned();
-            let resp = Response::from_parts(parts, axum::body::Body::from(bytes));
-            Ok((resp.status().as_u16(), text, resp))
-        })
-        .await;
-    match ran {
-        Ok(Once::Ran(done)) => done.unwrap_or_else(error_response),
-        Ok(Once::Seen(seen)) => seen_before(s, &guard, key, seen).await,
-        Err(e) => ApiError::new(ErrorCode::StoreUnavailable, e.to_string()).into_response(),
-    }
-}
-
-/// The answer to a key seen before: its first response, its route's
-/// receipt, or the typed refusal.
-async fn seen_before(
-    s: &AppState,
-    guard: &Idempotency,
-    key: &IdemKey,
-    seen: IdempotencyBegin,
-) -> Response {
-    match seen {
-        IdempotencyBegin::Replay { status, body } => {
-            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-            (status, [("content-type", "application/json")], body).into_response()
+    match relay_feature::once::idempotent(&guard, key, body, run, error_response).await {
+        Ok(answer) => answer,
+        Err(CreatedBefore { route, stale }) => {
+            created_before(s, &guard, key, (&route, stale)).await
         }
-        IdempotencyBegin::InFlight {
-            route: Some(id),
-            stale,
-        } => created_before(s, guard, key, (&id, stale)).await,
-        IdempotencyBegin::InFlight { route: None, .. } | IdempotencyBegin::Fresh => ApiError::new(
-            ErrorCode::IdempotencyInFlight,
-            "this idempotency key's first request is still executing",
-        )
-        .into_response(),
-        IdempotencyBegin::Mismatch => ApiError::new(
-            ErrorCode::IdempotencyMismatch,
-            "x-idempotency-key was already used with a different body",
-        )
-        .into_response(),
     }
 }
 

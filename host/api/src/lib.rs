@@ -13,7 +13,6 @@ mod agent;
 mod analysis;
 mod around;
 pub mod auth;
-mod balances;
 mod batch;
 mod changelog;
 mod compare;
@@ -37,7 +36,6 @@ mod layout;
 pub mod limits;
 mod membership;
 pub mod metrics;
-mod ncaccount;
 pub mod openapi;
 mod plan;
 mod preflight;
@@ -127,11 +125,8 @@ pub struct Services {
     /// fallbacks ([`relay_engine::oracle::PriceBook::usd_e6`]).
     pub prices: Arc<relay_engine::oracle::PriceBook>,
     /// What the features that start themselves left for their routes
-    /// (netting, sponsorship: [`relay_feature::Start`]).
+    /// (netting, the yield account, sponsorship: [`relay_feature::Start`]).
     pub handles: relay_feature::Handles,
-    /// The non-custodial yield account and unified balances (spec §4.6,
-    /// [`relay_accounts::yield_account`]).
-    pub ncaccount: Arc<relay_accounts::yield_account::YieldService>,
     /// The warm quote book every quote reads ([`relay_engine::quotebook`];
     /// its refresher runs as a host job).
     pub quote_book: Arc<relay_engine::quotebook::QuoteBook>,
@@ -153,7 +148,7 @@ pub const FEATURES: &[Feature<AppState>] = &[
     keys::FEATURE,
     hooks::FEATURE,
     session::FEATURE,
-    ncaccount::FEATURE,
+    relay_yield_account::http::feature(),
     relay_netting::http::feature(),
     relay_sponsor::http::feature(),
     analysis::FEATURE,

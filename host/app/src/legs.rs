@@ -1,4 +1,4 @@
-//! The yield account's delivery legs ([`relay_accounts::yield_account::leg`])
+//! The yield account's delivery legs ([`relay_yield_account::leg`])
 //! over routing: a leg is quoted by the same fan-out as
 //! `POST /api/route/quote` and started by the same execute service as
 //! `POST /api/route/execute`, as a live `mode: self` route (the relayer
@@ -7,11 +7,11 @@
 
 use std::sync::Arc;
 
-use relay_accounts::yield_account::leg::{Leg, LegError, LegQuote, LegRouter};
 use relay_engine::{request::ExecuteAsk, route::RouteAsk};
 use relay_errors::{no_route, ApiError, ErrorCode};
 use relay_execution::execute::{ExecuteRequest, Executed};
 use relay_wire::{ExecuteFields, Loose, Node, RouteRequest};
+use relay_yield_account::leg::{Leg, LegError, LegQuote, LegRouter};
 
 use crate::Routing;
 

@@ -38,6 +38,7 @@ pub struct UpOptions {
 pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
     // the EIP-7702 batch executor `relay up` deploys on every chain
     let mut delegates = BTreeMap::new();
+    let mut vaults = BTreeMap::new();
     for c in devnet.chains() {
         base.vip.registry.push(VipCollection {
             chain: c.chain_id,
@@ -67,9 +68,7 @@ pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
         let id = c.chain_id.to_string();
         delegates.insert(id.clone(), c.deployment.delegate.to_string());
         // the ERC-4626 yield vault over USDC `relay up` deploys on every chain
-        base.ncaccount
-            .vaults
-            .insert(id.clone(), c.deployment.vault.to_string());
+        vaults.insert(id.clone(), c.deployment.vault.to_string());
         base.capabilities
             .rpc
             .insert(id.clone(), vec![c.rpc_url.clone()]);
@@ -92,6 +91,12 @@ pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
     base.execution.gap_check_interval_ms = 1_000;
     base.execution.route_lease_ms = 5_000;
     base.execution.idempotency_stale_ms = 20_000;
+    base.sections
+        .edit(
+            relay_yield_account::SECTION,
+            |y: &mut relay_yield_account::YieldConfig| y.vaults.extend(vaults),
+        )
+        .expect("the devnet's [ncaccount] is valid");
     let sponsor = |s: &mut relay_sponsor::SponsorConfig| {
         s.delegates.extend(delegates);
         s.lease_ms = 5_000;

@@ -195,50 +195,6 @@ fn session_jobs(
     service
 }
 
-/// The yield account and unified balances (spec §4.6): always served
-/// (balances need no vault); spends need the relayer.
-fn ncaccount_service(
-    parts: &relay_feature::Parts,
-) -> Arc<relay_accounts::yield_account::YieldService> {
-    use relay_accounts::yield_account::{YieldDeps, YieldService};
-    Arc::new(YieldService::new(YieldDeps {
-        config: parts.config.clone(),
-        reader: parts.reader.clone(),
-        prices: parts.prices.clone(),
-        store: parts.store.clone(),
-        senders: parts.senders.clone(),
-        clock: parts.clock.clone(),
-    }))
-}
-
-/// The job finishing yield-account spends whose holder died (spec §4.6),
-/// when the host can send.
-fn yield_spends_job(jobs: &Jobs, state: &AppState) -> Option<tokio::task::JoinHandle<()>> {
-    let every = state.config.ncaccount.resume_interval_ms;
-    if state.relayer.is_none() || every == 0 {
-        return None;
-    }
-    let (service, legs) = (
-        state.ncaccount.clone(),
-        Arc::new(relay_app::legs::EngineLegs::new(state.routing.clone())),
-    );
-    let job = relay_jobs::every(
-        jobs.token(),
-        Duration::from_millis(every),
-        true,
-        move || {
-            let (service, legs) = (service.clone(), legs.clone());
-            async move {
-                let n = service.resume(legs.as_ref()).await;
-                if n > 0 {
-                    tracing::debug!(n, "yield spends driven");
-                }
-            }
-        },
-    );
-    Some(tokio::spawn(job))
-}
-
 /// The primitives watcher (spec §4.4). Its gate is on when the config
 /// says `primitives.live` or the environment has `PRIMITIVES_LIVE=1`.
 fn primitives_job(jobs: &Jobs, state: &AppState) -> tokio::task::JoinHandle<()> {
@@ -273,6 +229,16 @@ fn retention_job(jobs: &mut Jobs, config: &HostConfig, store: &Store) {
 }
 
 /// The warm quote book and its refresher (issue 12; stops with the jobs).
+/// What the features reach the engine through: the yield account's
+/// delivery legs over the one routing service.
+fn engine(routing: &Arc<Routing>) -> relay_feature::Handles {
+    let mut handles = relay_feature::Handles::default();
+    let legs: relay_yield_account::leg::Legs =
+        Arc::new(relay_app::legs::EngineLegs::new(routing.clone()));
+    handles.insert(legs);
+    handles
+}
+
 fn quote_book_job(
     jobs: &mut Jobs,
     config: &HostConfig,
@@ -409,9 +375,7 @@ impl Host {
             senders: relayer.as_ref().map(|r| r.sending()),
             clock: store.clock().clone(),
         };
-        let handles = relay_feature::start_all(api::FEATURES, &parts, &mut jobs).await?;
         let quote_book = quote_book_job(&mut jobs, &config, &store);
-        let ncaccount = ncaccount_service(&parts);
         let health = Arc::new(HealthCache::new(
             Duration::from_millis(config.runtime.health_ttl_ms),
             reader.clone(),
@@ -431,6 +395,8 @@ impl Host {
             quote_book: quote_book.clone(),
             clock: store.clock().clone(),
         }));
+        let handles =
+            relay_feature::start_all(api::FEATURES, &parts, &mut jobs, engine(&routing)).await?;
         Ok(Host {
             state: AppState::new(Services {
                 health,
@@ -450,7 +416,6 @@ impl Host {
                 prices,
                 handles,
                 quote_book,
-                ncaccount,
                 signals: Arc::default(),
             }),
             jobs,
@@ -506,9 +471,6 @@ impl Host {
         );
         jobs.add("settlement-proofs", proofs);
         jobs.add("primitives", primitives_job(&jobs, &state));
-        if let Some(job) = yield_spends_job(&jobs, &state) {
-            jobs.add("yield-spends", job);
-        }
         let addr = listener.local_addr().ok();
         tracing::info!(?addr, "relay host listening");
         let http = state.config.http.clone();

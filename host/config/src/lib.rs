@@ -17,7 +17,6 @@ use serde::{Deserialize, Serialize};
 
 mod admin;
 mod capabilities;
-mod ncaccount;
 mod notify;
 mod pricefeeds;
 mod primitives;
@@ -29,7 +28,6 @@ mod validate;
 
 pub use admin::AdminConfig;
 pub use capabilities::{CapabilityConfig, CredentialConfig, Secret};
-pub use ncaccount::NcAccountConfig;
 pub use notify::{parse_allow_entry, AllowPort, NotifyConfig};
 pub use pricefeeds::PriceFeedConfig;
 pub use primitives::PrimitivesConfig;
@@ -509,9 +507,6 @@ pub struct HostConfig {
     /// The operator's dashboard (`[admin]`).
     #[serde(default)]
     pub admin: AdminConfig,
-    /// The non-custodial yield account (`[ncaccount]`, spec §4.6).
-    #[serde(default)]
-    pub ncaccount: NcAccountConfig,
     /// The relayer's key as an encrypted JSON keystore file (the standard
     /// Ethereum keystore), decrypted at start with the passphrase in the
     /// environment variable `relayer_keystore_passphrase_env` (default
@@ -574,7 +569,6 @@ impl Default for HostConfig {
             pricefeeds: Vec::new(),
             admin: AdminConfig::default(),
             sections: Sections::default(),
-            ncaccount: NcAccountConfig::default(),
             relayer_keystore: None,
             relayer_keystore_passphrase_env: None,
             telemetry: TelemetryConfig::default(),

@@ -93,7 +93,6 @@ pub fn validate(c: &HostConfig) -> Result<(), ConfigError> {
     c.sessions.check()?;
     c.primitives.check()?;
     c.retention.check()?;
-    c.ncaccount.check()?;
     c.quote_book.check()?;
     let chains = c.chain_ids();
     for (i, f) in c.pricefeeds.iter().enumerate() {

@@ -14,9 +14,11 @@
 //! table or start-up code is edited.
 //!
 //! [`edge`] is what every feature's HTTP adapter reads requests with: the
-//! strict JSON body ([`edge::JsonObject`]), query fields, large answers.
+//! strict JSON body ([`edge::JsonObject`]), query fields, large answers;
+//! [`once`] is the one idempotency guard of its fund-moving calls.
 
 pub mod edge;
+pub mod once;
 mod start;
 
 pub use start::{service, start_all, Handles, HasHandles, Parts, Service, Start, StartError};

@@ -129,13 +129,16 @@ pub fn service<'a, S: Service>(
     })
 }
 
-/// Starts every feature of `features` that has a start, in order.
+/// Starts every feature of `features` that has a start, in order, over
+/// what the host itself leaves them in `handles` (the application
+/// layer's adapters a feature reaches the engine through, e.g. the yield
+/// account's delivery legs); a feature may read what one before it left.
 pub async fn start_all<S>(
     features: &[Feature<S>],
     parts: &Parts,
     jobs: &mut Jobs,
+    mut handles: Handles,
 ) -> Result<Handles, StartError> {
-    let mut handles = Handles::default();
     for f in features {
         if let Some(start) = f.start {
             let span = tracing::info_span!("feature_start", feature = f.name);
@@ -216,7 +219,9 @@ mod tests {
         let parts = parts(&dir).await;
         let mut jobs = Jobs::new(CancellationToken::new());
         let list = [feature("a", Some(leaves_a_handle)), feature("b", None)];
-        let handles = start_all(&list, &parts, &mut jobs).await.unwrap();
+        let handles = start_all(&list, &parts, &mut jobs, Handles::default())
+            .await
+            .unwrap();
         assert_eq!(handles.get::<u32>(), Some(7));
         assert_eq!(handles.get::<u64>(), None);
         assert_eq!(jobs.names(), ["a-job"]);
@@ -225,7 +230,9 @@ mod tests {
             feature("broken", Some(cannot_start)),
             feature("a", Some(leaves_a_handle)),
         ];
-        let e = start_all(&list, &parts, &mut jobs).await.unwrap_err();
+        let e = start_all(&list, &parts, &mut jobs, Handles::default())
+            .await
+            .unwrap_err();
         assert_eq!(e.feature, "broken");
         assert!(e.to_string().contains("its table is invalid"), "{e}");
         assert_eq!(jobs.names(), ["a-job"], "nothing after the failure started");

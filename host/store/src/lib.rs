@@ -22,7 +22,6 @@ mod hooks;
 mod intents;
 mod keys;
 mod migrate;
-mod ncaccount;
 mod nonces;
 mod operator;
 mod outbox;
@@ -43,7 +42,6 @@ pub use keys::{
     KeyRow, KeyStore, KeyUsageRecord, PathCount, UsageWindow, MINUTE_MS as KEY_USAGE_MINUTE_MS,
 };
 pub use migrate::Migration;
-pub use ncaccount::{NcSpendMove, NcSpendRow};
 pub use outbox::{route_event, OutboxEvent};
 pub use primitives::{PrimitiveRow, PrimitiveStore, RunEnd, RunRow};
 use relay_types::clock::SharedClock;
@@ -216,7 +214,7 @@ impl Store {
     /// at `now_ms`, holding it until `until_ms`: its id, or `None` when
     /// there is none (another replica won every candidate). A
     /// [`durable::Lease`].
-    pub(crate) async fn claim_lapsed(
+    pub async fn claim_lapsed(
         &self,
         table: &'static str,
         open: &[&str],
@@ -237,7 +235,7 @@ impl Store {
 
     /// Holds row `id` of `table` (one with a `lease_until_ms` column) until
     /// `until_ms`; 0 lets any replica claim it.
-    pub(crate) async fn set_lease(
+    pub async fn set_lease(
         &self,
         table: &'static str,
         id: &str,

@@ -70,16 +70,8 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../migrations/0014_uptime_samples.sql"),
     },
     Migration {
-        version: 16,
-        sql: include_str!("../migrations/0016_ncaccount_spends.sql"),
-    },
-    Migration {
         version: 17,
         sql: include_str!("../migrations/0017_erasure_and_proofs.sql"),
-    },
-    Migration {
-        version: 18,
-        sql: include_str!("../migrations/0018_ncaccount_spend_routes.sql"),
     },
 ];
 

@@ -1,4 +1,11 @@
-//! The non-custodial yield account (spec §2.15, §4.6).
+//! relay-yield-account: the non-custodial yield account and unified
+//! balances (spec §2.15, §4.6) — the whole feature in one home: its
+//! configuration (`[ncaccount]`, [`config`]), its spend records and their
+//! schema ([`store`], migrations 0016 and 0018), the service, the HTTP
+//! adapter with its rate-limit buckets and errorCodes ([`http::feature`])
+//! and the job that finishes spends whose holder died (its start). The
+//! host registers it with one line and hands it the engine's delivery
+//! legs ([`leg::Legs`]).
 //!
 //! An agent holds the shares of an ERC-4626 vault over USDC (its yield
 //! token, `[ncaccount] vaults`), grants the relayer an allowance of shares,
@@ -19,12 +26,18 @@
 //! What it must never do: broadcast for a refused intent, spend a nonce
 //! twice, or pull more shares than the redeem of `amount` needs.
 
+pub mod balances;
+pub mod config;
 mod drive;
 mod error;
+pub mod errors;
+pub mod http;
 pub mod leg;
 pub mod spend;
+pub mod store;
 pub mod view;
 
+pub use config::{YieldConfig, SECTION};
 pub use error::YieldError;
 
 use alloy::primitives::Address;
@@ -32,28 +45,35 @@ use relay_chain::{
     reader::ChainReader,
     sender::{Sender, Senders},
 };
-use relay_config::HostConfig;
+use relay_config::{ConfigError, HostConfig};
 use relay_engine::oracle::PriceBook;
-use relay_store::Store;
+use relay_feature::{Handles, Parts};
+use relay_jobs::Jobs;
+use relay_store::StoreError;
 use relay_types::clock::SharedClock;
 use std::sync::Arc;
+use store::Spends;
 
 /// What the service needs.
 #[derive(Clone)]
 pub struct YieldDeps {
-    /// Host configuration (`[ncaccount]`, chains, tokens).
+    /// Host configuration (chains, tokens).
     pub config: Arc<HostConfig>,
+    /// The host's `[ncaccount]`.
+    pub settings: YieldConfig,
     /// Chain reads.
     pub reader: Arc<ChainReader>,
     /// USD prices (balances).
     pub prices: Arc<PriceBook>,
     /// Spend records and the transaction journal.
-    pub store: Store,
+    pub store: Spends,
     /// The relayer (its address is the spender agents approve) and its
     /// senders; `None`: views and quotes only.
     pub senders: Option<Senders>,
     /// Time.
     pub clock: SharedClock,
+    /// The engine, which quotes and starts a spend's delivery.
+    pub legs: leg::Legs,
 }
 
 /// The yield-account service.
@@ -98,9 +118,9 @@ impl YieldService {
 
     /// The vault on `chain`, with its asset as the chain's config names it.
     pub fn vault(&self, chain: u64) -> Result<VaultRef, YieldError> {
-        let cfg = &self.deps.config;
-        let vault = cfg
-            .ncaccount
+        let vault = self
+            .deps
+            .settings
             .vault(chain)
             .and_then(|v| v.parse().ok())
             .ok_or(YieldError::ChainUnsupported(chain))?;
@@ -119,7 +139,7 @@ impl YieldService {
         let token = cfg
             .chains
             .get(&chain.to_string())
-            .and_then(|c| c.tokens.get(&cfg.ncaccount.asset))
+            .and_then(|c| c.tokens.get(&self.deps.settings.asset))
             .ok_or(YieldError::ChainUnsupported(chain))?;
         let address = token
             .address
@@ -141,7 +161,7 @@ impl YieldService {
             route_id,
             src_chain,
             to_chain,
-            symbol: self.deps.config.ncaccount.asset.clone(),
+            symbol: self.deps.settings.asset.clone(),
             amount,
             agent,
             to_address: to,
@@ -152,8 +172,7 @@ impl YieldService {
     pub fn vaults(&self) -> Vec<VaultRef> {
         let mut ids: Vec<u64> = self
             .deps
-            .config
-            .ncaccount
+            .settings
             .vaults
             .keys()
             .filter_map(|k| k.parse().ok())
@@ -178,4 +197,73 @@ impl YieldService {
             .map(|s| s.as_ref())
             .ok_or(YieldError::RelayerUnavailable(chain))
     }
+}
+
+impl YieldService {
+    /// The service over the host's `parts` and the engine's `legs`, with
+    /// the host's `[ncaccount]`.
+    pub fn over(parts: &Parts, legs: leg::Legs) -> Result<Self, ConfigError> {
+        Ok(YieldService::new(YieldDeps {
+            config: parts.config.clone(),
+            settings: YieldConfig::from_host(&parts.config)?,
+            reader: parts.reader.clone(),
+            prices: parts.prices.clone(),
+            store: parts.store.clone().into(),
+            senders: parts.senders.clone(),
+            clock: parts.clock.clone(),
+            legs,
+        }))
+    }
+
+    /// Starts the feature: applies its migrations, builds the service over
+    /// the legs the host left in `handles` and, when the host can send,
+    /// starts the job finishing spends whose holder died
+    /// (`yield-spends`). Always served: balances need no vault.
+    async fn start(
+        parts: &Parts,
+        jobs: &mut Jobs,
+        handles: &Handles,
+    ) -> Result<Arc<Self>, StartError> {
+        let legs = handles.get::<leg::Legs>().ok_or(StartError::NoLegs)?;
+        let service = Arc::new(YieldService::over(parts, legs)?);
+        service.deps.store.migrate(store::MIGRATIONS).await?;
+        let every = service.deps.settings.resume_interval_ms;
+        if service.deps.senders.is_some() && every > 0 {
+            let every = std::time::Duration::from_millis(every);
+            jobs.drive("yield-spends", every, service.clone(), |s| async move {
+                s.resume().await
+            });
+        }
+        Ok(service)
+    }
+}
+
+/// The yield account's [`relay_feature::Start`]: leaves
+/// `Arc<YieldService>` in the handles.
+fn start<'a>(
+    parts: &'a Parts,
+    jobs: &'a mut Jobs,
+    handles: &'a mut Handles,
+) -> futures::future::BoxFuture<'a, Result<(), relay_feature::StartError>> {
+    Box::pin(async move {
+        let service = YieldService::start(parts, jobs, handles)
+            .await
+            .map_err(|e| relay_feature::StartError::new("yield_account", e))?;
+        handles.insert(service);
+        Ok(())
+    })
+}
+
+/// Why the yield account did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// `[ncaccount]` is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// Its migrations did not apply.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The host left no delivery legs ([`leg::Legs`]) in the handles.
+    #[error("the host gave the yield account no delivery legs (the engine's leg router)")]
+    NoLegs,
 }

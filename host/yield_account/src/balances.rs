@@ -14,7 +14,7 @@ use relay_plugin_api::{ChainRef, Token};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::yield_account::{view::NcChain, YieldService};
+use crate::{view::NcChain, YieldService};
 
 /// One token held on one chain.
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -130,7 +130,7 @@ impl YieldService {
             view.apy = None;
             view.accrued = None;
         }
-        let symbol = self.deps().config.ncaccount.asset.clone();
+        let symbol = self.deps().settings.asset.clone();
         let usd = self
             .price(chain, &symbol, v.asset)
             .map(|p| usd_e6(view.assets.parse().unwrap_or_default(), v.decimals, p).to_string());
@@ -144,7 +144,7 @@ impl YieldService {
     /// what the shares accrued over its window.
     pub async fn balance(&self, addr: Address, yield_aware: bool) -> UnifiedBalance {
         let cfg = self.deps().config.clone();
-        let asset = cfg.ncaccount.asset.clone();
+        let asset = self.deps().settings.asset.clone();
         let mut chains = Vec::new();
         let mut totals: BTreeMap<String, U256> = BTreeMap::new();
         let mut usd = U256::ZERO;

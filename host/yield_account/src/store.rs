@@ -1,10 +1,42 @@
 //! Yield-account spends (spec §4.6): the record of one accepted EIP-712
 //! spend intent. `(agent, src_chain, nonce)` is unique, so a nonce is spent
 //! once; the client's idempotency key is unique too. The transactions live
-//! in the route journal under the record's id.
+//! in the route journal under the record's id. The table is the feature's
+//! own ([`MIGRATIONS`]).
 
-use super::{Store, StoreError};
+use relay_store::{Migration, Store, StoreError};
 use sqlx::{any::AnyRow, Row};
+
+/// The yield account's schema: its spend records (applied by its start).
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 16,
+        sql: include_str!("../migrations/0016_ncaccount_spends.sql"),
+    },
+    Migration {
+        version: 18,
+        sql: include_str!("../migrations/0018_ncaccount_spend_routes.sql"),
+    },
+];
+
+/// The store as the yield account uses it: every method of [`Store`],
+/// plus its spend records'.
+#[derive(Clone, Debug)]
+pub struct Spends(Store);
+
+impl From<Store> for Spends {
+    fn from(store: Store) -> Self {
+        Spends(store)
+    }
+}
+
+impl std::ops::Deref for Spends {
+    type Target = Store;
+
+    fn deref(&self) -> &Store {
+        &self.0
+    }
+}
 
 /// One spend record.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,7 +70,7 @@ pub struct NcSpendRow {
     pub lease_until_ms: u64,
 }
 
-/// A move of a record ([`Store::update_nc_spend`]); `None` fields are kept.
+/// A move of a record ([`Spends::update_nc_spend`]); `None` fields are kept.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NcSpendMove {
     /// The new state.
@@ -76,7 +108,7 @@ fn row_of(r: &AnyRow) -> Result<NcSpendRow, StoreError> {
     })
 }
 
-impl Store {
+impl Spends {
     /// Inserts `row` unless a record with its idempotency key or its
     /// `(agent, src_chain, nonce)` exists. Returns the record in effect and
     /// whether it is new (only the inserter spends). The new record is
@@ -170,7 +202,7 @@ impl Store {
         .bind(&m.deliver_tx)
         .bind(&m.refund_tx)
         .bind(&m.error)
-        .bind(self.now_ms() as i64)
+        .bind(self.clock().now_ms() as i64)
         .bind(id)
         .execute(self.pool())
         .await?;
@@ -242,16 +274,22 @@ mod tests {
     async fn nc_spends_on_sqlite() {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}?mode=rwc", dir.path().join("r.db").display());
-        a_nonce_and_a_key_are_spent_once(&Store::connect(&url).await.unwrap()).await;
+        a_nonce_and_a_key_are_spent_once(&spends(&url).await).await;
     }
 
     #[tokio::test]
     async fn nc_spends_on_postgres() {
         let url = relay_fixtures::postgres_database();
-        a_nonce_and_a_key_are_spent_once(&Store::connect(&url).await.unwrap()).await;
+        a_nonce_and_a_key_are_spent_once(&spends(&url).await).await;
     }
 
-    async fn a_nonce_and_a_key_are_spent_once(store: &Store) {
+    async fn spends(url: &str) -> Spends {
+        let store = Spends::from(Store::connect(url).await.unwrap());
+        store.migrate(MIGRATIONS).await.unwrap();
+        store
+    }
+
+    async fn a_nonce_and_a_key_are_spent_once(store: &Spends) {
         let (_, new) = store
             .begin_nc_spend(&row("nc_1", Some("k"), "7"))
             .await

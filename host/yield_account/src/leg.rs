@@ -7,10 +7,16 @@
 //! a replica that picks a spend up after a crash finds the route its
 //! predecessor started instead of starting another.
 //!
-//! [`LegRouter`] is the engine as the accounts crate sees it; the API crate
-//! implements it over its quote fan-out and execute service.
+//! [`LegRouter`] is the engine as the yield account sees it; the
+//! application layer implements it over routing's quote fan-out and its one
+//! execute service, and the host leaves it in the features' handles
+//! ([`Legs`]) before they start.
 
 use alloy::primitives::{keccak256, Address, U256};
+use std::sync::Arc;
+
+/// The engine's legs as the host hands them to the feature.
+pub type Legs = Arc<dyn LegRouter>;
 
 /// One delivery leg.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -22,14 +22,13 @@
 //! `live` false (or missing) answers what would happen — every check run,
 //! nothing recorded or sent (`state: DRY`).
 
+use crate::store::NcSpendRow;
 use alloy::primitives::{keccak256, Address, Bytes, U256};
 use relay_chain::{
     reader::SimCall,
     vault::{self, Spend},
 };
-use relay_store::NcSpendRow;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 use utoipa::ToSchema;
 
 use super::{
@@ -239,7 +238,7 @@ struct Ask {
 impl YieldService {
     /// The spend fee of `amount`: `fee_bps`, at least `min_fee_units`.
     pub fn fee(&self, amount: U256) -> U256 {
-        let c = &self.deps.config.ncaccount;
+        let c = &self.deps.settings;
         let pct = amount * U256::from(c.fee_bps) / U256::from(10_000u64);
         pct.max(U256::from(c.min_fee_units))
     }
@@ -273,18 +272,14 @@ impl YieldService {
     /// The read-only just-in-time quote of a spend (nothing is signed or
     /// recorded): the vault's figures and the engine's ranking of the
     /// delivery.
-    pub async fn quote(
-        &self,
-        q: &QuoteAsk,
-        legs: &dyn LegRouter,
-    ) -> Result<SpendQuote, YieldError> {
+    pub async fn quote(&self, q: &QuoteAsk) -> Result<SpendQuote, YieldError> {
         let ask = self.ask(
             &q.agent,
             (q.src_chain, q.to_chain),
             &q.amount,
             &q.to_address,
         )?;
-        self.figures(&ask, legs).await
+        self.figures(&ask, self.deps.legs.as_ref()).await
     }
 
     async fn figures(&self, a: &Ask, legs: &dyn LegRouter) -> Result<SpendQuote, YieldError> {
@@ -462,8 +457,8 @@ impl YieldService {
         w: &IntentWire,
         signature: &str,
         (live, idem_key): (bool, Option<&str>),
-        legs: Arc<dyn LegRouter>,
     ) -> Result<SpendReceipt, YieldError> {
+        let legs = self.deps.legs.clone();
         let (quote, body) = self.check(w, signature, legs.as_ref()).await?;
         if !live {
             return Ok(SpendReceipt {
@@ -496,7 +491,7 @@ impl YieldService {
             refund_tx: None,
             error: None,
             created_ms: now,
-            lease_until_ms: now + self.deps.config.ncaccount.lease_ms,
+            lease_until_ms: now + self.deps.settings.lease_ms,
         };
         let (row, new) = self.deps.store.begin_nc_spend(&row).await?;
         if !new {

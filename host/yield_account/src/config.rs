@@ -6,12 +6,12 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ConfigError;
+use relay_config::{ConfigError, HostConfig};
 
 /// Yield-account settings (`[ncaccount]`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct NcAccountConfig {
+pub struct YieldConfig {
     /// The ERC-4626 vault (the yield-bearing token) by chain id; a chain
     /// without one has no yield account (default none; `relay up` sets
     /// every devnet chain's). Its asset must be the chain's `asset` token.
@@ -36,9 +36,9 @@ pub struct NcAccountConfig {
     pub lease_ms: u64,
 }
 
-impl Default for NcAccountConfig {
+impl Default for YieldConfig {
     fn default() -> Self {
-        NcAccountConfig {
+        YieldConfig {
             vaults: BTreeMap::new(),
             asset: "USDC".into(),
             fee_bps: 15,
@@ -50,18 +50,32 @@ impl Default for NcAccountConfig {
     }
 }
 
-impl NcAccountConfig {
+/// The section's name: `[ncaccount]` (the spec's paths name the yield
+/// account so; an operator's existing tables keep working).
+pub const SECTION: &str = "ncaccount";
+
+/// The host's `[ncaccount]` is valid (the host's start-up check).
+pub fn check(config: &HostConfig) -> Result<(), ConfigError> {
+    YieldConfig::from_host(config).map(drop)
+}
+
+impl YieldConfig {
+    /// The host's `[ncaccount]`, checked.
+    pub fn from_host(config: &HostConfig) -> Result<Self, ConfigError> {
+        let settings: YieldConfig = config.sections.get(SECTION)?;
+        settings.check()?;
+        Ok(settings)
+    }
+
     /// Refuses a lease too short to drive a spend under (two replicas could
     /// then drive one spend at once) or a resume pass no shorter than it.
     pub fn check(&self) -> Result<(), ConfigError> {
         if self.lease_ms < 1_000 {
-            return Err(ConfigError(
-                "ncaccount.lease_ms must be at least 1000".into(),
-            ));
+            return Err(ConfigError::new("ncaccount.lease_ms must be at least 1000"));
         }
         if self.resume_interval_ms >= self.lease_ms {
-            return Err(ConfigError(
-                "ncaccount.resume_interval_ms must be below ncaccount.lease_ms (0 turns the job off)".into(),
+            return Err(ConfigError::new(
+                "ncaccount.resume_interval_ms must be below ncaccount.lease_ms (0 turns the job off)",
             ));
         }
         Ok(())
@@ -79,17 +93,21 @@ mod tests {
 
     #[test]
     fn a_lease_too_short_or_a_resume_slower_than_it_is_refused() {
-        assert!(NcAccountConfig::default().check().is_ok());
-        let short = NcAccountConfig {
+        assert!(YieldConfig::default().check().is_ok());
+        let short = YieldConfig {
             lease_ms: 10,
             resume_interval_ms: 0,
-            ..NcAccountConfig::default()
+            ..YieldConfig::default()
         };
-        assert!(short.check().unwrap_err().0.contains("lease_ms"));
-        let slow = NcAccountConfig {
+        assert!(short.check().unwrap_err().to_string().contains("lease_ms"));
+        let slow = YieldConfig {
             resume_interval_ms: 60_000,
-            ..NcAccountConfig::default()
+            ..YieldConfig::default()
         };
-        assert!(slow.check().unwrap_err().0.contains("resume_interval_ms"));
+        assert!(slow
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("resume_interval_ms"));
     }
 }

@@ -149,7 +149,7 @@ impl YieldService {
         probe: U256,
         now: &PricePoint,
     ) -> Result<PricePoint, YieldError> {
-        let mut back = self.deps.config.ncaccount.apy_window_blocks.max(1);
+        let mut back = self.deps.settings.apy_window_blocks.max(1);
         loop {
             let block = now.block.saturating_sub(back);
             let read = self
@@ -196,7 +196,7 @@ impl YieldService {
                 chain_id: v.chain_id,
                 vault: v.vault.to_string(),
                 asset: v.asset.to_string(),
-                asset_symbol: self.deps.config.ncaccount.asset.clone(),
+                asset_symbol: self.deps.settings.asset.clone(),
                 error: apy.as_ref().err().map(ToString::to_string),
                 apy: apy.ok(),
             });

@@ -16,9 +16,10 @@
 
 use std::{sync::Arc, time::Duration};
 
+use crate::store::{NcSpendMove, NcSpendRow};
 use alloy::primitives::{Address, U256};
 use relay_chain::sender::{Call, SendError};
-use relay_store::{events::RouteChange, NcSpendMove, NcSpendRow};
+use relay_store::events::RouteChange;
 use relay_types::{RouteRecord, RouteStatus};
 use tokio::sync::broadcast::error::RecvError;
 
@@ -54,7 +55,7 @@ impl YieldService {
 
     /// How often a held lease is renewed: a third of it.
     fn renew_every(&self) -> Duration {
-        Duration::from_millis((self.deps.config.ncaccount.lease_ms / 3).max(10))
+        Duration::from_millis((self.deps.settings.lease_ms / 3).max(10))
     }
 
     /// [`Self::drive`]'s steps, the lease held by the caller.
@@ -108,11 +109,12 @@ impl YieldService {
     /// One resume pass: every open spend whose holder's lease lapsed is
     /// claimed and driven (a spend whose route still runs is let go again
     /// until a later pass). Answers how many it drove.
-    pub async fn resume(&self, legs: &dyn LegRouter) -> usize {
+    pub async fn resume(&self) -> usize {
+        let legs = self.deps.legs.as_ref();
         let mut n = 0;
         loop {
             let now = self.deps.clock.now_ms();
-            let until = now + self.deps.config.ncaccount.lease_ms;
+            let until = now + self.deps.settings.lease_ms;
             let row = match self.deps.store.claim_nc_spend(now, until).await {
                 Ok(Some(row)) => row,
                 Ok(None) => return n,
@@ -127,7 +129,7 @@ impl YieldService {
                 // Still routing: let it go until the next pass (a later
                 // claim in this pass would only find it again).
                 Ok(r) if r.state == ROUTING => {
-                    let next = now + self.deps.config.ncaccount.resume_interval_ms.max(1);
+                    let next = now + self.deps.settings.resume_interval_ms.max(1);
                     let _ = self.deps.store.lease_nc_spend(&row.id, next).await;
                 }
                 Ok(_) => self.release(&row.id).await,
@@ -141,7 +143,7 @@ impl YieldService {
 
     /// Renews this replica's hold on spend `id`.
     async fn hold(&self, id: &str) {
-        let until = self.deps.clock.now_ms() + self.deps.config.ncaccount.lease_ms;
+        let until = self.deps.clock.now_ms() + self.deps.settings.lease_ms;
         if let Err(e) = self.deps.store.lease_nc_spend(id, until).await {
             tracing::warn!(%id, error = %e, "yield spend: lease not renewed");
         }

@@ -2,21 +2,19 @@
 //! configured chain's tokens and the yield vault's shares at value, per
 //! chain and in total, smallest units and integer micro-USD) and `GET
 //! /api/account/{addr}` (the same, yield-aware: each vault's APY and what
-//! the shares accrued). Thin over [`relay_accounts::balances`].
+//! the shares accrued). Thin over [`crate::balances`].
 
 use axum::{
     extract::{Path, State},
     Json,
 };
-use relay_accounts::balances::UnifiedBalance;
+use relay_errors::{ApiError, ErrorBody};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::{
-    ncaccount::{path_address, service},
-    ApiError, AppState,
-};
+use super::{path_address, service, Yield};
+use crate::balances::UnifiedBalance;
 
-pub(super) fn routes() -> OpenApiRouter<AppState> {
+pub(super) fn routes() -> OpenApiRouter<Yield> {
     OpenApiRouter::new()
         .routes(routes!(balance))
         .routes(routes!(account))
@@ -24,10 +22,10 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
 
 #[utoipa::path(get, path = "/api/balance/{addr}", tag = "accounts", summary = "Unified balance across chains: stablecoins, WBTC, vault shares at value",
     params(("addr" = String, Path, description = "The address")),
-    responses((status = 200, description = "OK", body = UnifiedBalance), (status = "default", description = "A typed error", body = crate::openapi::ErrorBody)))]
+    responses((status = 200, description = "OK", body = UnifiedBalance), (status = "default", description = "A typed error", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
 async fn balance(
-    State(s): State<AppState>,
+    State(s): State<Yield>,
     Path(addr): Path<String>,
 ) -> Result<Json<UnifiedBalance>, ApiError> {
     let addr = path_address(&addr)?;
@@ -36,10 +34,10 @@ async fn balance(
 
 #[utoipa::path(get, path = "/api/account/{addr}", tag = "accounts", summary = "Yield-aware unified balance: shares, value, APY, accrued",
     params(("addr" = String, Path, description = "The address")),
-    responses((status = 200, description = "OK", body = UnifiedBalance), (status = "default", description = "A typed error", body = crate::openapi::ErrorBody)))]
+    responses((status = 200, description = "OK", body = UnifiedBalance), (status = "default", description = "A typed error", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
 async fn account(
-    State(s): State<AppState>,
+    State(s): State<Yield>,
     Path(addr): Path<String>,
 ) -> Result<Json<UnifiedBalance>, ApiError> {
     let addr = path_address(&addr)?;
