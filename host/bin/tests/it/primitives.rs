@@ -6,11 +6,11 @@
 //! moves; a conditional `timeAfter` fires after its time and not before; a
 //! price condition fires only while it holds; the owner's DELETE cancels.
 
-use crate::common::{self, get, post, serve, until_terminal, usdc_balance, Running};
+use crate::common::{self, get, post, serve, serve_at, until_terminal, usdc_balance, Running};
 use alloy::primitives::{address, Address, U256};
 use relay_devnet::{Devnet, DevnetConfig};
 use relay_host::devnet::DEVNET_OWNER_TOKEN;
-use relay_types::{Clock as _, SystemClock};
+use relay_types::{Clock as _, ManualClock, SharedClock, SystemClock};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -29,15 +29,24 @@ fn route(amount: u64, to: Address) -> Value {
 
 /// A devnet and a host whose watcher ticks every 200 ms; `live` is the gate.
 async fn up(live: bool) -> (Devnet, tempfile::TempDir, Running) {
+    up_at(live, None).await
+}
+
+/// Like [`up`]; with a clock, the host reads time from it (a test moves
+/// a `ManualClock` to a run's time instead of waiting for it).
+async fn up_at(live: bool, clock: Option<SharedClock>) -> (Devnet, tempfile::TempDir, Running) {
     let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
         .await
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let h = serve(&devnet, dir.path(), |c| {
+    let tweak = |c: &mut relay_config::HostConfig| {
         c.primitives.tick_interval_ms = 200;
         c.primitives.live = live;
-    })
-    .await;
+    };
+    let h = match clock {
+        Some(clock) => serve_at(&devnet, dir.path(), clock, tweak).await,
+        None => serve(&devnet, dir.path(), tweak).await,
+    };
     (devnet, dir, h)
 }
 
@@ -67,14 +76,20 @@ async fn delete(h: &Running, path: &str) -> (u16, Value) {
 
 /// Polls `path` until its `status` is `want` (bounded by `secs`).
 async fn until_status(h: &Running, path: &str, want: &str, secs: u64) -> Value {
+    until(h, path, secs, |v| v["status"] == want).await
+}
+
+/// GETs `path` until `done` holds of its answer (the host's watcher works
+/// on its own tick; `secs` bounds a hang).
+async fn until(h: &Running, path: &str, secs: u64, done: impl Fn(&Value) -> bool) -> Value {
     let end = Instant::now() + Duration::from_secs(secs);
     loop {
         let (code, v) = get(&format!("{}{path}", h.base)).await;
         assert_eq!(code, 200, "{v}");
-        if v["status"] == want {
+        if done(&v) {
             return v;
         }
-        assert!(Instant::now() < end, "{path} never became {want}: {v}");
+        assert!(Instant::now() < end, "{path} never got there: {v}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
@@ -153,7 +168,10 @@ async fn a_batch_of_twenty_legs_is_planned_and_bad_batches_are_refused_by_field(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_schedule_every_ten_seconds_runs_three_times_simulated_then_completes() {
-    let (devnet, _dir, h) = up(false).await;
+    // The host's clock stands still: each run waits for the test to move
+    // it to the run's time, so the runs are exactly ten seconds apart.
+    let clock = ManualClock::at(SystemClock.now_ms());
+    let (devnet, _dir, h) = up_at(false, Some(clock.clone())).await;
     let before = usdc_balance(&devnet, DST, PAYEE).await;
     // live:true with the owner's credential, but the host's gate is off.
     let body =
@@ -172,7 +190,17 @@ async fn a_schedule_every_ten_seconds_runs_three_times_simulated_then_completes(
     );
     assert!(s["nextRunAt"].is_u64(), "{s}");
 
-    let done = until_status(&h, &format!("/api/route/schedule/{id}"), "completed", 40).await;
+    let path = format!("/api/route/schedule/{id}");
+    let mut next = s["nextRunAt"].as_u64().unwrap();
+    for n in 1..=3 {
+        clock.set((next * 1000).max(clock.now_ms()));
+        let ran = until(&h, &path, 40, |v| {
+            v["runs"].as_array().map(Vec::len) == Some(n)
+        })
+        .await;
+        next = ran["nextRunAt"].as_u64().unwrap_or_default();
+    }
+    let done = until_status(&h, &path, "completed", 40).await;
     assert_eq!(
         (done["active"].as_bool(), done["remaining"].as_u64()),
         (Some(false), Some(0))
@@ -197,10 +225,7 @@ async fn a_schedule_every_ten_seconds_runs_three_times_simulated_then_completes(
         .windows(2)
         .map(|w| w[1]["at"].as_u64().unwrap() - w[0]["at"].as_u64().unwrap())
         .collect();
-    assert!(
-        gaps.iter().all(|g| (9..=11).contains(g)),
-        "runs 10 s apart: {gaps:?}"
-    );
+    assert_eq!(gaps, [10, 10], "runs 10 s apart");
     assert_eq!(
         usdc_balance(&devnet, DST, PAYEE).await,
         before,

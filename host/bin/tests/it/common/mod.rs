@@ -4,9 +4,7 @@
 
 use relay_config::HostConfig;
 use relay_devnet::Devnet;
-use relay_host::devnet::{
-    host_config, point_rails_at, serve_on_loopback, serve_on_loopback_at, ServedHost,
-};
+use relay_host::devnet::{host_config, point_rails_at, serve_on_loopback_at, ServedHost};
 use relay_simulators::Simulators;
 use relay_types::{Clock as _, SystemClock};
 use serde_json::Value;
@@ -62,6 +60,26 @@ pub async fn serve_with(
     plugins: impl FnOnce(&Path),
     tweak: impl FnOnce(&mut HostConfig),
 ) -> Running {
+    serve_full(devnet, dir, (plugins, relay_types::clock::system()), tweak).await
+}
+
+/// Like [`serve`], the host reading time from `clock` (a test moves a
+/// `ManualClock` instead of waiting for time to pass).
+pub async fn serve_at(
+    devnet: &Devnet,
+    dir: &Path,
+    clock: relay_types::SharedClock,
+    tweak: impl FnOnce(&mut HostConfig),
+) -> Running {
+    serve_full(devnet, dir, (|_: &Path| {}, clock), tweak).await
+}
+
+async fn serve_full(
+    devnet: &Devnet,
+    dir: &Path,
+    (plugins, clock): (impl FnOnce(&Path), relay_types::SharedClock),
+    tweak: impl FnOnce(&mut HostConfig),
+) -> Running {
     let mut base = HostConfig {
         data_dir: relay_fixtures::data_dir(&dir.join("data")),
         plugins_dir: relay_fixtures::plugins_copy(&dir.join("plugins")),
@@ -73,7 +91,9 @@ pub async fn serve_with(
     let sims = Simulators::start(devnet).await.expect("simulators");
     let mut config = point_rails_at(devnet, &sims, host_config(devnet, base));
     tweak(&mut config);
-    let served = serve_on_loopback(config).await.expect("host serves");
+    let served = serve_on_loopback_at(config, clock)
+        .await
+        .expect("host serves");
     Running {
         base: served.base.clone(),
         host_state: served.state.clone(),
