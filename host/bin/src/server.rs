@@ -361,7 +361,9 @@ impl Host {
                 );
             }
         }
-        let sandbox: Arc<relay_execution::sandbox::Sandbox> = Default::default();
+        let sandbox = Arc::new(relay_execution::sandbox::Sandbox::new(
+            store.clock().clone(),
+        ));
         let prices = price_jobs(&mut jobs, &config, &reader, store.clock().clone()).await;
         retention_job(&mut jobs, &config, &store);
         let hooks = notify_jobs(&mut jobs, &store, &config, (&reader, &prices), &sandbox);

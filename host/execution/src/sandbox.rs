@@ -13,9 +13,9 @@
 //! service does that before it gets here).
 
 use relay_plugin_api::PlanAction;
+use relay_types::SharedClock;
 use relay_types::{RouteRecord, RouteStatus};
 use std::{collections::HashMap, sync::Mutex, time::Duration};
-use tokio::time::Instant;
 
 /// Time from acceptance to DONE.
 pub const SANDBOX_DURATION: Duration = Duration::from_secs(40);
@@ -26,13 +26,14 @@ pub const STAGES: [&str; 4] = ["RECEIVING", "SWAPPING", "SENDING", "COMPLETED"];
 
 struct Entry {
     record: RouteRecord,
-    started: Instant,
+    /// When it was accepted, epoch ms on the sandbox's clock.
+    started_ms: u64,
 }
 
-/// In-memory sandbox routes.
-#[derive(Default)]
+/// In-memory sandbox routes, their stages moving on the host's clock.
 pub struct Sandbox {
     routes: Mutex<HashMap<String, Entry>>,
+    clock: SharedClock,
 }
 
 impl std::fmt::Debug for Sandbox {
@@ -73,18 +74,26 @@ pub fn as_sent(mut r: RouteRecord) -> RouteRecord {
 }
 
 impl Sandbox {
+    /// No sandbox routes yet; their stages move on `clock`.
+    pub fn new(clock: SharedClock) -> Self {
+        Sandbox {
+            routes: Mutex::default(),
+            clock,
+        }
+    }
+
+    /// How long ago `e` was accepted.
+    fn elapsed(&self, e: &Entry) -> Duration {
+        Duration::from_millis(self.clock.now_ms().saturating_sub(e.started_ms))
+    }
+
     /// Starts a sandbox route (its id starts with `sbx_`).
     pub fn start(&self, record: RouteRecord) -> RouteRecord {
         let mut routes = self.routes.lock().expect("sandbox lock");
-        routes.retain(|_, e| e.started.elapsed() < SANDBOX_RETENTION);
+        routes.retain(|_, e| self.elapsed(e) < SANDBOX_RETENTION);
         let now = at(record.clone(), Duration::ZERO);
-        routes.insert(
-            record.id.clone(),
-            Entry {
-                record,
-                started: Instant::now(),
-            },
-        );
+        let started_ms = self.clock.now_ms();
+        routes.insert(record.id.clone(), Entry { record, started_ms });
         now
     }
 
@@ -107,7 +116,7 @@ impl Sandbox {
             return None;
         }
         let quarter = SANDBOX_DURATION / STAGES.len() as u32;
-        let elapsed = e.started.elapsed();
+        let elapsed = self.elapsed(e);
         let passed = (elapsed.as_millis() / quarter.as_millis()) as u32;
         (passed < STAGES.len() as u32).then(|| quarter * (passed + 1) - elapsed)
     }
@@ -117,8 +126,8 @@ impl Sandbox {
         let routes = self.routes.lock().expect("sandbox lock");
         let e = routes
             .get(id)
-            .filter(|e| e.started.elapsed() < SANDBOX_RETENTION)?;
-        let elapsed = e.started.elapsed();
+            .filter(|e| self.elapsed(e) < SANDBOX_RETENTION)?;
+        let elapsed = self.elapsed(e);
         Some((at(e.record.clone(), elapsed), elapsed.as_secs_f64()))
     }
 }
@@ -143,15 +152,20 @@ mod tests {
         }
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn stages_walk_on_the_timer_then_done_then_expire() {
-        let sb = Sandbox::default();
+    fn sandbox() -> (Sandbox, std::sync::Arc<relay_types::ManualClock>) {
+        let clock = relay_types::ManualClock::at(1_700_000_000_000);
+        (Sandbox::new(clock.clone()), clock)
+    }
+
+    #[test]
+    fn stages_walk_on_the_timer_then_done_then_expire() {
+        let (sb, clock) = sandbox();
         assert_eq!(sb.start(record()).stage.as_deref(), Some("RECEIVING"));
         let mut seen = vec![];
         for _ in 0..5 {
             let (r, _) = sb.get("sbx_test").unwrap();
             seen.push((r.status.public(), r.stage.unwrap()));
-            tokio::time::advance(Duration::from_secs(10)).await;
+            clock.advance(10_000);
         }
         let expect = [
             ("BRIDGING", "RECEIVING"),
@@ -162,7 +176,7 @@ mod tests {
         ];
         let seen: Vec<(&str, &str)> = seen.iter().map(|(a, b)| (*a, b.as_str())).collect();
         assert_eq!(seen, expect);
-        tokio::time::advance(SANDBOX_RETENTION).await;
+        clock.advance(SANDBOX_RETENTION.as_millis() as u64);
         assert!(sb.get("sbx_test").is_none(), "kept at most an hour");
     }
 
@@ -174,7 +188,7 @@ mod tests {
             token: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913".into(),
             amount: Amount::from_u128(4_990_000),
         }];
-        let sb = Sandbox::default();
+        let (sb, _) = sandbox();
         let kept = sb.keep_dry(r.clone());
         let pulled = |r: &RouteRecord| match &r.plan.steps[0] {
             PlanAction::Permit2Pull { amount, .. } => *amount,
@@ -189,16 +203,16 @@ mod tests {
         assert_eq!(pulled(&read), r.amount, "and its track says the same");
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn a_dry_run_stays_dry_for_an_hour_then_is_gone() {
-        let sb = Sandbox::default();
+    #[test]
+    fn a_dry_run_stays_dry_for_an_hour_then_is_gone() {
+        let (sb, clock) = sandbox();
         let mut r = record();
         r.id = "rt_dry".into();
         assert_eq!(sb.keep_dry(r).status, RouteStatus::Dry);
-        tokio::time::advance(SANDBOX_DURATION * 2).await;
+        clock.advance(SANDBOX_DURATION.as_millis() as u64 * 2);
         let (r, _) = sb.get("rt_dry").unwrap();
         assert_eq!((r.status.public(), r.stage.as_deref()), ("DRY", None));
-        tokio::time::advance(SANDBOX_RETENTION).await;
+        clock.advance(SANDBOX_RETENTION.as_millis() as u64);
         assert!(sb.get("rt_dry").is_none(), "kept at most an hour");
     }
 }

@@ -16,9 +16,13 @@ use std::{
 };
 
 use alloy::signers::{local::PrivateKeySigner, SignerSync};
-use common::{execute_to_end, free_port, get, permit_body, post, serve, spawn_host, wait_ready};
+use common::{
+    execute_to_end, free_port, get, permit_body, post, serve, serve_at, spawn_host, wait_ready,
+};
 use relay_config::HostConfig;
 use relay_devnet::{keys, Devnet, DevnetConfig};
+use relay_execution::sandbox::SANDBOX_DURATION;
+use relay_types::{Clock as _, ManualClock, SystemClock};
 use serde_json::{json, Value};
 
 const SRC: u64 = 8453;
@@ -174,24 +178,8 @@ async fn completion_webhooks_are_verified_off_the_shelf_retried_and_never_redire
     let host = serve(&devnet, dir.path(), fast_notify).await;
     common::approve_permit2(&devnet, SRC, 1).await;
     let flaky = Receiver::signed(&["--fail-first", "3"]);
-    let sandboxed = Receiver::signed(&[]);
     let target = Receiver::signed(&[]);
     let redirector = Receiver::start(&["--redirect-to", &format!("{}/stolen", target.url)]);
-
-    // A sandbox route: its webhook fires too, marked sandbox:true.
-    let sbx_body = permit_body(&devnet, (SRC, DST), 2_000_000, 77);
-    let (code, text) = post(
-        &host.base,
-        "/api/route/execute",
-        &sbx_body,
-        &[("x-relay-sandbox", "1")],
-    )
-    .await;
-    assert_eq!(code, 200, "{text}");
-    let sbx: Value = serde_json::from_str(&text).unwrap();
-    let sbx_id = sbx["id"].as_str().unwrap();
-    assert!(sbx_id.starts_with("sbx_"), "{sbx}");
-    let sbx_hook = hook(&host.base, sbx_id, &sandboxed.url, Some(SECRET)).await;
 
     // A live route; hooks registered after it is DONE still fire.
     let done = live_route(&devnet, &host.base, 3_000_000, 1).await;
@@ -247,10 +235,34 @@ async fn completion_webhooks_are_verified_off_the_shelf_retried_and_never_redire
         target.log().await.is_empty(),
         "the redirect target was reached"
     );
+}
 
-    // The sandbox route completes in about 40 s; its event says sandbox.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sandbox_routes_completion_webhook_says_sandbox() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // The sandbox's stages move on the host's clock: the test moves it
+    // past the ~40 s a sandbox route takes instead of waiting them out.
+    let clock = ManualClock::at(SystemClock.now_ms());
+    let host = serve_at(&devnet, dir.path(), clock.clone(), fast_notify).await;
+    let sandboxed = Receiver::signed(&[]);
+    let body = permit_body(&devnet, (SRC, DST), 2_000_000, 77);
+    let sandbox = [("x-relay-sandbox", "1")];
+    let (code, text) = post(&host.base, "/api/route/execute", &body, &sandbox).await;
+    assert_eq!(code, 200, "{text}");
+    let sbx: Value = serde_json::from_str(&text).unwrap();
+    let sbx_id = sbx["id"].as_str().unwrap();
+    assert!(sbx_id.starts_with("sbx_"), "{sbx}");
+    let sbx_hook = hook(&host.base, sbx_id, &sandboxed.url, Some(SECRET)).await;
+    assert!(
+        sandboxed.log().await.is_empty(),
+        "nothing before it is done"
+    );
+    clock.advance(SANDBOX_DURATION.as_millis() as u64);
     let log = sandboxed
-        .until("the sandbox event", 90, |l| !l.is_empty())
+        .until("the sandbox event", 60, |l| !l.is_empty())
         .await;
     verified(&log[0]);
     assert_eq!(log[0]["payload"]["routeId"], sbx_id, "{log:#?}");
