@@ -8,18 +8,20 @@
 //! - `wasm`: the same rail as a component through `LoadedRail` (a fresh
 //!   store per call from the pre-instantiated component, epoch deadline,
 //!   WIT lowering);
-//! - `extism`: the same work as an Extism plugin (JSON in, the same rail's
-//!   `quote`, JSON out) through `extism::Plugin::call`, under the same
-//!   deadline and memory limit, without WASI; its one instance is reused
-//!   across calls.
+//! - `extism` (with `--features bench-extism`): the same work as an Extism
+//!   plugin (JSON in, the same rail's `quote`, JSON out) through
+//!   `extism::Plugin::call`, under the same deadline and memory limit,
+//!   without WASI; its one instance is reused across calls.
 //!
 //! All four run the one rail (`relay-rail-echo`), so the differences are
 //! the packagings' overhead, and on the host's allocator (jemalloc, linked
 //! in with the host's library below) as in `relay serve`. The bench builds its artifacts itself (via
 //! `relay_fixtures`, i.e. `plugins/build-wasm.sh`).
 //!
-//! `cargo bench -p relay-host --bench plugin_call`; under `cargo test
-//! --benches` each function runs once.
+//! `cargo bench -p relay-host --features bench-extism --bench plugin_call`
+//! (without the feature, Extism is neither built nor measured — the
+//! workspace's tests do not build it); under `cargo test --benches` each
+//! function runs once.
 
 // criterion's macros generate undocumented public items.
 #![allow(missing_docs)]
@@ -31,12 +33,11 @@ use std::{
     hint::black_box,
     path::{Path, PathBuf},
     sync::Arc,
-    time::Duration,
 };
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use relay_capabilities::CapabilityBroker;
-use relay_config::{HostConfig, RuntimeConfig};
+use relay_config::HostConfig;
 use relay_plugin_api::{
     Amount, ChainRef, Host, HostError, HostErrorKind, HttpRequest, HttpResponse, LogLevel,
     QuoteRequest, Rail, RailQuote, Token,
@@ -122,7 +123,9 @@ fn load_rails(rt: &Runtime, config: &HostConfig) -> (LoadedRail, LoadedRail) {
 /// Builds (if stale) the Extism guest and instantiates it with the same
 /// deadline and memory limit as a relay wasm call, and no WASI (the relay
 /// components get none either).
-fn extism_plugin(config: &RuntimeConfig) -> extism::Plugin {
+#[cfg(feature = "bench-extism")]
+fn extism_plugin(config: &relay_config::RuntimeConfig) -> extism::Plugin {
+    use std::time::Duration;
     let module = relay_fixtures::wasm_core_module(
         "plugins/testing/bench-extism/Cargo.toml",
         "relay-bench-extism",
@@ -150,9 +153,13 @@ fn request_and_json() -> (QuoteRequest, String) {
 /// Everything measured, loaded and checked to give the same answer.
 struct Subjects {
     req: QuoteRequest,
+    /// The request as Extism's JSON (built without the feature too: the
+    /// request's size is checked either way).
+    #[cfg_attr(not(feature = "bench-extism"), allow(dead_code))]
     json: String,
     native: LoadedRail,
     wasm: LoadedRail,
+    #[cfg(feature = "bench-extism")]
     extism: extism::Plugin,
     /// Declared last so it is dropped after the rails that run on it.
     rt: Runtime,
@@ -163,14 +170,14 @@ impl Subjects {
         let rt = Runtime::new().expect("runtime");
         let config = host_config(dir);
         let (native, wasm) = load_rails(&rt, &config);
-        let extism = extism_plugin(&config.runtime);
         let (req, json) = request_and_json();
         let mut subjects = Self {
             req,
             json,
             native,
             wasm,
-            extism,
+            #[cfg(feature = "bench-extism")]
+            extism: extism_plugin(&config.runtime),
             rt,
         };
         subjects.assert_same_answers();
@@ -189,6 +196,7 @@ impl Subjects {
             .expect("plugin quote")
     }
 
+    #[cfg(feature = "bench-extism")]
     fn extism(&mut self) -> String {
         self.extism
             .call::<&str, String>("quote", black_box(self.json.as_str()))
@@ -201,19 +209,24 @@ impl Subjects {
         let expected = self.direct().amount_out;
         assert_eq!(self.loaded(&self.native).amount_out, expected, "native");
         assert_eq!(self.loaded(&self.wasm).amount_out, expected, "wasm");
-        let out = self.extism();
-        let quote: RailQuote = serde_json::from_str(&out).expect("extism answers a RailQuote");
-        assert_eq!(quote.amount_out, expected, "extism");
+        #[cfg(feature = "bench-extism")]
+        {
+            let out = self.extism();
+            let quote: RailQuote = serde_json::from_str(&out).expect("extism answers a RailQuote");
+            assert_eq!(quote.amount_out, expected, "extism");
+        }
     }
 }
 
 fn plugin_call(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tempdir");
+    #[cfg_attr(not(feature = "bench-extism"), allow(unused_mut))]
     let mut s = Subjects::new(dir.path());
     let mut g = c.benchmark_group("plugin_call/quote_1KiB");
     g.bench_function("direct", |b| b.iter(|| s.direct()));
     g.bench_function("native", |b| b.iter(|| s.loaded(&s.native)));
     g.bench_function("wasm", |b| b.iter(|| s.loaded(&s.wasm)));
+    #[cfg(feature = "bench-extism")]
     g.bench_function("extism", |b| b.iter(|| s.extism()));
     g.finish();
 }
