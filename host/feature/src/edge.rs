@@ -13,8 +13,8 @@
 //! - [`params`]: query-string fields fill in what the body does not carry
 //!   (so `?token=USDC` is the source-token alias on a POST, and a GET
 //!   compare is a RouteRequest in the query).
-//! - [`RequestError`] maps onto `errorCode`s with the field named and a
-//!   `suggestedAction`.
+//! - every refusal is an [`ApiError`] with its `errorCode`, the field
+//!   named and a `suggestedAction`.
 
 use std::{cell::RefCell, collections::BTreeMap, collections::HashSet, fmt};
 

@@ -21,7 +21,9 @@ pub mod edge;
 pub mod once;
 mod start;
 
-pub use start::{service, start_all, Handles, HasHandles, Parts, Service, Start, StartError};
+pub use start::{
+    service, start_all, Handles, HasHandles, Parts, Service, ServiceError, Start, StartError,
+};
 
 use axum::http::Method;
 use relay_config::{ConfigError, HostConfig};

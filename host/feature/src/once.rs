@@ -55,6 +55,16 @@ where
     }
 }
 
+/// The answer to a repeat while the key's first request still runs
+/// (`IDEMPOTENCY_IN_FLIGHT`, retryable).
+pub fn in_flight() -> Response {
+    ApiError::new(
+        ErrorCode::IdempotencyInFlight,
+        "this idempotency key's first request is still executing",
+    )
+    .into_response()
+}
+
 /// The answer to a key seen before: its first response, or the typed
 /// refusal, or the route its first request created.
 fn seen_before(seen: IdempotencyBegin) -> Result<Response, CreatedBefore> {
@@ -67,11 +77,7 @@ fn seen_before(seen: IdempotencyBegin) -> Result<Response, CreatedBefore> {
             route: Some(route),
             stale,
         } => return Err(CreatedBefore { route, stale }),
-        IdempotencyBegin::InFlight { route: None, .. } | IdempotencyBegin::Fresh => ApiError::new(
-            ErrorCode::IdempotencyInFlight,
-            "this idempotency key's first request is still executing",
-        )
-        .into_response(),
+        IdempotencyBegin::InFlight { route: None, .. } | IdempotencyBegin::Fresh => in_flight(),
         IdempotencyBegin::Mismatch => ApiError::new(
             ErrorCode::IdempotencyMismatch,
             "x-idempotency-key was already used with a different body",

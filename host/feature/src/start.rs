@@ -91,6 +91,22 @@ impl StartError {
     }
 }
 
+/// Why a [`Service`] feature did not start: what every such feature can
+/// fail on.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// Its configuration table is invalid.
+    #[error(transparent)]
+    Config(#[from] relay_config::ConfigError),
+    /// Its migrations did not apply.
+    #[error(transparent)]
+    Store(#[from] relay_store::StoreError),
+    /// The host left no handle of a kind it needs (an adapter of the
+    /// application layer, e.g. the engine's delivery legs).
+    #[error("the host left no {0} for the feature")]
+    MissingHandle(&'static str),
+}
+
 /// A feature's start: builds it over the parts, adds its jobs, leaves its
 /// handle.
 pub type Start =

@@ -1,4 +1,4 @@
-//! The ledger entries of each movement (pure: what [`Store::post_entry`]
+//! The ledger entries of each movement (pure: what [`Ledger::post_entry`](crate::ledger::Ledger::post_entry)
 //! writes). Every entry's postings sum to zero:
 //!
 //! | movement | postings | request key |

@@ -36,26 +36,13 @@ pub const MIGRATIONS: &[relay_store::Migration] = &[relay_store::Migration {
     sql: include_str!("../migrations/0015_ledger.sql"),
 }];
 
-/// The store as the ledger uses it: every method of [`Store`], plus the
-/// ledger's own.
-#[derive(Clone, Debug)]
-pub struct Ledger(Store);
-
-impl From<Store> for Ledger {
-    fn from(store: Store) -> Self {
-        Ledger(store)
-    }
+relay_store::store_view! {
+    /// The store as the ledger uses it: every method of [`Store`](relay_store::Store), plus the
+    /// ledger's own.
+    pub Ledger
 }
 
-impl std::ops::Deref for Ledger {
-    type Target = Store;
-
-    fn deref(&self) -> &Store {
-        &self.0
-    }
-}
-
-use relay_store::{Store, StoreError};
+use relay_store::StoreError;
 use sqlx::{Any, Row, Transaction};
 use std::collections::BTreeMap;
 
@@ -78,7 +65,7 @@ pub struct Posting {
     pub amount: i64,
 }
 
-/// An entry to write ([`Store::post_entry`]).
+/// An entry to write ([`Ledger::post_entry`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewEntry {
     /// `le_…`.
@@ -156,7 +143,7 @@ pub enum Refusal {
     },
 }
 
-/// What [`Store::post_entry`] did.
+/// What [`Ledger::post_entry`] did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Posted {
     /// Written.

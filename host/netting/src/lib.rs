@@ -54,9 +54,8 @@ use alloy::primitives::Address;
 use ledger::Ledger;
 use relay_chain::sender::Senders;
 use relay_config::ConfigError;
-use relay_feature::Parts;
+use relay_feature::{Parts, ServiceError};
 use relay_jobs::Jobs;
-use relay_store::StoreError;
 use std::sync::Arc;
 
 /// What the service needs: the host's parts (configuration with
@@ -142,12 +141,12 @@ impl NettingService {
 
 impl relay_feature::Service for NettingService {
     const FEATURE: &'static str = "netting";
-    type Error = StartError;
+    type Error = ServiceError;
 
     /// Starts netting unless `[netting]` is off: applies its migrations,
     /// builds the service and, when the host can pay out, starts the job
     /// that finishes payouts whose holder died (`netting-payouts`).
-    async fn start(parts: &Parts, jobs: &mut Jobs) -> Result<Option<Arc<Self>>, StartError> {
+    async fn start(parts: &Parts, jobs: &mut Jobs) -> Result<Option<Arc<Self>>, ServiceError> {
         let store = parts.store.clone().into();
         let parts = parts.clone();
         let service = NettingService::new(NettingDeps { parts, store })?;
@@ -166,17 +165,6 @@ impl relay_feature::Service for NettingService {
         }
         Ok(Some(service))
     }
-}
-
-/// Why netting did not start.
-#[derive(Debug, thiserror::Error)]
-pub enum StartError {
-    /// `[netting]` is invalid.
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    /// Its migrations did not apply.
-    #[error(transparent)]
-    Store(#[from] StoreError),
 }
 
 #[cfg(test)]

@@ -46,9 +46,8 @@ pub use config::{SponsorConfig, SECTION};
 pub use error::SponsorError;
 
 use relay_config::ConfigError;
-use relay_feature::Parts;
+use relay_feature::{Parts, ServiceError};
 use relay_jobs::Jobs;
-use relay_store::StoreError;
 use std::sync::Arc;
 use store::Sponsorships;
 
@@ -107,7 +106,7 @@ impl SponsorService {
 
 impl relay_feature::Service for SponsorService {
     const FEATURE: &'static str = "sponsorship";
-    type Error = StartError;
+    type Error = ServiceError;
 
     /// Starts sponsorship when any chain has a delegate (`[sponsor]
     /// delegates`; else `None`: no chain is sponsored): applies its
@@ -116,7 +115,7 @@ impl relay_feature::Service for SponsorService {
     /// (`sponsorships`, every `resume_interval_ms`; at once, so a
     /// restarted host finishes what its predecessor left as soon as the
     /// lease lapses).
-    async fn start(parts: &Parts, jobs: &mut Jobs) -> Result<Option<Arc<Self>>, StartError> {
+    async fn start(parts: &Parts, jobs: &mut Jobs) -> Result<Option<Arc<Self>>, ServiceError> {
         let store = parts.store.clone().into();
         let parts = parts.clone();
         let service = SponsorService::new(SponsorDeps { parts, store })?;
@@ -135,15 +134,4 @@ impl relay_feature::Service for SponsorService {
         }
         Ok(Some(service))
     }
-}
-
-/// Why sponsorship did not start.
-#[derive(Debug, thiserror::Error)]
-pub enum StartError {
-    /// `[sponsor]` is invalid.
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    /// Its migration did not apply.
-    #[error(transparent)]
-    Store(#[from] StoreError),
 }

@@ -5,7 +5,7 @@
 //! ([`relay_store::durable::Lease`]), so one replica at a time drives it
 //! and a restarted host picks it up once the lease lapses.
 
-use relay_store::{durable::Lease, Store, StoreError};
+use relay_store::{durable::Lease, StoreError};
 use sqlx::{any::AnyRow, Row};
 
 /// This feature's migration: the sponsorships table (version 12, as it
@@ -20,23 +20,10 @@ pub const MIGRATIONS: &[relay_store::Migration] = &[relay_store::Migration {
 const LEASE: Lease<'static> = Lease::new("sponsorships", "lease_until_ms")
     .when("state IN ('ACCEPTED', 'SETTLED', 'REFUNDING')");
 
-/// The store as sponsorships use it: every method of [`Store`] (the
-/// transaction journal), plus the records' own.
-#[derive(Clone, Debug)]
-pub struct Sponsorships(Store);
-
-impl From<Store> for Sponsorships {
-    fn from(store: Store) -> Self {
-        Sponsorships(store)
-    }
-}
-
-impl std::ops::Deref for Sponsorships {
-    type Target = Store;
-
-    fn deref(&self) -> &Store {
-        &self.0
-    }
+relay_store::store_view! {
+    /// The store as sponsorships use it: every method of [`Store`](relay_store::Store) (the
+    /// transaction journal), plus the records' own.
+    pub Sponsorships
 }
 
 /// One sponsorship record.
@@ -222,6 +209,7 @@ impl Sponsorships {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use relay_store::Store;
 
     fn row(id: &str, key: Option<&str>, payment: &str) -> SponsorshipRow {
         SponsorshipRow {

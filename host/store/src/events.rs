@@ -1,7 +1,7 @@
 //! Route change notifications: push, not poll.
 //!
-//! Every write that changes a route ([`Store::insert_route`],
-//! [`Store::update_route`]) publishes the route's id after it commits, on an
+//! Every write that changes a route ([`Store::insert_route`](crate::Store::insert_route),
+//! [`Store::update_route`](crate::Store::update_route)) publishes the route's id after it commits, on an
 //! in-process broadcast channel ([`RouteEvents::subscribe`]). On Postgres
 //! the same transaction also runs `pg_notify('relay_routes', …)`, delivered
 //! at commit to every replica: each replica listens (one connection,

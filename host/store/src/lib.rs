@@ -42,6 +42,33 @@ pub use keys::{
     KeyRow, KeyStore, KeyUsageRecord, PathCount, UsageWindow, MINUTE_MS as KEY_USAGE_MINUTE_MS,
 };
 pub use migrate::Migration;
+
+/// A feature's view of the store: `$name` wraps a [`Store`], derefs to it
+/// (every core method: the transaction journal, leases, idempotency) and
+/// is made from one, so the feature adds its own records' methods in an
+/// `impl $name` beside its migrations.
+#[macro_export]
+macro_rules! store_view {
+    ($(#[$doc:meta])* $vis:vis $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug)]
+        $vis struct $name($crate::Store);
+
+        impl From<$crate::Store> for $name {
+            fn from(store: $crate::Store) -> Self {
+                $name(store)
+            }
+        }
+
+        impl std::ops::Deref for $name {
+            type Target = $crate::Store;
+
+            fn deref(&self) -> &$crate::Store {
+                &self.0
+            }
+        }
+    };
+}
 pub use outbox::{route_event, OutboxEvent};
 pub use primitives::{PrimitiveRow, PrimitiveStore, RunEnd, RunRow};
 use relay_types::clock::SharedClock;

@@ -1,7 +1,7 @@
 //! The yield account's HTTP adapter (spec §4.6): `GET
 //! /api/ncaccount/{agent}`, `POST /api/ncaccount/quote`, `POST
 //! /api/ncaccount/spend`, `GET /api/ncaccount/spend/{id}`, `GET
-//! /api/account/venues` and the unified balances ([`balances`]). Thin
+//! /api/account/venues` and the unified balances ([`crate::balances`]). Thin
 //! over [`YieldService`]: parse, call, shape the answer. The host mounts
 //! it through [`feature`]; its routes take the [`Yield`] handle the
 //! feature's start left in the host's handles.
@@ -200,15 +200,9 @@ async fn spend(State(s): State<Yield>, headers: HeaderMap, body: Bytes) -> Respo
     let key = IdemKey::route(&key);
     relay_feature::once::idempotent(&guard, &key, &body, run, IntoResponse::into_response)
         .await
-        .unwrap_or_else(|_| {
-            // a spend never attaches a route to its key; the key was an
-            // execute's, still running
-            ApiError::new(
-                ErrorCode::IdempotencyInFlight,
-                "this idempotency key's first request is still executing",
-            )
-            .into_response()
-        })
+        // a spend never attaches a route to its key: the key was an
+        // execute's, still running
+        .unwrap_or_else(|_| relay_feature::once::in_flight())
 }
 
 async fn run_spend(

@@ -21,7 +21,7 @@
 //!   simulation) runs before anything is broadcast; then the relayer
 //!   redeems with `vault.withdraw(amount, relayer, agent)` — it pulls only
 //!   what the on-chain allowance lets it — and routes `amount − fee`
-//!   through the engine to the recipient ([`leg`], [`drive`]).
+//!   through the engine to the recipient ([`leg`], and `drive.rs`).
 //!
 //! What it must never do: broadcast for a refused intent, spend a nonce
 //! twice, or pull more shares than the redeem of `amount` needs.
@@ -47,9 +47,8 @@ use relay_chain::{
 };
 use relay_config::{ConfigError, HostConfig};
 use relay_engine::oracle::PriceBook;
-use relay_feature::{Handles, Parts};
+use relay_feature::{Handles, Parts, ServiceError};
 use relay_jobs::Jobs;
-use relay_store::StoreError;
 use relay_types::clock::SharedClock;
 use std::sync::Arc;
 use store::Spends;
@@ -223,8 +222,12 @@ impl YieldService {
         parts: &Parts,
         jobs: &mut Jobs,
         handles: &Handles,
-    ) -> Result<Arc<Self>, StartError> {
-        let legs = handles.get::<leg::Legs>().ok_or(StartError::NoLegs)?;
+    ) -> Result<Arc<Self>, ServiceError> {
+        let legs = handles
+            .get::<leg::Legs>()
+            .ok_or(ServiceError::MissingHandle(
+                "delivery legs (the engine's leg router)",
+            ))?;
         let service = Arc::new(YieldService::over(parts, legs)?);
         service.deps.store.migrate(store::MIGRATIONS).await?;
         let every = service.deps.settings.resume_interval_ms;
@@ -252,18 +255,4 @@ fn start<'a>(
         handles.insert(service);
         Ok(())
     })
-}
-
-/// Why the yield account did not start.
-#[derive(Debug, thiserror::Error)]
-pub enum StartError {
-    /// `[ncaccount]` is invalid.
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    /// Its migrations did not apply.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// The host left no delivery legs ([`leg::Legs`]) in the handles.
-    #[error("the host gave the yield account no delivery legs (the engine's leg router)")]
-    NoLegs,
 }

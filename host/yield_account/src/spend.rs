@@ -13,7 +13,7 @@
 //! route's own costs) and at least (`minDelivered`).
 //!
 //! The record moves `ACCEPTED → REDEEMED → ROUTING → DELIVERED`
-//! ([`super::drive`]); a delivery the engine cannot start, or whose route
+//! (`drive.rs`); a delivery the engine cannot start, or whose route
 //! fails before anything left the relayer, refunds the redeemed `amount`
 //! to the agent on srcChain (`REFUNDED`); one whose funds may have left
 //! the relayer is `FAILED` for the operator to settle. A redeem that fails

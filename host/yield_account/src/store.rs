@@ -4,7 +4,7 @@
 //! in the route journal under the record's id. The table is the feature's
 //! own ([`MIGRATIONS`]).
 
-use relay_store::{Migration, Store, StoreError};
+use relay_store::{Migration, StoreError};
 use sqlx::{any::AnyRow, Row};
 
 /// The yield account's schema: its spend records (applied by its start).
@@ -19,23 +19,10 @@ pub const MIGRATIONS: &[Migration] = &[
     },
 ];
 
-/// The store as the yield account uses it: every method of [`Store`],
-/// plus its spend records'.
-#[derive(Clone, Debug)]
-pub struct Spends(Store);
-
-impl From<Store> for Spends {
-    fn from(store: Store) -> Self {
-        Spends(store)
-    }
-}
-
-impl std::ops::Deref for Spends {
-    type Target = Store;
-
-    fn deref(&self) -> &Store {
-        &self.0
-    }
+relay_store::store_view! {
+    /// The store as the yield account uses it: every method of [`Store`](relay_store::Store),
+    /// plus its spend records'.
+    pub Spends
 }
 
 /// One spend record.
@@ -284,7 +271,7 @@ mod tests {
     }
 
     async fn spends(url: &str) -> Spends {
-        let store = Spends::from(Store::connect(url).await.unwrap());
+        let store = Spends::from(relay_store::Store::connect(url).await.unwrap());
         store.migrate(MIGRATIONS).await.unwrap();
         store
     }
