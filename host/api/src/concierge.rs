@@ -89,7 +89,7 @@ async fn facts(s: &AppState) -> facts::Facts {
     facts::Facts {
         config: s.config.clone(),
         fees: FeeSchedule::from_config(&s.config.quote),
-        limiter: RateLimiter::new(&s.config.limits),
+        limiter: RateLimiter::new(&s.config.limits, s.clock.clone()),
         gasless: gasless::info(&s.config, None, SERVICE_RELEASE),
         mesh,
         status,

@@ -27,16 +27,15 @@ use super::{auth, quote::Quoting, ApiError, AppState, ErrorCode};
 use axum::{
     body::Bytes,
     extract::State,
-    http::{header::WWW_AUTHENTICATE, HeaderMap, HeaderValue, StatusCode},
+    http::{HeaderMap, StatusCode},
     response::{IntoResponse, Response},
 };
 use relay_engine::route::RouteAsk;
 use relay_execution::{
     execute::{ExecuteError, ExecuteRequest, QuoteSource},
-    receipt::{receipt, RouteReceipt},
+    receipt::RouteReceipt,
 };
-use relay_feature::once::CreatedBefore;
-use relay_store::durable::{IdemKey, Idempotency};
+use relay_store::durable::IdemKey;
 use serde_json::Value;
 
 pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
@@ -62,19 +61,9 @@ fn json_response(status: StatusCode, body: &impl serde::Serialize) -> Response {
 }
 
 /// An error answer; a 401 carries its `WWW-Authenticate` challenge
-/// (RFC 6750: the owner token's realm, or a session bearer's).
+/// (RFC 6750: the owner token's realm).
 pub(super) fn error_response(e: ApiError) -> Response {
-    let challenge = match e.code {
-        ErrorCode::OperatorAuthRequired => Some(auth::CHALLENGE),
-        ErrorCode::SessionUnauthorized => Some(auth::SESSION_CHALLENGE),
-        _ => None,
-    };
-    let mut resp = e.into_response();
-    if let Some(c) = challenge {
-        resp.headers_mut()
-            .insert(WWW_AUTHENTICATE, HeaderValue::from_static(c));
-    }
-    resp
+    relay_feature::operator::refusal(e, &[])
 }
 
 #[utoipa::path(
@@ -163,9 +152,9 @@ pub(crate) fn rehearsal(headers: &HeaderMap) -> bool {
 pub(crate) use relay_feature::edge::idempotency_key;
 
 /// A fund-moving request under `x-idempotency-key` (`key`; `run` answers
-/// it), through the one guard ([`relay_feature::once`]); a repeat of a
-/// request that died after creating its route answers that route's
-/// receipt.
+/// it), through the one guard ([`relay_feature::once::idempotent_route`]):
+/// a repeat of a request that died after creating its route answers that
+/// route's receipt.
 pub(super) async fn idempotent<F, Fut>(
     s: &AppState,
     body: &Bytes,
@@ -176,34 +165,8 @@ where
     F: FnOnce() -> Fut,
     Fut: std::future::Future<Output = Result<Response, ApiError>>,
 {
-    let guard = Idempotency::new(s.store.clone(), s.config.execution.idempotency_stale_ms);
-    match relay_feature::once::idempotent(&guard, key, body, run, error_response).await {
-        Ok(answer) => answer,
-        Err(CreatedBefore { route, stale }) => {
-            created_before(s, &guard, key, (&route, stale)).await
-        }
-    }
-}
-
-/// The key's first request created route `id` and never answered (still
-/// running, or its process died): answer the route's receipt, and when the
-/// first request is presumed dead (`stale`), make that the key's response.
-async fn created_before(
-    s: &AppState,
-    guard: &Idempotency,
-    key: &IdemKey,
-    (id, stale): (&str, bool),
-) -> Response {
-    let found = s.store.get_route(id).await;
-    let Ok(Some((r, _))) = found else {
-        return ApiError::new(ErrorCode::StoreUnavailable, "the key's route is unreadable")
-            .into_response();
-    };
-    let text = serde_json::to_string(&receipt(&r, false, 0.0)).unwrap_or_default();
-    if stale {
-        let _ = guard.complete(key, 200, &text).await;
-    }
-    (StatusCode::OK, [("content-type", "application/json")], text).into_response()
+    let stale = s.config.execution.idempotency_stale_ms;
+    relay_feature::once::idempotent_route((&s.store, stale), key, body, run, error_response).await
 }
 
 async fn respond(

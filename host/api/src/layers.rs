@@ -75,7 +75,7 @@ pub struct Observers {
     /// The dashboard's recent errors.
     pub signals: std::sync::Arc<relay_admin::signals::Signals>,
     /// Developer keys' usage.
-    pub keys: std::sync::Arc<relay_accounts::keys::KeyService>,
+    pub keys: std::sync::Arc<relay_keys::KeyService>,
     /// The host (refusals are signed by its relayer key).
     pub state: crate::AppState,
 }

@@ -13,11 +13,9 @@ mod agent;
 mod analysis;
 mod around;
 pub mod auth;
-mod batch;
 mod changelog;
 mod compare;
 pub mod concierge;
-mod conditional;
 mod delivery;
 mod discovery;
 use relay_feature::edge;
@@ -26,10 +24,8 @@ mod error;
 mod execute;
 mod floatlane;
 mod gasless;
-pub mod hooks;
 mod improve;
 mod intent;
-pub mod keys;
 pub mod layers;
 #[cfg(test)]
 mod layout;
@@ -40,15 +36,12 @@ pub mod openapi;
 mod plan;
 mod preflight;
 mod pricefeeds;
-pub mod primitive;
 mod quote;
 mod receipts;
 mod recent;
 mod refusal;
 mod routes;
 mod routing;
-mod schedule;
-mod session;
 mod snapshot;
 mod solve;
 mod status;
@@ -114,13 +107,9 @@ pub struct Services {
     /// The SHA-256 of the operator's owner token (from the environment;
     /// `None`: nobody may spend the operator's funds) ([`auth`]).
     pub owner_token: Option<auth::OwnerTokenHash>,
-    /// Webhooks and event subscriptions.
-    pub hooks: Arc<relay_notify::hooks::HookService>,
     /// Developer keys: issue, usage, and the live set the rate limiter and
-    /// the usage recorder ask on every request ([`keys`], [`usage`]).
-    pub keys: Arc<relay_accounts::keys::KeyService>,
-    /// Policy-gated agent sessions ([`relay_accounts::sessions`]).
-    pub sessions: Arc<relay_accounts::sessions::SessionService>,
+    /// the usage recorder ask on every request ([`relay_keys`], [`usage`]).
+    pub keys: Arc<relay_keys::KeyService>,
     /// The USD price of an asset pair: on-chain feeds, configured
     /// fallbacks ([`relay_engine::oracle::PriceBook::usd_e6`]).
     pub prices: Arc<relay_engine::oracle::PriceBook>,
@@ -144,10 +133,10 @@ pub struct Services {
 pub const FEATURES: &[Feature<AppState>] = &[
     discovery::FEATURE,
     routing::FEATURE,
-    primitive::FEATURE,
-    keys::FEATURE,
-    hooks::FEATURE,
-    session::FEATURE,
+    relay_primitives::http::feature(),
+    relay_keys::http::feature(),
+    relay_notify::http::feature(),
+    relay_sessions::http::feature(),
     relay_yield_account::http::feature(),
     relay_netting::http::feature(),
     relay_sponsor::http::feature(),
@@ -181,7 +170,8 @@ pub fn limit_table() -> Vec<relay_feature::Limit> {
 pub fn router(state: AppState) -> Router {
     let limiter = Arc::new(limits::RateLimiter::with_keys(
         &state.config.limits,
-        Arc::new(keys::IssuedKeys(state.keys.clone())),
+        state.keys.clone(),
+        state.clock.clone(),
     ));
     metrics::handle();
     let (documented, doc) = FEATURES

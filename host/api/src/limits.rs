@@ -53,7 +53,7 @@
 //! [`Limit::by_ip`], counted once, by IP): a key raises no ceiling its IP did
 //! not have — keys are free, so ten keys must not buy ten buckets — and
 //! the answer's headers are the tighter of the two. The host's developer
-//! keys answer "issued?" (`relay_accounts::keys`, from memory); any other
+//! keys answer "issued?" (`relay_keys`, from memory); any other
 //! `x-relay-key` — made up, or revoked — is **unrecognised**: the request
 //! is limited by its IP exactly as if it carried no key, and the response
 //! says so with `x-relay-key-status: unrecognised` (`issued` for an issued
@@ -87,10 +87,7 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use governor::{
-    clock::{Clock, DefaultClock},
-    middleware::StateInformationMiddleware,
-    state::keyed::DashMapStateStore,
-    Quota,
+    clock::Clock, middleware::StateInformationMiddleware, state::keyed::DashMapStateStore, Quota,
 };
 use relay_config::LimitsConfig;
 use tower_http::cors::{Any, CorsLayer};
@@ -124,6 +121,13 @@ pub trait KeyRegistry: Send + Sync + 'static {
     /// Whether `key` (an `x-relay-key` value) was issued by this host and
     /// is live.
     fn is_issued(&self, key: &str) -> bool;
+}
+
+/// The developer keys' live set, answered from the service's memory.
+impl KeyRegistry for relay_keys::KeyService {
+    fn is_issued(&self, key: &str) -> bool {
+        self.is_live(key)
+    }
 }
 
 impl<F: Fn(&str) -> bool + Send + Sync + 'static> KeyRegistry for F {
@@ -225,9 +229,22 @@ type Keyed<C> = governor::RateLimiter<
 /// One limiter per distinct (limit, window).
 type Limiters<C> = BTreeMap<(u32, Window), Arc<Keyed<C>>>;
 
+/// The host's injected clock as the limiters read it (millisecond
+/// resolution): a test that holds the host's time holds every bucket.
+#[derive(Clone, Debug)]
+pub struct HostClock(pub relay_types::SharedClock);
+
+impl Clock for HostClock {
+    type Instant = governor::nanos::Nanos;
+
+    fn now(&self) -> Self::Instant {
+        std::time::Duration::from_millis(self.0.now_ms()).into()
+    }
+}
+
 /// Per-client, per-endpoint GCRA limiters: one keyed `governor` limiter
 /// per distinct (limit, window), keyed by (bucket, client).
-pub struct RateLimiter<C: Clock + Clone = DefaultClock> {
+pub struct RateLimiter<C: Clock + Clone = HostClock> {
     config: LimitsConfig,
     table: Arc<[Limit]>,
     keys: Arc<dyn KeyRegistry>,
@@ -246,14 +263,20 @@ impl<C: Clock + Clone> fmt::Debug for RateLimiter<C> {
 
 impl RateLimiter {
     /// A limiter over the host's buckets ([`crate::limit_table`])
-    /// configured by `[limits]`, with no keys issued.
-    pub fn new(config: &LimitsConfig) -> Self {
-        Self::with_keys(config, Arc::new(NoKeysIssued))
+    /// configured by `[limits]`, with no keys issued, on the host's
+    /// `clock`.
+    pub fn new(config: &LimitsConfig, clock: relay_types::SharedClock) -> Self {
+        Self::with_keys(config, Arc::new(NoKeysIssued), clock)
     }
 
-    /// A limiter whose issued keys `keys` answers for.
-    pub fn with_keys(config: &LimitsConfig, keys: Arc<dyn KeyRegistry>) -> Self {
-        Self::with_clock(config, keys, DefaultClock::default())
+    /// A limiter whose issued keys `keys` answers for, on the host's
+    /// `clock`.
+    pub fn with_keys(
+        config: &LimitsConfig,
+        keys: Arc<dyn KeyRegistry>,
+        clock: relay_types::SharedClock,
+    ) -> Self {
+        Self::with_clock(config, keys, HostClock(clock))
     }
 }
 
@@ -593,7 +616,7 @@ mod tests {
     }
 
     fn limiter(trusted: &[&str]) -> RateLimiter {
-        RateLimiter::new(&config(trusted))
+        RateLimiter::new(&config(trusted), relay_types::clock::system())
     }
 
     fn fake() -> (RateLimiter<FakeRelativeClock>, FakeRelativeClock) {
@@ -859,7 +882,11 @@ mod tests {
             limiter(&[]).client(&h, Some(peer)),
             (ip("10.0.0.1"), KeyStatus::Unrecognised)
         );
-        let issued = RateLimiter::with_keys(&config(&[]), Arc::new(|k: &str| k == "ak_made_up_1"));
+        let issued = RateLimiter::with_keys(
+            &config(&[]),
+            Arc::new(|k: &str| k == "ak_made_up_1"),
+            relay_types::clock::system(),
+        );
         assert_eq!(
             issued.client(&h, Some(peer)),
             (Client::Key("ak_made_up_1".into()), KeyStatus::Issued)

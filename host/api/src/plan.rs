@@ -35,7 +35,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{edge::JsonObject, quote::Quoting, ApiError, AppState, ErrorCode};
 use relay_engine::{
-    plan::{self, Binding, Constraints, PlanAnswer, PlanStep, Unusable},
+    plan::{self, Binding, Constraints, PlanAnswer, PlanStep},
     quote::QuoteOutcome,
     route::RouteAsk,
 };
@@ -47,17 +47,6 @@ pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(plan)).with_state(q)
 }
 
-/// The typed error of a quote with no usable answer.
-pub(super) fn unusable(u: Unusable) -> ApiError {
-    match u {
-        Unusable::RailNotServing(_) => {
-            ApiError::new(ErrorCode::UnroutableLane, u.to_string()).field("rail")
-        }
-        Unusable::QuoteOnly(_) => ApiError::new(ErrorCode::QuoteOnly, u.to_string()),
-        Unusable::NoRoute(n) => relay_errors::no_route(Some(n)),
-    }
-}
-
 /// Quotes `ask` and finds the answer execute would use (optionally only
 /// `rail`); every failure typed as the quote types it.
 pub(super) async fn winner(
@@ -65,9 +54,7 @@ pub(super) async fn winner(
     ask: &RouteAsk,
     rail: Option<&str>,
 ) -> Result<(QuoteOutcome, usize), ApiError> {
-    let outcome = q.run(ask).await?;
-    let i = plan::executable(&outcome, rail).map_err(unusable)?;
-    Ok((outcome, i))
+    q.app.routing.winner(ask, rail).await
 }
 
 fn invalid(field: &str, why: impl std::fmt::Display) -> ApiError {

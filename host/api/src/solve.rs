@@ -24,7 +24,6 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     edge::{self, JsonObject, QueryFields},
-    plan::unusable,
     quote::Quoting,
     ApiError, AppState, ErrorCode,
 };
@@ -124,7 +123,7 @@ async fn respond(q: &Quoting, fields: Value) -> Result<Json<SolveAnswer>, ApiErr
     let quotes = sources.iter().map(|s| async {
         let ask = q.parse(&relay_wire::solve::route_fields(&req, s))?;
         let o = q.run(&ask).await?;
-        plan::executable(&o, None).map_err(unusable)?;
+        plan::executable(&o, None).map_err(ApiError::from)?;
         Ok::<_, ApiError>(o)
     });
     let answers = futures::future::join_all(quotes).await;

@@ -5,7 +5,7 @@
 //! `(unknown path)`, so what is stored stays bounded) and the status
 //! answered, refusals of the edge (429, 413, …) included.
 //!
-//! Recording only pushes to [`relay_accounts::keys::KeyService`]'s
+//! Recording only pushes to [`relay_keys::KeyService`]'s
 //! in-memory buffer; the writes to the store happen in batches, off the
 //! request. A key that is not live (made up, or revoked) is not recorded.
 
@@ -15,7 +15,7 @@ use axum::{
     extract::{MatchedPath, Request},
     response::Response,
 };
-use relay_accounts::keys::{KeyHash, KeyService, UNKNOWN_PATH};
+use relay_keys::{KeyHash, KeyService, UNKNOWN_PATH};
 
 /// The middleware (module docs; [`crate::around::Around`]).
 #[derive(Clone)]
@@ -29,7 +29,7 @@ impl crate::around::Around for Record {
     fn before(&self, req: &Request) -> Result<Self::Seen, Box<Response>> {
         let keys = &self.0;
         let on_keys = req.uri().path().starts_with("/api/keys/");
-        let Some(hash) = crate::keys::presented(req.headers(), req.uri(), on_keys)
+        let Some(hash) = relay_keys::http::presented(req.headers(), req.uri(), on_keys)
             .and_then(|k| keys.live_hash(&k))
         else {
             return Ok(None);

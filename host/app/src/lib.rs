@@ -11,5 +11,7 @@
 pub mod legs;
 pub mod primitives;
 pub mod routing;
+pub mod sandbox;
+pub mod sessions;
 
 pub use routing::{Routing, RoutingDeps, RoutingError};

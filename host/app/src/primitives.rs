@@ -1,17 +1,17 @@
 //! The route primitives' live side (spec §2.12, §4.4): the runner of the
 //! watcher's runs and a batch's legs — one execute under the run's key,
 //! through the execute service `POST /api/route/execute` uses, with the
-//! owner's authority the record carries — and the prices conditionals
-//! read.
+//! owner's authority the record carries — and the planner of a batch's
+//! legs, handed to the feature as [`Live`].
 
 use std::sync::Arc;
 
-use relay_engine::{oracle::PriceBook, request::ExecuteAsk};
+use relay_engine::{quote::QuoteOutcome, request::ExecuteAsk, route::RouteAsk};
 use relay_errors::ApiError;
 use relay_execution::{execute::ExecuteRequest, receipt::of_executed};
 use relay_primitives::{
-    price::{PriceSource, Usd},
-    watcher::{execute_body, execute_request, RunResult, Runner, Watcher, WatcherDeps},
+    http::{Live, Planner},
+    watcher::{execute_body, execute_request, RunResult, Runner},
 };
 use relay_store::durable::{IdemKey, Idempotency, IdempotencyBegin, Once};
 use serde_json::{json, Value};
@@ -96,28 +96,22 @@ impl ExecuteRunner {
     }
 }
 
-/// Conditionals' prices: the host's price book, the one
-/// `GET /api/pricefeeds` shows and quotes convert with (a pair's fresh,
-/// positive on-chain feed; its configured price only when it has no feed).
-struct BookPrices(Arc<PriceBook>);
-
-impl PriceSource for BookPrices {
-    fn usd(&self, pair: &str) -> Option<Usd> {
-        let e6 = self.0.usd_e6(pair).ok()?;
-        Usd::from_answer(u128::from(e6), 6).filter(|u| u.0 > 0)
+/// Batch legs are planned as an execute would run them.
+#[async_trait::async_trait]
+impl Planner for Routing {
+    async fn winner(
+        &self,
+        ask: &RouteAsk,
+        rail: Option<&str>,
+    ) -> Result<(QuoteOutcome, usize), ApiError> {
+        Routing::winner(self, ask, rail).await
     }
 }
 
-/// The watcher of this host: its store, the live runner over routing, the
-/// host's price book, and the gate (`primitives.live`, which
-/// `PRIMITIVES_LIVE=1` turns on).
-pub fn watcher(routing: &Arc<Routing>, live_gate: bool) -> Watcher {
-    let d = routing.deps();
-    Watcher::new(WatcherDeps {
-        store: Arc::new(d.store.clone()),
+/// What the route primitives run and plan with, over `routing`.
+pub fn live(routing: &Arc<Routing>) -> Live {
+    Live {
         runner: Arc::new(ExecuteRunner::new(routing.clone())),
-        prices: Arc::new(BookPrices(d.prices.clone())),
-        lease_ms: d.config.primitives.lease_ms,
-        live_gate,
-    })
+        planner: routing.clone(),
+    }
 }

@@ -163,6 +163,19 @@ impl Routing {
         }
         Ok(self.quoter.quote(found, ask).await)
     }
+
+    /// Quotes `ask` and finds the answer an execute would use (optionally
+    /// only `rail`'s): the outcome and the winner's index, every failure
+    /// typed as a quote types it.
+    pub async fn winner(
+        &self,
+        ask: &RouteAsk,
+        rail: Option<&str>,
+    ) -> Result<(QuoteOutcome, usize), relay_errors::ApiError> {
+        let outcome = self.quote(ask).await?;
+        let i = relay_engine::plan::executable(&outcome, rail)?;
+        Ok((outcome, i))
+    }
 }
 
 impl QuoteSource for Routing {

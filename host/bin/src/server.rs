@@ -6,10 +6,6 @@
 //! the SHA-256 of the operator's owner token ([`OWNER_TOKEN_HASH_ENV`]),
 //! without which `mode: self` is refused for everyone.
 
-use relay_accounts::{
-    keys::KeyService,
-    sessions::{SessionDeps, SessionService, SweepDeps},
-};
 use relay_api::{
     self as api,
     auth::{BadOwnerTokenHash, OwnerTokenHash},
@@ -21,11 +17,11 @@ use relay_chain::reader::ChainReader;
 use relay_chain::signer::{RelayerSigner, SignerError};
 use relay_config::HostConfig;
 use relay_engine::{health::HealthCache, oracle::PriceBook};
-use relay_execution::{executor::Executor, relayer::Relayer};
+use relay_execution::{executor::Executor, relayer::Relayer, sandbox::Sandbox};
 use relay_jobs::{CancellationToken, Jobs};
-use relay_notify::{dispatch::Dispatcher, hooks::HookService, subscribe::Watcher};
 use relay_runtime::rails::RailSet;
-use relay_store::{HookStore, Store};
+use relay_store::Store;
+use relay_types::SharedClock;
 use std::{sync::Arc, time::Duration};
 
 /// Why the host could not start.
@@ -100,114 +96,6 @@ impl Credentials {
     }
 }
 
-/// Starts webhook delivery and the subscription watcher; the service the
-/// API registers hooks with.
-fn notify_jobs(
-    jobs: &mut Jobs,
-    store: &Store,
-    config: &Arc<HostConfig>,
-    (reader, prices): (&Arc<ChainReader>, &Arc<PriceBook>),
-    sandbox: &Arc<relay_execution::sandbox::Sandbox>,
-) -> Arc<HookService> {
-    let n = &config.notify;
-    let hooks_store: Arc<dyn HookStore> = Arc::new(store.clone());
-    let clock = store.clock().clone();
-    let replica = format!("r{}-{}", std::process::id(), clock.now_ms());
-    let dispatcher = Dispatcher::new(
-        hooks_store.clone(),
-        Arc::new(api::hooks::SandboxCompletions(
-            sandbox.clone(),
-            clock.clone(),
-        )),
-        n,
-        replica,
-        clock.clone(),
-    );
-    let observe = Arc::new(api::hooks::HostObserve {
-        prices: prices.clone(),
-        reader: reader.clone(),
-    });
-    let watcher = Watcher::new(hooks_store.clone(), observe, clock.clone());
-    jobs.add(
-        "webhooks",
-        relay_jobs::webhooks::dispatch(
-            jobs.token(),
-            Arc::new(dispatcher),
-            Duration::from_millis(n.poll_interval_ms.max(50)),
-        ),
-    );
-    jobs.add(
-        "subscriptions",
-        relay_jobs::webhooks::watch(
-            jobs.token(),
-            Arc::new(watcher),
-            Duration::from_millis(n.watch_interval_ms.max(100)),
-        ),
-    );
-    Arc::new(HookService::new(hooks_store, n, clock))
-}
-
-/// Loads the developer keys and starts their job (usage writes, live-key
-/// refresh, pruning: [`KeyService::run`]).
-async fn key_jobs(jobs: &mut Jobs, store: &Store) -> Result<Arc<KeyService>, StartError> {
-    let keys = KeyService::start(Arc::new(store.clone()), store.clock().clone())
-        .await
-        .map_err(|e| StartError::Runtime(format!("developer keys: {e}")))?;
-    let keys = Arc::new(keys);
-    let token = jobs.token();
-    jobs.add(
-        "keys",
-        tokio::spawn(keys.clone().run(async move { token.cancelled().await })),
-    );
-    Ok(keys)
-}
-
-/// The session service (keys derived from the relayer's, balances
-/// returned through its senders) and its sweep job.
-fn session_jobs(
-    jobs: &mut Jobs,
-    store: &Store,
-    config: &Arc<HostConfig>,
-    reader: &Arc<ChainReader>,
-    relayer: Option<&Arc<Relayer>>,
-) -> Arc<SessionService> {
-    let sweep = relayer.map(|r| SweepDeps {
-        reader: reader.clone(),
-        senders: config
-            .chain_ids()
-            .into_iter()
-            .filter_map(|c| Some((c, r.sender(c)?.clone())))
-            .collect(),
-        relayer: r.address(),
-    });
-    let service = Arc::new(SessionService::new(SessionDeps {
-        store: Arc::new(store.clone()),
-        config: config.clone(),
-        keys: relayer.map(|r| r.signer().session_keys()),
-        clock: store.clock().clone(),
-        sweep,
-    }));
-    if relayer.is_some() {
-        let every = Duration::from_millis(config.sessions.sweep_interval_ms.max(100));
-        let job = relay_jobs::session_sweep::spawn(jobs.token(), service.clone(), every);
-        jobs.add("session-sweep", job);
-    }
-    service
-}
-
-/// The primitives watcher (spec §4.4). Its gate is on when the config
-/// says `primitives.live` or the environment has `PRIMITIVES_LIVE=1`.
-fn primitives_job(jobs: &Jobs, state: &AppState) -> tokio::task::JoinHandle<()> {
-    let p = &state.config.primitives;
-    let watcher = Arc::new(relay_app::primitives::watcher(
-        &state.routing,
-        relay_primitives::gate(p.live),
-    ));
-    let every = Duration::from_millis(p.tick_interval_ms.max(10));
-    let clock = state.clock.clone();
-    relay_jobs::primitives::spawn(jobs.token(), watcher, clock, every)
-}
-
 /// The retention job (spec §8.2), when the tag key is in the environment.
 fn retention_job(jobs: &mut Jobs, config: &HostConfig, store: &Store) {
     let r = &config.retention;
@@ -228,17 +116,36 @@ fn retention_job(jobs: &mut Jobs, config: &HostConfig, store: &Store) {
     jobs.add("retention", job);
 }
 
-/// The warm quote book and its refresher (issue 12; stops with the jobs).
-/// What the features reach the engine through: the yield account's
-/// delivery legs over the one routing service.
-fn engine(routing: &Arc<Routing>) -> relay_feature::Handles {
+/// What the features reach the application layer through: over the one
+/// routing service, the yield account's delivery legs, the sessions'
+/// forwarded execute and the route primitives' live runner and leg
+/// planner; the sandbox routes notify registers and completes hooks on;
+/// the session keys derived from the relayer's key (which stays in the
+/// chain crate's signer).
+fn engine(
+    routing: &Arc<Routing>,
+    sandbox: &Arc<Sandbox>,
+    clock: &SharedClock,
+    relayer: Option<&Arc<Relayer>>,
+) -> relay_feature::Handles {
     let mut handles = relay_feature::Handles::default();
+    let forward: relay_sessions::http::Forwarder =
+        Arc::new(relay_app::sessions::Forward(routing.clone()));
+    handles.insert(forward);
+    handles.insert(relayer.map(|r| r.signer().session_keys()));
+    handles.insert(relay_app::primitives::live(routing));
     let legs: relay_yield_account::leg::Legs =
         Arc::new(relay_app::legs::EngineLegs::new(routing.clone()));
     handles.insert(legs);
+    let sandboxed: relay_notify::Sandboxed = Arc::new(relay_app::sandbox::SandboxCompletions(
+        sandbox.clone(),
+        clock.clone(),
+    ));
+    handles.insert(sandboxed);
     handles
 }
 
+/// The warm quote book and its refresher (stops with the jobs).
 fn quote_book_job(
     jobs: &mut Jobs,
     config: &HostConfig,
@@ -366,9 +273,6 @@ impl Host {
         ));
         let prices = price_jobs(&mut jobs, &config, &reader, store.clock().clone()).await;
         retention_job(&mut jobs, &config, &store);
-        let hooks = notify_jobs(&mut jobs, &store, &config, (&reader, &prices), &sandbox);
-        let keys = key_jobs(&mut jobs, &store).await?;
-        let sessions = session_jobs(&mut jobs, &store, &config, &reader, relayer.as_ref());
         let parts = relay_feature::Parts {
             config: config.clone(),
             store: store.clone(),
@@ -376,6 +280,7 @@ impl Host {
             prices: prices.clone(),
             senders: relayer.as_ref().map(|r| r.sending()),
             clock: store.clock().clone(),
+            owner: owner_token.clone(),
         };
         let quote_book = quote_book_job(&mut jobs, &config, &store);
         let health = Arc::new(HealthCache::new(
@@ -397,8 +302,16 @@ impl Host {
             quote_book: quote_book.clone(),
             clock: store.clock().clone(),
         }));
-        let handles =
-            relay_feature::start_all(api::FEATURES, &parts, &mut jobs, engine(&routing)).await?;
+        let handles = relay_feature::start_all(
+            api::FEATURES,
+            &parts,
+            &mut jobs,
+            engine(&routing, &sandbox, store.clock(), relayer.as_ref()),
+        )
+        .await?;
+        let keys = handles
+            .get::<Arc<relay_keys::KeyService>>()
+            .ok_or_else(|| StartError::Runtime("the keys feature left no service".into()))?;
         Ok(Host {
             state: AppState::new(Services {
                 health,
@@ -412,9 +325,7 @@ impl Host {
                 relayer,
                 executor,
                 owner_token,
-                hooks,
                 keys,
-                sessions,
                 prices,
                 handles,
                 quote_book,
@@ -472,7 +383,6 @@ impl Host {
             relay_jobs::settlement_proofs::PROOFS_EVERY,
         );
         jobs.add("settlement-proofs", proofs);
-        jobs.add("primitives", primitives_job(&jobs, &state));
         let addr = listener.local_addr().ok();
         tracing::info!(?addr, "relay host listening");
         let http = state.config.http.clone();

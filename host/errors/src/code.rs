@@ -210,42 +210,6 @@ impl ErrorCode {
     NonceUsed => ("NONCE_USED", CONFLICT, false, "the signature's nonce (Permit2's bitmap, the router's bitmap, or the token's EIP-2612 counter) is already used; nothing was sent: prepare and sign again", Input),
     /// No router on the source chain.
     RouterUnavailable => ("ROUTER_UNAVAILABLE", UNPROCESSABLE_ENTITY, false, "no RelayRouter is configured on the source chain (GET /api/gasless/info, gaslessChains[*].router): use mode permit2 there", Input),
-    /// No session bearer, or one this host did not issue.
-    SessionUnauthorized => ("SESSION_UNAUTHORIZED", UNAUTHORIZED, false, "send the session's bearer as Authorization: Bearer rsk_… (POST /api/session/issue answers it once); no bearer, one this host never issued, or another session's bearer for GET /api/session/{id}", Input),
-    /// The session was revoked.
-    SessionRevoked => ("SESSION_REVOKED", FORBIDDEN, false, "the owner revoked this session: it executes nothing more (routes it already started complete; its unspent balance returns to refundTo)", State),
-    /// No batch, schedule or conditional has that id (spec §7: 404 for a bad schedule path or id).
-    PrimitiveNotFound => ("PRIMITIVE_NOT_FOUND", NOT_FOUND, false, "no batch_, sched_ or cond_ record has that id on this path", Input),
-    /// The schedule or conditional has finished and can no longer be cancelled.
-    PrimitiveFinished => ("PRIMITIVE_FINISHED", CONFLICT, false, "the schedule completed, or the conditional triggered, executed, failed or expired: there is nothing left to cancel; or the batch has already been run (a batch runs once)", State),
-    /// A DELETE of a schedule or conditional came with neither its cancel token nor the owner's credential.
-    PrimitiveCancelUnauthorized => ("PRIMITIVE_CANCEL_UNAUTHORIZED", UNAUTHORIZED, false, "cancelling a schedule or conditional needs its cancel token (x-cancel-token: the cancelToken its create answer carried) or the owner's credential (Authorization: Bearer <owner token>); the record is unchanged", Input),
-    /// A DELETE of a schedule or conditional came with a token that is not the record's.
-    PrimitiveCancelForbidden => ("PRIMITIVE_CANCEL_FORBIDDEN", FORBIDDEN, false, "the x-cancel-token sent is not this record's: send the cancelToken its own create answer carried (or the owner's credential); the record is unchanged", Input),
-    /// A live primitive names an authority this host does not serve yet.
-    AuthorityUnsupported => ("AUTHORITY_UNSUPPORTED", BAD_REQUEST, false, "a live primitive runs on the operator's owner credential (authority \"owner\": Authorization: Bearer <owner token> at creation, runs execute as mode self); session and Permit2 authority are not served yet", Input),
-    /// The session expired.
-    SessionExpired => ("SESSION_EXPIRED", FORBIDDEN, false, "the session is past its policy.expiresAt: it executes nothing more (its unspent balance returns to refundTo); the owner issues a new one", State),
-    /// The route is outside the session's policy.
-    SessionPolicy => ("SESSION_POLICY", FORBIDDEN, false, "the route is outside the session's policy: `field` names what is not allowed (fromChain/toChain not in policy.chains, fromToken/toToken not in policy.tokens, toAddress not in policy.recipients); nothing was reserved or sent", Input),
-    /// The route is above a session cap.
-    SessionCapExceeded => ("SESSION_CAP_EXCEEDED", FORBIDDEN, false, "the route's amount is above the session's perTxCap, or with the last 24 hours' spends above its rolling24hCap; the message gives both caps and what remains; for the rolling cap retryAfterMs says when enough of the window ages out; nothing was reserved or sent", State),
-    /// No session has that id.
-    UnknownSession => ("UNKNOWN_SESSION", NOT_FOUND, false, "no session has that id (GET /api/session/list)", Input),
-    /// A webhook URL may not receive deliveries.
-    WebhookUrlRefused => ("WEBHOOK_URL_REFUSED", BAD_REQUEST, false, "the webhook url is refused: it must be https to a public address (no loopback, private, link-local, CGNAT, ULA, multicast or unspecified address, no credentials); http only for hosts the operator allows (notify.allow_http); the message names what is wrong", Input),
-    /// No webhook has that id.
-    UnknownHook => ("UNKNOWN_HOOK", NOT_FOUND, false, "no webhook or subscription has that id", Input),
-    /// A route has as many webhooks as allowed.
-    HookLimit => ("HOOK_LIMIT", CONFLICT, false, "the route already has notify.max_hooks_per_route webhooks; reuse one", State),
-    /// A hook on a route came without the route's proof.
-    HookProofRequired => ("HOOK_PROOF_REQUIRED", UNAUTHORIZED, false, "only the route's owner hooks it: send `signature`, the route's sender's EIP-191 signature (65 bytes hex, low-s) of relay-hook:v1:route=<routeId>:url=<url>, or the owner's Authorization: Bearer <owner token>; nothing was registered", Input),
-    /// A hook's signature is not the route's sender's.
-    HookProofInvalid => ("HOOK_PROOF_INVALID", FORBIDDEN, false, "`signature` does not recover to the route's sender over relay-hook:v1:route=<routeId>:url=<url> (EIP-191, low-s), or the route's sender is not an EVM address (then only the owner's credential hooks it); nothing was registered", Input),
-    /// A keys endpoint was called without a key.
-    KeyRequired => ("KEY_REQUIRED", BAD_REQUEST, false, "this /api/keys endpoint is about one developer key: send it as header x-relay-key or query ?key= (POST /api/keys/create issues one)", Input),
-    /// The key presented was never issued here, or was revoked.
-    KeyUnknown => ("KEY_UNKNOWN", NOT_FOUND, false, "no live developer key matches the key sent: it was never issued by this host or it was revoked (a revoked key is treated like no key); create a new one with POST /api/keys/create", Input),
     /// A private-lane tool was called on the hosted, read-only tool endpoint.
     PrivateLaneRequired => ("PRIVATE_LANE_REQUIRED", MISDIRECTED_REQUEST, false, "the hosted MCP tool endpoint (/mcp) is public and read-only: a tool that signs, moves funds or starts a route (execute, session_execute, agent_do) runs only through the local tool server; agentFix says how: run `relay mcp --url <host>` (stdio) and call the tool there", Input),
     /// A question for the concierge is missing, empty or too long.
@@ -467,8 +431,6 @@ mod tests {
             ErrorCode::InvalidField,
             ErrorCode::InvalidAddress,
             ErrorCode::AmountOutOfRange,
-            ErrorCode::PrimitiveCancelUnauthorized,
-            ErrorCode::PrimitiveCancelForbidden,
         ] {
             assert_eq!(c.blame(), Blame::Input, "{c:?}");
         }

@@ -6,10 +6,7 @@
 use relay_engine::{execute::Declined, quote::NoRoute, route::RequestError, EngineError};
 use relay_execution::{execute::ExecuteError, simulate::WouldRevert};
 
-use relay_accounts::{keys::KeyError, sessions::SessionError};
 use relay_admin::operator::OperatorError;
-use relay_notify::hooks::HookError;
-use relay_primitives::{service::ServiceError, Invalid};
 use relay_wire::WireError;
 
 use crate::{ApiError, ErrorCode};
@@ -201,102 +198,16 @@ impl From<OperatorError> for ApiError {
     }
 }
 
-impl From<HookError> for ApiError {
-    fn from(e: HookError) -> Self {
-        let code = match &e {
-            HookError::Url(_) => ErrorCode::WebhookUrlRefused,
-            HookError::UnknownRoute(_) => ErrorCode::UnknownRoute,
-            HookError::DryRun(_) | HookError::Field { .. } => ErrorCode::InvalidField,
-            HookError::TooMany { .. } => ErrorCode::HookLimit,
-            HookError::ProofRequired(_) => ErrorCode::HookProofRequired,
-            HookError::ProofInvalid(_) => ErrorCode::HookProofInvalid,
-            HookError::UnknownHook(_) => ErrorCode::UnknownHook,
-            HookError::Store(_) => ErrorCode::StoreUnavailable,
-        };
-        let field = e.field();
-        let err = ApiError::new(code, e.to_string());
-        match field {
-            Some(f) => err.field(f),
-            None => err,
-        }
-    }
-}
-
-impl From<KeyError> for ApiError {
-    fn from(e: KeyError) -> Self {
-        match e {
-            KeyError::Label(_) => ApiError::new(ErrorCode::InvalidField, e.to_string())
-                .field("label")
-                .suggest("send a label of at most 64 printable characters, or none"),
-            KeyError::Unknown => ApiError::new(ErrorCode::KeyUnknown, e.to_string())
-                .suggest("create a key with POST /api/keys/create; requests need no key"),
-            KeyError::Store(_) => ApiError::new(ErrorCode::StoreUnavailable, e.to_string()),
-        }
-    }
-}
-
-impl From<Invalid> for ApiError {
-    fn from(e: Invalid) -> Self {
-        let code = match e.missing {
-            true => ErrorCode::MissingField,
-            false => ErrorCode::InvalidField,
-        };
-        ApiError::new(code, e.to_string()).field(e.field)
-    }
-}
-
-impl From<ServiceError> for ApiError {
-    fn from(e: ServiceError) -> Self {
-        let message = e.to_string();
-        match e {
-            ServiceError::NotFound { .. } => {
-                ApiError::new(ErrorCode::PrimitiveNotFound, message).field("id")
+impl From<relay_engine::plan::Unusable> for ApiError {
+    /// A quote with no usable answer.
+    fn from(u: relay_engine::plan::Unusable) -> Self {
+        use relay_engine::plan::Unusable;
+        match u {
+            Unusable::RailNotServing(_) => {
+                ApiError::new(ErrorCode::UnroutableLane, u.to_string()).field("rail")
             }
-            ServiceError::Finished { .. } | ServiceError::AlreadyRun { .. } => {
-                ApiError::new(ErrorCode::PrimitiveFinished, message).field("id")
-            }
-            ServiceError::CancelUnauthenticated { .. } => {
-                ApiError::new(ErrorCode::PrimitiveCancelUnauthorized, message)
-                    .field(relay_primitives::cancel::TOKEN_HEADER)
-                    .suggest("send the cancelToken the create answer carried as x-cancel-token, or the owner's Authorization: Bearer <owner token>")
-            }
-            ServiceError::CancelForbidden { .. } => {
-                ApiError::new(ErrorCode::PrimitiveCancelForbidden, message)
-                    .field(relay_primitives::cancel::TOKEN_HEADER)
-            }
-            ServiceError::Store(e) => ApiError::new(ErrorCode::StoreUnavailable, e.to_string()),
-        }
-    }
-}
-
-impl From<SessionError> for ApiError {
-    fn from(e: SessionError) -> Self {
-        let message = e.to_string();
-        match e {
-            SessionError::Unauthorized(_) => ApiError::new(ErrorCode::SessionUnauthorized, message)
-                .suggest("send Authorization: Bearer rsk_… (the bearer POST /api/session/issue answered)"),
-            SessionError::Unknown(_) => ApiError::new(ErrorCode::UnknownSession, message).field("id"),
-            SessionError::Revoked(_) => ApiError::new(ErrorCode::SessionRevoked, message),
-            SessionError::Expired(_) => ApiError::new(ErrorCode::SessionExpired, message),
-            SessionError::Policy { field, .. } => {
-                ApiError::new(ErrorCode::SessionPolicy, message).field(field)
-            }
-            SessionError::Cap(c) => {
-                let err = ApiError::new(ErrorCode::SessionCapExceeded, message).field("amount");
-                match c.retry_after_ms {
-                    Some(ms) if ms > 0 => err.retry_after_ms(ms),
-                    _ => err,
-                }
-            }
-            SessionError::Field { field, .. } => {
-                ApiError::new(ErrorCode::InvalidField, message).field(field)
-            }
-            SessionError::Missing { field } => {
-                ApiError::new(ErrorCode::MissingField, message).field(field)
-            }
-            SessionError::NoRelayer => ApiError::new(ErrorCode::RelayerUnavailable, message),
-            SessionError::NoPermit(_) => ApiError::new(ErrorCode::RouterUnavailable, message),
-            SessionError::Store(_) => ApiError::new(ErrorCode::StoreUnavailable, message),
+            Unusable::QuoteOnly(_) => ApiError::new(ErrorCode::QuoteOnly, u.to_string()),
+            Unusable::NoRoute(n) => crate::no_route(Some(n)),
         }
     }
 }

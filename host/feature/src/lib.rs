@@ -15,10 +15,12 @@
 //!
 //! [`edge`] is what every feature's HTTP adapter reads requests with: the
 //! strict JSON body ([`edge::JsonObject`]), query fields, large answers;
-//! [`once`] is the one idempotency guard of its fund-moving calls.
+//! [`once`] is the one idempotency guard of its fund-moving calls;
+//! [`operator`] the one check of the operator's owner token.
 
 pub mod edge;
 pub mod once;
+pub mod operator;
 mod start;
 
 pub use start::{

@@ -12,7 +12,10 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use relay_errors::{ApiError, ErrorCode};
-use relay_store::durable::{IdemKey, Idempotency, IdempotencyBegin, Once};
+use relay_store::{
+    durable::{IdemKey, Idempotency, IdempotencyBegin, Once},
+    Store,
+};
 
 /// The key's first request created route `route` and never answered
 /// (still running, or its process died: `stale`). Only the caller knows
@@ -53,6 +56,52 @@ where
         Ok(Once::Seen(seen)) => seen_before(seen),
         Err(e) => Ok(ApiError::new(ErrorCode::StoreUnavailable, e.to_string()).into_response()),
     }
+}
+
+/// [`idempotent`] for a call that starts a route (an execute, a session's
+/// execute) over `store`'s guard (`stale_ms`: when a first request that
+/// never answered is presumed dead): a repeat whose first request created
+/// its route and never answered gets that route's receipt, and when the
+/// first is presumed dead that receipt becomes the key's response.
+pub async fn idempotent_route<F, Fut>(
+    (store, stale_ms): (&Store, u64),
+    key: &IdemKey,
+    body: &[u8],
+    run: F,
+    refused: fn(ApiError) -> Response,
+) -> Response
+where
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = Result<Response, ApiError>>,
+{
+    let guard = Idempotency::new(store.clone(), stale_ms);
+    match idempotent(&guard, key, body, run, refused).await {
+        Ok(answer) => answer,
+        Err(CreatedBefore { route, stale }) => {
+            created_before(store, &guard, key, (&route, stale)).await
+        }
+    }
+}
+
+/// The key's first request created route `id` and never answered (still
+/// running, or its process died): the route's receipt, made the key's
+/// response when the first request is presumed dead (`stale`).
+async fn created_before(
+    store: &Store,
+    guard: &Idempotency,
+    key: &IdemKey,
+    (id, stale): (&str, bool),
+) -> Response {
+    let Ok(Some((r, _))) = store.get_route(id).await else {
+        return ApiError::new(ErrorCode::StoreUnavailable, "the key's route is unreadable")
+            .into_response();
+    };
+    let receipt = relay_execution::receipt::receipt(&r, false, 0.0);
+    let text = serde_json::to_string(&receipt).unwrap_or_default();
+    if stale {
+        let _ = guard.complete(key, 200, &text).await;
+    }
+    (StatusCode::OK, [("content-type", "application/json")], text).into_response()
 }
 
 /// The answer to a repeat while the key's first request still runs

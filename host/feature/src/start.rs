@@ -33,6 +33,10 @@ pub struct Parts {
     pub senders: Option<Senders>,
     /// Time.
     pub clock: SharedClock,
+    /// The SHA-256 of the operator's owner token (`None`: nobody has the
+    /// operator's authority): what [`crate::operator::is_operator`]
+    /// checks a request against.
+    pub owner: Option<crate::operator::OwnerTokenHash>,
 }
 
 impl std::fmt::Debug for Parts {
@@ -225,6 +229,7 @@ mod tests {
             prices,
             senders: None,
             clock,
+            owner: None,
         }
     }
 

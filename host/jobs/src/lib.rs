@@ -6,10 +6,7 @@
 //! - [`nonce_gaps`]: fills the relayer's nonce gaps;
 //! - [`health_probe`]: samples health for `/api/uptime`;
 //! - [`reload`]: rescans the plugins directory and swaps in changed plugins;
-//! - [`webhooks`]: delivers webhooks and watches event subscriptions;
-//! - [`session_sweep`]: returns revoked and expired sessions' balances;
 //! - [`pricefeeds`]: reads the on-chain price feeds into the price book;
-//! - [`primitives`]: runs due schedules and armed conditionals;
 //! - [`retention`]: turns old routes' counterparty addresses into tags.
 //!
 //! Coordination between replicas is through the database (route leases,
@@ -19,13 +16,10 @@
 pub mod health_probe;
 pub mod nonce_gaps;
 pub mod pricefeeds;
-pub mod primitives;
 pub mod reload;
 pub mod resume;
 pub mod retention;
-pub mod session_sweep;
 pub mod settlement_proofs;
-pub mod webhooks;
 
 use tokio::task::JoinHandle;
 pub use tokio_util::sync::CancellationToken;

@@ -39,11 +39,16 @@ const BATCH: u32 = 64;
 /// Attempts in flight at once per replica.
 const CONCURRENCY: usize = 16;
 
-/// The terminal completion payload of a sandbox route this replica holds.
+/// The sandbox and dry-run routes this replica holds (they live in its
+/// memory, not in the store).
 pub trait SandboxRoutes: Send + Sync + std::fmt::Debug {
     /// `{event, routeId, status, destTx, srcTx, ts, sandbox: true}` once
     /// the route is DONE or FAILED; `None` before, or when unknown here.
     fn completion(&self, route_id: &str) -> Option<Value>;
+
+    /// What the route is ([`RouteKnown::Sandbox`] or [`RouteKnown::Dry`])
+    /// and its sender, when this replica holds it.
+    fn known(&self, route_id: &str) -> Option<(crate::hooks::RouteKnown, String)>;
 }
 
 /// Sends what is due (module docs).

@@ -96,3 +96,16 @@ mod tests {
         );
     }
 }
+
+/// Conditionals' prices from the host's price book, the one
+/// `GET /api/pricefeeds` shows and quotes convert with (a pair's fresh,
+/// positive on-chain feed; its configured price only when it has no feed).
+#[derive(Debug)]
+pub struct BookPrices(pub std::sync::Arc<relay_engine::oracle::PriceBook>);
+
+impl PriceSource for BookPrices {
+    fn usd(&self, pair: &str) -> Option<Usd> {
+        let e6 = self.0.usd_e6(pair).ok()?;
+        Usd::from_answer(u128::from(e6), 6).filter(|u| u.0 > 0)
+    }
+}

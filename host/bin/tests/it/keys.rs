@@ -341,7 +341,7 @@ async fn a_revoked_key_is_treated_like_no_key() {
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(r.body, json!({"revoked": true, "prefix": &key[..7]}));
     h.state.keys.flush().await.unwrap();
-    let hash = relay_accounts::keys::KeyHash::of(&key).hex();
+    let hash = relay_keys::KeyHash::of(&key).hex();
     let counted = h
         .state
         .store

@@ -55,7 +55,11 @@ fn assert_rate_limited(a: &Answer, what: &str) {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_endpoints_issue_40_found_unlimited_answer_429_past_their_buckets() {
     let dir = tempfile::tempdir().unwrap();
-    let h = bare_host(dir.path(), |_| {}).await;
+    // The host's time stands still: a bucket refills only as its clock
+    // moves, so however slowly the requests go, the one past a bucket is
+    // refused.
+    let clock = ManualClock::at(SystemClock.now_ms());
+    let h = bare_host_at(dir.path(), clock, |_| {}).await;
     let c = crate::common::http();
     let url = |p: &str| format!("{}{p}", h.base);
     let victim = "0x000000000000000000000000000000000000bEEF";
@@ -153,7 +157,8 @@ async fn token_guessing_on_admin_login_backs_off_and_is_bucketed_per_ip() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_key_buys_no_request_its_ip_did_not_have() {
     let dir = tempfile::tempdir().unwrap();
-    let h = bare_host(dir.path(), |c| {
+    let clock = ManualClock::at(SystemClock.now_ms());
+    let h = bare_host_at(dir.path(), clock, |c| {
         c.limits.per_minute.insert("status".into(), 5);
     })
     .await;
@@ -194,7 +199,8 @@ async fn a_key_buys_no_request_its_ip_did_not_have() {
 #[tokio::test(flavor = "multi_thread")]
 async fn one_ip_creates_ten_keys_a_day_the_eleventh_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let h = bare_host(dir.path(), |_| {}).await;
+    let clock = ManualClock::at(SystemClock.now_ms());
+    let h = bare_host_at(dir.path(), clock, |_| {}).await;
     let create = |client: &reqwest::Client| {
         client
             .post(format!("{}/api/keys/create", h.base))

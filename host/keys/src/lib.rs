@@ -1,5 +1,10 @@
-//! Developer keys (spec §2.13, §4.5, §5.2): issue, look up, revoke, and
-//! count what each key's requests did.
+//! relay-keys: developer keys (spec §2.13, §4.5, §5.2) — issue, look up,
+//! revoke, and count what each key's requests did — the whole feature in
+//! one home: the service, its HTTP adapter with its rate-limit bucket and
+//! errorCodes ([`http::feature`]) and its job (`keys`: usage writes,
+//! live-key refresh, pruning; started by the feature's start, which
+//! leaves `Arc<KeyService>` in the host's handles for the HTTP edge's rate
+//! limiter and usage recorder). The host registers it with one line.
 //!
 //! A key (`ak_` and 40 hex digits: 160 random bits) is shown once, when
 //! it is created, and stored only as its SHA-256 ([`KeyHash`]); every later
@@ -23,6 +28,8 @@
 //! [`KeyService::create`].
 
 mod cache;
+pub mod errors;
+pub mod http;
 mod recorder;
 
 use std::{future::Future, sync::Arc, time::Duration};
@@ -495,6 +502,29 @@ impl KeyService {
             tracing::warn!(dropped, "key usage buffer full: records dropped");
         }
     }
+}
+
+/// The feature's [`relay_feature::Start`]: loads the live keys, starts
+/// the `keys` job ([`KeyService::run`]) and leaves `Arc<KeyService>` in
+/// the handles.
+fn start<'a>(
+    parts: &'a relay_feature::Parts,
+    jobs: &'a mut relay_jobs::Jobs,
+    handles: &'a mut relay_feature::Handles,
+) -> futures::future::BoxFuture<'a, Result<(), relay_feature::StartError>> {
+    Box::pin(async move {
+        let keys = KeyService::start(Arc::new(parts.store.clone()), parts.clock.clone())
+            .await
+            .map_err(|e| relay_feature::StartError::new("keys", e))?;
+        let keys = Arc::new(keys);
+        let token = jobs.token();
+        jobs.add(
+            "keys",
+            tokio::spawn(keys.clone().run(async move { token.cancelled().await })),
+        );
+        handles.insert(keys);
+        Ok(())
+    })
 }
 
 #[cfg(test)]

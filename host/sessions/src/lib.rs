@@ -1,4 +1,10 @@
-//! Policy-gated agent sessions (spec §2.13, §4.5, §5.6).
+//! relay-sessions: policy-gated agent sessions (spec §2.13, §4.5, §5.6),
+//! the whole feature in one home — the policy, reserved spends, the
+//! forwarded execute ([`SessionRunner`], which the host implements over
+//! its one execute service and hands the feature as [`http::Forwarder`]),
+//! sweeps, the HTTP adapter with its rate-limit bucket and errorCodes
+//! ([`http::feature`]) and the sweep job (`session-sweep`, started by the
+//! feature's start). The host registers it with one line.
 //!
 //! **Who may do what.** The owner (the platform owner token, the same
 //! credential as `mode: self`) issues, lists and revokes sessions. Issuing
@@ -35,6 +41,8 @@
 //! already revoked session sweeps it again (for funds sent after the
 //! sweep).
 
+pub mod errors;
+pub mod http;
 mod policy;
 mod run;
 mod sweep;
@@ -489,6 +497,75 @@ impl SessionService {
             status: SessionStatus::Revoked,
             revoked_at: row.revoked_ms,
             note: "new executes are refused; routes already started complete; the unspent balance at fundAddress is returned to refundTo once no route is still pulling from it".into(),
+        })
+    }
+}
+
+/// The sessions' [`relay_feature::Start`]: builds the service over the
+/// host's parts and the session keys the host left (none without a
+/// relayer key: issuing is refused), starts the sweep job when the host
+/// can send (`session-sweep`, every `sessions.sweep_interval_ms`: revoked
+/// and expired sessions' balances back to `refundTo`; replicas coordinate
+/// through a lease on each session's row), and leaves the
+/// [`http::Sessions`] handle.
+fn start<'a>(
+    parts: &'a relay_feature::Parts,
+    jobs: &'a mut relay_jobs::Jobs,
+    handles: &'a mut relay_feature::Handles,
+) -> futures::future::BoxFuture<'a, Result<(), relay_feature::StartError>> {
+    Box::pin(async move {
+        let missing = |what| {
+            relay_feature::StartError::new(
+                "sessions",
+                relay_feature::ServiceError::MissingHandle(what),
+            )
+        };
+        let forward = handles
+            .get::<http::Forwarder>()
+            .ok_or_else(|| missing("the forwarded execute (the host's execute service)"))?;
+        let keys = handles.get::<Option<SessionKeys>>().flatten();
+        let sessions = Arc::new(SessionService::new(SessionDeps {
+            store: Arc::new(parts.store.clone()),
+            config: parts.config.clone(),
+            keys,
+            clock: parts.clock.clone(),
+            sweep: parts.senders.as_ref().map(|s| SweepDeps {
+                reader: parts.reader.clone(),
+                senders: s.by_chain.clone(),
+                relayer: s.relayer,
+            }),
+        }));
+        if parts.senders.is_some() {
+            let every = parts.config.sessions.sweep_interval_ms.max(100);
+            jobs.repeat(
+                "session-sweep",
+                std::time::Duration::from_millis(every),
+                sweep_tick(sessions.clone()),
+            );
+        }
+        handles.insert(http::Sessions {
+            sessions,
+            forward,
+            owner: parts.owner.clone(),
+            store: parts.store.clone(),
+            stale_ms: parts.config.execution.idempotency_stale_ms,
+        });
+        Ok(())
+    })
+}
+
+/// One sweep of the due sessions, logged.
+fn sweep_tick(
+    sessions: Arc<SessionService>,
+) -> impl FnMut() -> futures::future::BoxFuture<'static, ()> + Send + 'static {
+    move || {
+        let s = sessions.clone();
+        Box::pin(async move {
+            match s.sweep_due().await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(sessions = n, "session balances returned"),
+                Err(e) => tracing::warn!(error = %e, "session sweep tick failed"),
+            }
         })
     }
 }

@@ -1,9 +1,10 @@
-//! Webhooks (spec §4.5, §6.1, §6.3), thin over [`relay_notify`]:
+//! Notify's HTTP adapter (spec §4.5, §6.1, §6.3), thin over
+//! [`HookService`]:
 //!
 //! - `POST /api/hooks {routeId, url, secret?, signature?}` →
 //!   HookRegistered (`wh_` id, `pending`); `GET /api/hooks/{id}` → its
 //!   state, deliveries and every attempt. Only the route's owner hooks it
-//!   ([`relay_notify::hooks`]): `signature` is the route's sender's
+//!   ([`crate::hooks`]): `signature` is the route's sender's
 //!   EIP-191 signature (65 bytes hex, low-s) of
 //!   `relay-hook:v1:route=<routeId>:url=<url>`, or the request carries the
 //!   owner's credential (`Authorization: Bearer <owner token>`). Neither →
@@ -15,67 +16,115 @@
 //!   /api/events/subscribe/{id}` → `cancelled`.
 //!
 //! Unknown body fields are refused (a misspelt `secret` must not silently
-//! send unsigned webhooks).
+//! send unsigned webhooks). The host mounts it through [`feature`]; its
+//! routes take the [`Notify`] handle the feature's start left.
 
 use std::sync::Arc;
 
 use alloy::primitives::{Address, Signature};
-use async_trait::async_trait;
 use axum::{
     extract::{Path, State},
     http::HeaderMap,
     Json,
 };
-use relay_chain::reader::ChainReader;
 use relay_config::HostConfig;
 use relay_engine::{
     oracle::{PriceBook, Unpriced},
     tokens,
 };
-use relay_execution::sandbox::Sandbox;
-use relay_notify::{
-    dispatch::SandboxRoutes,
-    hooks::{hook_text, HookProof, HookRegistered, HookView, RouteKnown},
-    subscribe::{Observe, Subscription},
+use relay_errors::{ApiError, ErrorBody, ErrorCode};
+use relay_feature::{
+    edge::{self, JsonObject},
+    operator::is_operator,
+    Feature, HasHandles, Limit, Parts,
 };
 use relay_plugin_api::ChainRef;
-use relay_types::RouteStatus;
 use serde_json::{Map, Value};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::{
-    edge::{self, JsonObject},
-    ApiError, AppState, ErrorCode,
+use crate::{
+    dispatch::SandboxRoutes,
+    errors,
+    hooks::{hook_text, HookError, HookProof, HookRegistered, HookService, HookView, RouteKnown},
+    subscribe::Subscription,
 };
 
-/// Webhooks and event subscriptions (spec §4.5, §6): each registration makes
-/// the host send requests.
-pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_feature::Feature {
-    name: "notify",
-    home: "host/notify",
-    spec: "§4.5, §6",
-    section: None,
-    routes: |_| routes(),
-    limits: &[
-        relay_feature::Limit::post("hooks", "/api/hooks", 30),
-        relay_feature::Limit::post("subscribe", "/api/events/subscribe", 30),
-    ],
-    errors: &[
-        crate::ErrorCode::WebhookUrlRefused,
-        crate::ErrorCode::UnknownHook,
-        crate::ErrorCode::HookLimit,
-        crate::ErrorCode::HookProofRequired,
-        crate::ErrorCode::HookProofInvalid,
-    ],
-    start: None,
-};
+/// What the handlers read: the service, what this replica knows of its
+/// sandbox routes, and the host's parts (configuration, prices, the
+/// store's routes, the owner token).
+#[derive(Clone)]
+pub struct Notify {
+    /// The webhook service.
+    pub hooks: Arc<HookService>,
+    /// This replica's sandbox and dry-run routes.
+    pub sandbox: Arc<dyn SandboxRoutes>,
+    /// The host's parts.
+    pub parts: Parts,
+}
 
-pub(super) fn routes() -> OpenApiRouter<AppState> {
+/// Each registration makes the host send requests.
+const LIMITS: &[Limit] = &[
+    Limit::post("hooks", "/api/hooks", 30),
+    Limit::post("subscribe", "/api/events/subscribe", 30),
+];
+
+/// Webhooks and event subscriptions (spec §4.5, §6), as the host
+/// registers them.
+pub const fn feature<S>() -> Feature<S>
+where
+    S: HasHandles + Clone + Send + Sync + 'static,
+{
+    Feature {
+        name: "notify",
+        home: "host/notify",
+        spec: "§4.5, §6",
+        section: None,
+        routes: routes_of::<S>,
+        limits: LIMITS,
+        errors: errors::ALL,
+        start: Some(crate::start),
+    }
+}
+
+/// The routes over the host's state `s`, holding the [`Notify`] handle the
+/// start left.
+fn routes_of<S>(s: &S) -> OpenApiRouter<S>
+where
+    S: HasHandles + Clone + Send + Sync + 'static,
+{
+    let notify = s
+        .handles()
+        .get::<Notify>()
+        .expect("notify's start leaves its handle before the routes are built");
+    routes().with_state(notify)
+}
+
+fn routes() -> OpenApiRouter<Notify> {
     OpenApiRouter::new()
         .routes(routes!(register))
         .routes(routes!(hook_state))
         .routes(routes!(subscribe))
         .routes(routes!(unsubscribe))
+}
+
+/// The API error of a refusal.
+fn refused(e: HookError) -> ApiError {
+    let code = match &e {
+        HookError::Url(_) => errors::WebhookUrlRefused,
+        HookError::UnknownRoute(_) => ErrorCode::UnknownRoute,
+        HookError::DryRun(_) | HookError::Field { .. } => ErrorCode::InvalidField,
+        HookError::TooMany { .. } => errors::HookLimit,
+        HookError::ProofRequired(_) => errors::HookProofRequired,
+        HookError::ProofInvalid(_) => errors::HookProofInvalid,
+        HookError::UnknownHook(_) => errors::UnknownHook,
+        HookError::Store(_) => ErrorCode::StoreUnavailable,
+    };
+    let field = e.field();
+    let err = ApiError::new(code, e.to_string());
+    match field {
+        Some(f) => err.field(f),
+        None => err,
+    }
 }
 
 /// A required string field.
@@ -102,18 +151,15 @@ fn opt_text<'a>(body: &'a Map<String, Value>, field: &str) -> Result<Option<&'a 
 }
 
 /// What this host knows of a route id, and the route's sender.
-async fn route_known(s: &AppState, id: &str) -> Result<(RouteKnown, String), ApiError> {
-    if let Some((r, _)) = s.sandbox.get(id) {
-        let known = match r.status {
-            RouteStatus::Dry => RouteKnown::Dry,
-            _ => RouteKnown::Sandbox,
-        };
-        return Ok((known, r.sender));
+async fn route_known(s: &Notify, id: &str) -> Result<(RouteKnown, String), ApiError> {
+    if let Some(known) = s.sandbox.known(id) {
+        return Ok(known);
     }
     if !id.starts_with("rt_") {
         return Ok((RouteKnown::Unknown, String::new()));
     }
     let found = s
+        .parts
         .store
         .get_route(id)
         .await
@@ -128,12 +174,12 @@ async fn route_known(s: &AppState, id: &str) -> Result<(RouteKnown, String), Api
 /// docs): the owner's credential, or `signature` by `sender` of
 /// [`hook_text`].
 fn hook_proof(
-    s: &AppState,
+    s: &Notify,
     headers: &HeaderMap,
     signature: Option<&str>,
     (route, url, sender): (&str, &str, &str),
 ) -> HookProof {
-    if super::auth::is_operator(s.owner_token.as_ref(), headers) {
+    if is_operator(s.parts.owner.as_ref(), headers) {
         return HookProof::Operator;
     }
     let Some(signature) = signature else {
@@ -169,12 +215,12 @@ fn hook_proof(
     params(("authorization" = Option<String>, Header, description = "Bearer <owner token>: hooks any route without a signature")),
     responses(
         (status = 200, description = "Registered, pending", body = HookRegistered),
-        (status = "default", description = "A typed error (400 WEBHOOK_URL_REFUSED, 401 HOOK_PROOF_REQUIRED, 403 HOOK_PROOF_INVALID, 404 UNKNOWN_ROUTE, 409 HOOK_LIMIT, …)", body = crate::openapi::ErrorBody),
+        (status = "default", description = "A typed error (400 WEBHOOK_URL_REFUSED, 401 HOOK_PROOF_REQUIRED, 403 HOOK_PROOF_INVALID, 404 UNKNOWN_ROUTE, 409 HOOK_LIMIT, …)", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all, fields(route))]
 async fn register(
-    State(s): State<AppState>,
+    State(s): State<Notify>,
     headers: HeaderMap,
     JsonObject(body): JsonObject,
 ) -> Result<Json<HookRegistered>, ApiError> {
@@ -188,7 +234,10 @@ async fn register(
     let proof = hook_proof(&s, &headers, signature, (route, url, &sender));
     let hooks = &s.hooks;
     Ok(Json(
-        hooks.register(route, url, secret, (known, proof)).await?,
+        hooks
+            .register(route, url, secret, (known, proof))
+            .await
+            .map_err(refused)?,
     ))
 }
 
@@ -200,15 +249,15 @@ async fn register(
     params(("id" = String, Path, description = "The `wh_` id")),
     responses(
         (status = 200, description = "The webhook", body = HookView),
-        (status = "default", description = "A typed error (404 UNKNOWN_HOOK)", body = crate::openapi::ErrorBody),
+        (status = "default", description = "A typed error (404 UNKNOWN_HOOK)", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all, fields(hook = %id))]
 async fn hook_state(
-    State(s): State<AppState>,
+    State(s): State<Notify>,
     Path(id): Path<String>,
 ) -> Result<Json<HookView>, ApiError> {
-    Ok(Json(s.hooks.view(&id).await?))
+    Ok(Json(s.hooks.view(&id).await.map_err(refused)?))
 }
 
 #[utoipa::path(
@@ -219,33 +268,34 @@ async fn hook_state(
     request_body(content = Object, example = json!({"type": "balance", "chainId": 8453, "token": "USDC", "address": "0x000000000000000000000000000000000000bEEF", "url": "https://example.com/relay-events", "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})),
     responses(
         (status = 200, description = "The subscription, active", body = HookView),
-        (status = "default", description = "A typed error (400 WEBHOOK_URL_REFUSED, INVALID_FIELD, UNKNOWN_CHAIN, UNKNOWN_TOKEN, …)", body = crate::openapi::ErrorBody),
+        (status = "default", description = "A typed error (400 WEBHOOK_URL_REFUSED, INVALID_FIELD, UNKNOWN_CHAIN, UNKNOWN_TOKEN, …)", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all)]
 async fn subscribe(
-    State(s): State<AppState>,
+    State(s): State<Notify>,
     JsonObject(body): JsonObject,
 ) -> Result<Json<HookView>, ApiError> {
     let sub = match text(&body, "type")? {
         "price" => {
             edge::only_fields(&body, &["type", "asset", "above", "below", "url", "secret"])?;
             let asset = text(&body, "asset")?;
-            if let Err(Unpriced::NoPrice(_)) = price_usd_e6(&s.prices, asset) {
+            if let Err(Unpriced::NoPrice(_)) = price_usd_e6(&s.parts.prices, asset) {
                 return Err(ApiError::new(
                     ErrorCode::InvalidField,
                     format!("asset: the host has no price for {asset:?} (GET /api/pricefeeds lists them)"),
                 )
                 .field("asset"));
             }
-            Subscription::price(asset, opt_text(&body, "above")?, opt_text(&body, "below")?)?
+            Subscription::price(asset, opt_text(&body, "above")?, opt_text(&body, "below")?)
+                .map_err(refused)?
         }
         "balance" => {
             edge::only_fields(
                 &body,
                 &["type", "chainId", "token", "address", "url", "secret"],
             )?;
-            balance_subscription(&s.config, &body)?
+            balance_subscription(&s.parts.config, &body)?
         }
         other => {
             return Err(ApiError::new(
@@ -257,7 +307,9 @@ async fn subscribe(
     };
     let url = text(&body, "url")?;
     let secret = opt_text(&body, "secret")?;
-    Ok(Json(s.hooks.subscribe(sub, url, secret).await?))
+    Ok(Json(
+        s.hooks.subscribe(sub, url, secret).await.map_err(refused)?,
+    ))
 }
 
 fn balance_subscription(
@@ -318,62 +370,19 @@ fn balance_subscription(
     params(("id" = String, Path, description = "The subscription's `wh_` id")),
     responses(
         (status = 200, description = "The subscription, cancelled", body = HookView),
-        (status = "default", description = "A typed error (404 UNKNOWN_HOOK)", body = crate::openapi::ErrorBody),
+        (status = "default", description = "A typed error (404 UNKNOWN_HOOK)", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all, fields(hook = %id))]
 async fn unsubscribe(
-    State(s): State<AppState>,
+    State(s): State<Notify>,
     Path(id): Path<String>,
 ) -> Result<Json<HookView>, ApiError> {
-    Ok(Json(s.hooks.unsubscribe(&id).await?))
+    Ok(Json(s.hooks.unsubscribe(&id).await.map_err(refused)?))
 }
 
 /// An asset's price in micro-USD from the price book the host's quotes
 /// use (on-chain feeds, configured fallbacks).
-fn price_usd_e6(prices: &PriceBook, asset: &str) -> Result<u64, Unpriced> {
+pub(crate) fn price_usd_e6(prices: &PriceBook, asset: &str) -> Result<u64, Unpriced> {
     prices.usd_e6(&format!("{}/USD", asset.trim()))
-}
-
-/// Watchers' view of the world: the host's price book and chain reads.
-#[derive(Debug)]
-pub struct HostObserve {
-    /// The host's prices (on-chain feeds, configured fallbacks).
-    pub prices: Arc<PriceBook>,
-    /// Chain reads.
-    pub reader: Arc<ChainReader>,
-}
-
-#[async_trait]
-impl Observe for HostObserve {
-    fn price_usd_e6(&self, asset: &str) -> Option<u64> {
-        price_usd_e6(&self.prices, asset).ok()
-    }
-
-    async fn balance(&self, chain: u64, token: &str, owner: &str) -> Result<String, String> {
-        let token: Address = token.parse().map_err(|_| format!("bad token {token}"))?;
-        let owner: Address = owner.parse().map_err(|_| format!("bad address {owner}"))?;
-        self.reader
-            .token_balance(chain, token, owner)
-            .await
-            .map(|b| b.to_string())
-            .map_err(|e| e.to_string())
-    }
-}
-
-/// Sandbox routes' completions, for the dispatcher of this replica,
-/// stamped on its clock.
-#[derive(Debug)]
-pub struct SandboxCompletions(pub Arc<Sandbox>, pub relay_types::SharedClock);
-
-impl SandboxRoutes for SandboxCompletions {
-    fn completion(&self, route_id: &str) -> Option<Value> {
-        let (r, _) = self.0.get(route_id)?;
-        let event = match r.status {
-            RouteStatus::Done => "done",
-            RouteStatus::Failed => "failed",
-            _ => return None,
-        };
-        Some(relay_store::route_event(&r, event, self.1.now_ms(), true))
-    }
 }

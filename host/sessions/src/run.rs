@@ -158,7 +158,7 @@ impl SessionService {
     /// Runs a session execute (module docs); `key` is the idempotency key
     /// the route is recorded under.
     #[tracing::instrument(skip_all, fields(session, route))]
-    pub async fn execute<R: SessionRunner>(
+    pub async fn execute<R: SessionRunner + ?Sized>(
         &self,
         runner: &R,
         bearer: Option<&str>,
@@ -262,7 +262,7 @@ impl SessionService {
 
     /// Step 4 of the module docs; `route_id` is set as soon as an intent
     /// (whose id the route takes) is prepared.
-    async fn run_reserved<R: SessionRunner>(
+    async fn run_reserved<R: SessionRunner + ?Sized>(
         &self,
         runner: &R,
         (signer, ask, amount): (&SessionSigner, &R::Ask, U256),

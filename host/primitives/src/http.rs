@@ -1,7 +1,8 @@
-//! What the primitives' handlers share ([`crate::batch`],
-//! [`crate::schedule`], [`crate::conditional`]; spec §2.12, §4.4): the
-//! state, typed errors, the route check, the live authority check, and the
-//! watcher's live runner over the one execute service.
+//! The route primitives' HTTP adapter (spec §2.12, §4.4): the feature's
+//! descriptor ([`feature`]) and what its handlers ([`batch`],
+//! [`schedule`], [`conditional`]) share — the state, the route check, the
+//! live authority check, and the host's routing as [`Live`] hands it (the
+//! live runner over the one execute service and the leg planner).
 //!
 //! Authority (this project's design; the spec leaves it open): a record
 //! with `live:true` must carry authority at creation or is refused. The
@@ -17,50 +18,98 @@
 //! credential (`Authorization: Bearer <owner token>`) or the record's own
 //! cancel token — `cancelToken` in the create answer, sent back as the
 //! header `x-cancel-token` — cancels a record
-//! ([`relay_primitives::cancel`]). The token is stored hashed and shown
+//! ([`crate::cancel`]). The token is stored hashed and shown
 //! once. Neither → 401 `PRIMITIVE_CANCEL_UNAUTHORIZED`; a token that is not
 //! the record's → 403 `PRIMITIVE_CANCEL_FORBIDDEN`; either way the record
 //! stays as it was.
 
-use super::{auth, edge::JsonObject, execute, quote::Quoting, ApiError, AppState, ErrorCode};
+pub mod batch;
+pub mod conditional;
+pub mod schedule;
+
+use async_trait::async_trait;
 use axum::{
     http::HeaderMap,
     response::{IntoResponse, Response},
     Json,
 };
-use relay_primitives::{
-    cancel::Canceller,
-    record::{self, Authority, UNSUPPORTED_AUTHORITIES},
-    service::Primitives,
+use relay_engine::{quote::QuoteOutcome, route::RouteAsk};
+use relay_errors::{ApiError, ErrorCode};
+use relay_feature::{
+    edge::JsonObject,
+    operator::{self, is_operator},
+    Feature, HasHandles, Limit, Parts,
 };
-use relay_wire::Loose;
+use relay_wire::{Loose, RouteRequest};
 use serde::{de::DeserializeOwned, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
+use utoipa_axum::router::OpenApiRouter;
+
+use crate::{
+    cancel::Canceller,
+    errors,
+    record::{self, Authority, UNSUPPORTED_AUTHORITIES},
+    service::Primitives,
+    watcher::Runner,
+};
+
+/// How a batch's legs are planned: the host's quote fan-out and the
+/// answer an execute would use.
+#[async_trait]
+pub trait Planner: Send + Sync {
+    /// Quotes `ask` and finds the answer an execute would use (optionally
+    /// only `rail`'s): the outcome and the winner's index, or the typed
+    /// refusal a quote answers with.
+    async fn winner(
+        &self,
+        ask: &RouteAsk,
+        rail: Option<&str>,
+    ) -> Result<(QuoteOutcome, usize), ApiError>;
+}
+
+/// What the host hands the feature: the live runner (one execute through
+/// the execute service `POST /api/route/execute` uses) and the leg planner,
+/// both over its one routing service.
+#[derive(Clone)]
+pub struct Live {
+    /// Runs a record's route.
+    pub runner: Arc<dyn Runner>,
+    /// Plans a batch's legs.
+    pub planner: Arc<dyn Planner>,
+}
 
 /// The handlers' state.
 #[derive(Clone)]
-pub(crate) struct Prim {
-    /// Quoting (and the host's state).
-    pub q: Quoting,
+pub struct Prim {
     /// The records.
     pub svc: Primitives,
+    /// The host's routing.
+    pub live: Live,
+    /// The host's parts (configuration, clock, owner token).
+    pub parts: Parts,
 }
 
 impl Prim {
-    pub(crate) fn new(q: Quoting) -> Self {
-        let svc = Primitives::new(Arc::new(q.app.store.clone()), q.app.clock.clone());
-        Prim { q, svc }
+    /// Decodes `fields` as a RouteRequest and checks it.
+    pub(crate) fn parse(&self, fields: &Value) -> Result<RouteAsk, ApiError> {
+        let request: RouteRequest = relay_wire::decode(fields)?;
+        Ok(RouteAsk::from_request(&request, &self.parts.config)?)
+    }
+
+    /// Whether the request carries the owner's credential.
+    fn is_owner(&self, headers: &HeaderMap) -> bool {
+        is_operator(self.parts.owner.as_ref(), headers)
     }
 }
 
 /// The header a record's cancel token is sent in.
-pub(crate) const CANCEL_TOKEN_HEADER: &str = relay_primitives::cancel::TOKEN_HEADER;
+pub(crate) const CANCEL_TOKEN_HEADER: &str = crate::cancel::TOKEN_HEADER;
 
 /// Who asks to cancel a record: the owner (by credential), the holder of
 /// a cancel token (checked by the service), or nobody.
-pub(crate) fn canceller<'h>(s: &AppState, headers: &'h HeaderMap) -> Canceller<'h> {
-    if auth::is_operator(s.owner_token.as_ref(), headers) {
+pub(crate) fn canceller<'h>(p: &Prim, headers: &'h HeaderMap) -> Canceller<'h> {
+    if p.is_owner(headers) {
         return Canceller::Owner;
     }
     match headers
@@ -82,7 +131,7 @@ pub(crate) fn within(at: &str, mut e: ApiError) -> ApiError {
 
 /// Checks `route` (a RouteRequest with `toAddress`, as execute reads it)
 /// found at `at`.
-pub(crate) fn check_route(q: &Quoting, route: &Value, at: &str) -> Result<(), ApiError> {
+pub(crate) fn check_route(p: &Prim, route: &Value, at: &str) -> Result<(), ApiError> {
     let o = route.as_object().ok_or_else(|| {
         ApiError::new(ErrorCode::InvalidField, format!("{at}: must be an object")).field(at)
     })?;
@@ -93,12 +142,12 @@ pub(crate) fn check_route(q: &Quoting, route: &Value, at: &str) -> Result<(), Ap
     if let Some(mode) = o.get("mode").filter(|m| m.as_str() != Some("self")) {
         let f = format!("{at}.mode");
         return Err(ApiError::new(
-            ErrorCode::AuthorityUnsupported,
+            errors::AuthorityUnsupported,
             format!("{f}: {mode} — a primitive's runs execute as mode self (the owner's authority); omit mode"),
         )
         .field(f));
     }
-    q.parse(route).map_err(|e| within(at, e))?;
+    p.parse(route).map_err(|e| within(at, e))?;
     Ok(())
 }
 
@@ -106,7 +155,7 @@ pub(crate) fn check_route(q: &Quoting, route: &Value, at: &str) -> Result<(), Ap
 /// `authority`): the owner's credential, or a typed refusal (module docs).
 /// `None` for a record that only simulates.
 pub(crate) fn authority(
-    s: &AppState,
+    p: &Prim,
     headers: &HeaderMap,
     requested: Option<&Loose<String>>,
     live: bool,
@@ -115,7 +164,7 @@ pub(crate) fn authority(
         None | Some("owner") => {}
         Some(a) if UNSUPPORTED_AUTHORITIES.contains(&a) => {
             return Err(ApiError::new(
-                ErrorCode::AuthorityUnsupported,
+                errors::AuthorityUnsupported,
                 format!("authority: {a:?} is not served yet; a live primitive runs on the owner's credential (authority \"owner\")"),
             )
             .field("authority"))
@@ -131,7 +180,7 @@ pub(crate) fn authority(
     if !live {
         return Ok(None);
     }
-    if !auth::is_operator(s.owner_token.as_ref(), headers) {
+    if !p.is_owner(headers) {
         return Err(ApiError::new(
             ErrorCode::OperatorAuthRequired,
             "live: a live primitive spends the operator's funds when it runs and needs the owner's credential at creation (Authorization: Bearer <owner token>); without live:true it only simulates",
@@ -146,7 +195,7 @@ pub(crate) fn authority(
 pub(crate) fn answer<T: Serialize>(r: Result<T, ApiError>) -> Response {
     match r {
         Ok(v) => Json(v).into_response(),
-        Err(e) => execute::error_response(e),
+        Err(e) => operator::refusal(e, &[]),
     }
 }
 
@@ -157,33 +206,43 @@ pub(crate) fn request<T: DeserializeOwned>(body: &axum::body::Bytes) -> Result<T
     Ok(relay_wire::decode(&Value::Object(obj))?)
 }
 
-/// The primitives' routes over the host's routing.
-fn routes(s: &AppState) -> utoipa_axum::router::OpenApiRouter<AppState> {
-    let q = Quoting::of(s);
-    super::batch::routes(q.clone())
-        .merge(super::schedule::routes(q.clone()))
-        .merge(super::conditional::routes(q))
-}
+/// Each create is a record the host keeps and may run.
+const LIMITS: &[Limit] = &[
+    Limit::post("batch", "/api/route/batch", 30),
+    Limit::post("schedule", "/api/route/schedule", 30),
+    Limit::post("conditional", "/api/route/conditional", 30),
+];
 
 /// Route primitives (spec §4.4): batches, schedules and price
-/// conditionals, 30 a minute each.
-pub(crate) const FEATURE: relay_feature::Feature<AppState> = relay_feature::Feature {
-    name: "primitives",
-    home: "host/primitives",
-    spec: "§4.4",
-    section: None,
-    routes,
-    limits: &[
-        relay_feature::Limit::post("batch", "/api/route/batch", 30),
-        relay_feature::Limit::post("schedule", "/api/route/schedule", 30),
-        relay_feature::Limit::post("conditional", "/api/route/conditional", 30),
-    ],
-    errors: &[
-        ErrorCode::PrimitiveNotFound,
-        ErrorCode::PrimitiveFinished,
-        ErrorCode::PrimitiveCancelUnauthorized,
-        ErrorCode::PrimitiveCancelForbidden,
-        ErrorCode::AuthorityUnsupported,
-    ],
-    start: None,
-};
+/// conditionals, as the host registers them.
+pub const fn feature<S>() -> Feature<S>
+where
+    S: HasHandles + Clone + Send + Sync + 'static,
+{
+    Feature {
+        name: "primitives",
+        home: "host/primitives",
+        spec: "§2.12, §4.4",
+        section: None,
+        routes: routes_of::<S>,
+        limits: LIMITS,
+        errors: errors::ALL,
+        start: Some(crate::start),
+    }
+}
+
+/// The routes over the host's state `s`, holding the [`Prim`] handle the
+/// start left.
+fn routes_of<S>(s: &S) -> OpenApiRouter<S>
+where
+    S: HasHandles + Clone + Send + Sync + 'static,
+{
+    let p = s
+        .handles()
+        .get::<Prim>()
+        .expect("the primitives' start leaves its handle before the routes are built");
+    batch::routes()
+        .merge(schedule::routes())
+        .merge(conditional::routes())
+        .with_state(p)
+}

@@ -1,6 +1,6 @@
-//! Policy-gated agent sessions (spec §2.13, §4.5, §5.6), thin over
-//! [`relay_accounts::sessions`] (the design: where a session's funds are,
-//! how spends are reserved, what revoke and expiry do):
+//! The sessions' HTTP adapter (spec §2.13, §4.5, §5.6), thin over
+//! [`SessionService`] (the crate's docs: where a session's funds are, how
+//! spends are reserved, what revoke and expiry do):
 //!
 //! - `POST /api/session/issue` (owner) `{label?, policy: {chains, tokens,
 //!   recipients, perTxCap, rolling24hCap, expiresAt}, refundTo}` → the
@@ -14,14 +14,14 @@
 //! - `POST /api/session/revoke {id}` (owner) → revoked;
 //! - `GET /api/session/list` (owner) → every session (never a bearer).
 //!
-//! The owner is the platform owner token ([`crate::auth`]): without it an
+//! The owner is the platform owner token
+//! ([`relay_feature::operator`]): without it an
 //! owner call is 401 `OPERATOR_AUTH_REQUIRED`; a missing or unknown
 //! bearer is 401 `SESSION_UNAUTHORIZED`; both carry the RFC 6750
 //! `WWW-Authenticate` challenge. Unknown body fields are refused.
 
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use axum::{
     body::Bytes,
     extract::{Path, State},
@@ -29,88 +29,107 @@ use axum::{
     response::Response,
     Json,
 };
-use relay_accounts::sessions::{
-    ExecFailure, Reader, RouteTerms, SessionError, SessionIssued, SessionList, SessionRevoked,
-    SessionRunner, SessionService, SessionView, TokenTerm,
-};
 use relay_engine::request::ExecuteAsk;
-use relay_execution::{execute::ExecuteRequest, receipt::RouteReceipt};
-use relay_plugin_api::Token;
-use relay_store::durable::IdemKey;
+use relay_errors::{ApiError, ErrorBody, ErrorCode};
+use relay_execution::receipt::RouteReceipt;
+use relay_feature::{
+    edge::{self, idempotency_key, JsonObject},
+    operator::{self, is_operator, OwnerTokenHash},
+    Feature, HasHandles, Limit,
+};
+use relay_store::{durable::IdemKey, Store};
 use relay_wire::SessionIssueRequest;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::{
-    auth,
-    edge::{self, JsonObject},
-    execute::{error_response, idempotency_key, idempotent},
-    quote::Quoting,
-    ApiError, AppState, ErrorCode,
+use crate::{
+    errors, ExecFailure, Reader, SessionError, SessionIssued, SessionList, SessionRevoked,
+    SessionRunner, SessionService, SessionView,
 };
 
-/// The fields a session route may carry.
-const ROUTE_FIELDS: &[&str] = &[
-    "fromChain",
-    "toChain",
-    "fromToken",
-    "toToken",
-    "amount",
-    "toAddress",
-    "rail",
-];
+/// The forwarded execute the host hands the feature: a session's route
+/// run through the host's one execute service (`relay_app::sessions`).
+pub type Forwarder = Arc<
+    dyn SessionRunner<
+        Route = Map<String, Value>,
+        Ask = ExecuteAsk,
+        Receipt = RouteReceipt,
+        Error = ApiError,
+    >,
+>;
 
+/// What the handlers read: the service, the forwarded execute, the
+/// owner token's hash and the idempotency guard's store.
 #[derive(Clone)]
-struct Sessions {
-    q: Quoting,
-    sessions: Arc<SessionService>,
+pub struct Sessions {
+    /// The service.
+    pub sessions: Arc<SessionService>,
+    /// The forwarded execute.
+    pub forward: Forwarder,
+    /// The owner token's hash.
+    pub owner: Option<OwnerTokenHash>,
+    /// The store (idempotency keys, routes).
+    pub store: Store,
+    /// When a first request that never answered is presumed dead.
+    pub stale_ms: u64,
 }
 
-/// Policy-gated agent sessions (spec §4.5): an agent's routes, also
-/// bounded by its session's caps.
-/// The sessions' routes over the host's routing.
-fn routes_of(s: &AppState) -> OpenApiRouter<AppState> {
-    routes(super::quote::Quoting::of(s))
+/// A session's executes are fund-moving calls, bounded by its caps too.
+const LIMITS: &[Limit] = &[Limit::post("session-execute", "/api/session/execute", 60)];
+
+/// Policy-gated agent sessions (spec §4.5), as the host registers them.
+pub const fn feature<S>() -> Feature<S>
+where
+    S: HasHandles + Clone + Send + Sync + 'static,
+{
+    Feature {
+        name: "sessions",
+        home: "host/sessions",
+        spec: "§2.13, §4.5, §5.6",
+        section: None,
+        routes: routes_of::<S>,
+        limits: LIMITS,
+        errors: errors::ALL,
+        start: Some(crate::start),
+    }
 }
 
-pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_feature::Feature {
-    name: "sessions",
-    home: "host/accounts/src/sessions",
-    spec: "§4.5",
-    section: None,
-    routes: routes_of,
-    limits: &[relay_feature::Limit::post(
-        "session-execute",
-        "/api/session/execute",
-        60,
-    )],
-    errors: &[
-        crate::ErrorCode::SessionUnauthorized,
-        crate::ErrorCode::SessionRevoked,
-        crate::ErrorCode::SessionExpired,
-        crate::ErrorCode::SessionPolicy,
-        crate::ErrorCode::SessionCapExceeded,
-        crate::ErrorCode::UnknownSession,
-    ],
-    start: None,
-};
+/// The routes over the host's state `s`, holding the [`Sessions`] handle
+/// the start left.
+fn routes_of<S>(s: &S) -> OpenApiRouter<S>
+where
+    S: HasHandles + Clone + Send + Sync + 'static,
+{
+    let sessions = s
+        .handles()
+        .get::<Sessions>()
+        .expect("the sessions' start leaves its handle before the routes are built");
+    routes().with_state(sessions)
+}
 
-pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
-    let sessions = q.app.sessions.clone();
+fn routes() -> OpenApiRouter<Sessions> {
     OpenApiRouter::new()
         .routes(routes!(issue))
         .routes(routes!(execute))
         .routes(routes!(list))
         .routes(routes!(revoke))
         .routes(routes!(read))
-        .with_state(Sessions { q, sessions })
+}
+
+/// An error answer; a 401 carries its RFC 6750 challenge (the owner
+/// token's realm, or a session bearer's).
+fn error_response(e: ApiError) -> Response {
+    operator::refusal(
+        e,
+        &[(errors::SessionUnauthorized, operator::SESSION_CHALLENGE)],
+    )
 }
 
 /// Refuses a caller without the owner token.
-fn owner_only(s: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
-    if auth::is_operator(s.owner_token.as_ref(), headers) {
+fn owner_only(x: &Sessions, headers: &HeaderMap) -> Result<(), ApiError> {
+    if is_operator(x.owner.as_ref(), headers) {
         return Ok(());
     }
     Err(ApiError::new(
@@ -119,72 +138,36 @@ fn owner_only(s: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
     ))
 }
 
-/// The forwarded execute ([`SessionRunner`]) over the API's quote source
-/// and the one execute service.
-struct Runner<'a>(&'a Quoting);
-
-fn token(t: &Token) -> TokenTerm {
-    TokenTerm {
-        symbol: t.symbol.clone(),
-        address: t.address.clone(),
-    }
-}
-
-#[async_trait]
-impl SessionRunner for Runner<'_> {
-    type Route = serde_json::Map<String, Value>;
-    type Ask = ExecuteAsk;
-    type Receipt = RouteReceipt;
-    type Error = ApiError;
-
-    fn parse(
-        &self,
-        obj: &serde_json::Map<String, Value>,
-        owner: &str,
-    ) -> Result<(RouteTerms, ExecuteAsk), ApiError> {
-        edge::only_fields(obj, ROUTE_FIELDS)?;
-        if obj.get("toAddress").is_none_or(Value::is_null) {
-            return Err(
-                ApiError::new(ErrorCode::MissingField, "toAddress: required").field("toAddress"),
-            );
+/// The API error of a refusal.
+fn refused(e: SessionError) -> ApiError {
+    let message = e.to_string();
+    match e {
+        SessionError::Unauthorized(_) => ApiError::new(errors::SessionUnauthorized, message)
+            .suggest(
+                "send Authorization: Bearer rsk_… (the bearer POST /api/session/issue answered)",
+            ),
+        SessionError::Unknown(_) => ApiError::new(errors::UnknownSession, message).field("id"),
+        SessionError::Revoked(_) => ApiError::new(errors::SessionRevoked, message),
+        SessionError::Expired(_) => ApiError::new(errors::SessionExpired, message),
+        SessionError::Policy { field, .. } => {
+            ApiError::new(errors::SessionPolicy, message).field(field)
         }
-        let mut request = relay_wire::ExecuteRequest::decode(&Value::Object(obj.clone()))?;
-        request.route.from_address = Some(owner.to_string());
-        let ask = ExecuteAsk::from_request(&request, &self.0.app.config)?;
-        let terms = RouteTerms {
-            from_chain: ask.from_chain.evm_id(),
-            to_chain: ask.to_chain.evm_id(),
-            to_chain_name: ask.to_chain.to_string(),
-            from_token: token(&ask.from_token),
-            to_token: token(&ask.to_token),
-            recipient: ask.recipient.clone(),
-            amount: ask.amount.0,
-        };
-        Ok((terms, ask))
-    }
-
-    async fn prepare(&self, ask: &ExecuteAsk) -> Result<Value, ApiError> {
-        let service = &self.0.service;
-        let prepared = service.prepare_intent(self.0, ask.clone()).await?;
-        serde_json::to_value(prepared)
-            .map_err(|e| ApiError::new(ErrorCode::Internal, format!("intent: {e}")))
-    }
-
-    async fn execute(&self, body: Value, key: Option<String>) -> Result<RouteReceipt, ApiError> {
-        let ask = self.0.parse_execute(&body)?;
-        let req = ExecuteRequest {
-            ask,
-            sandbox: false,
-            idempotency_key: key,
-            operator: false,
-            rehearse: false,
-        };
-        let done = self.0.service.execute(self.0, req).await?;
-        Ok(relay_execution::receipt::of_executed(&done))
-    }
-
-    async fn route_exists(&self, id: &str) -> bool {
-        matches!(self.0.app.store.get_route(id).await, Ok(Some(_)))
+        SessionError::Cap(c) => {
+            let err = ApiError::new(errors::SessionCapExceeded, message).field("amount");
+            match c.retry_after_ms {
+                Some(ms) if ms > 0 => err.retry_after_ms(ms),
+                _ => err,
+            }
+        }
+        SessionError::Field { field, .. } => {
+            ApiError::new(ErrorCode::InvalidField, message).field(field)
+        }
+        SessionError::Missing { field } => {
+            ApiError::new(ErrorCode::MissingField, message).field(field)
+        }
+        SessionError::NoRelayer => ApiError::new(ErrorCode::RelayerUnavailable, message),
+        SessionError::NoPermit(_) => ApiError::new(ErrorCode::RouterUnavailable, message),
+        SessionError::Store(_) => ApiError::new(ErrorCode::StoreUnavailable, message),
     }
 }
 
@@ -196,7 +179,7 @@ pub struct SessionReceipt {
     #[serde(flatten)]
     pub receipt: RouteReceipt,
     /// The session after this route: `{id, spent, remaining}`.
-    pub session: relay_accounts::sessions::SpendView,
+    pub session: crate::SpendView,
 }
 
 #[utoipa::path(
@@ -208,17 +191,18 @@ pub struct SessionReceipt {
     params(("authorization" = Option<String>, Header, description = "Bearer <owner token>")),
     responses(
         (status = 200, description = "The session and its bearer", body = SessionIssued),
-        (status = "default", description = "A typed error (401 OPERATOR_AUTH_REQUIRED, 400 INVALID_FIELD naming the policy field, …)", body = crate::openapi::ErrorBody),
+        (status = "default", description = "A typed error (401 OPERATOR_AUTH_REQUIRED, 400 INVALID_FIELD naming the policy field, …)", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all)]
 async fn issue(State(x): State<Sessions>, headers: HeaderMap, body: Bytes) -> Response {
     let answer = async {
-        owner_only(&x.q.app, &headers)?;
+        owner_only(&x, &headers)?;
         let JsonObject(obj) = JsonObject::parse(&body)?;
-        let request: SessionIssueRequest =
-            relay_wire::decode(&Value::Object(obj)).map_err(SessionError::from)?;
-        Ok::<_, ApiError>(x.sessions.issue(&request).await?)
+        let request: SessionIssueRequest = relay_wire::decode(&Value::Object(obj))
+            .map_err(SessionError::from)
+            .map_err(refused)?;
+        x.sessions.issue(&request).await.map_err(refused)
     };
     json_or_error(answer.await)
 }
@@ -235,12 +219,12 @@ async fn issue(State(x): State<Sessions>, headers: HeaderMap, body: Bytes) -> Re
     ),
     responses(
         (status = 200, description = "The route started", body = SessionReceipt),
-        (status = "default", description = "A typed error (401 SESSION_UNAUTHORIZED, 403 SESSION_POLICY / SESSION_CAP_EXCEEDED / SESSION_REVOKED / SESSION_EXPIRED, …)", body = crate::openapi::ErrorBody),
+        (status = "default", description = "A typed error (401 SESSION_UNAUTHORIZED, 403 SESSION_POLICY / SESSION_CAP_EXCEEDED / SESSION_REVOKED / SESSION_EXPIRED, …)", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all)]
 async fn execute(State(x): State<Sessions>, headers: HeaderMap, body: Bytes) -> Response {
-    let bearer = auth::bearer(&headers);
+    let bearer = operator::bearer(&headers);
     let Some(key) = idempotency_key(&headers) else {
         return run(&x, bearer, &body, None)
             .await
@@ -249,11 +233,12 @@ async fn execute(State(x): State<Sessions>, headers: HeaderMap, body: Bytes) -> 
     // The key is the session's own: another session's key never collides.
     let row = match x.sessions.authenticate(bearer).await {
         Ok(row) => row,
-        Err(e) => return error_response(e.into()),
+        Err(e) => return error_response(refused(e)),
     };
     let key = IdemKey::scoped("session", &row.id, &key);
     let run = || run(&x, bearer, &body, Some(key.as_str()));
-    idempotent(&x.q.app, &body, &key, run).await
+    relay_feature::once::idempotent_route((&x.store, x.stale_ms), &key, &body, run, error_response)
+        .await
 }
 
 async fn run(
@@ -263,13 +248,12 @@ async fn run(
     key: Option<&str>,
 ) -> Result<Response, ApiError> {
     let JsonObject(obj) = JsonObject::parse(body)?;
-    let runner = Runner(&x.q);
     let done = x
         .sessions
-        .execute(&runner, bearer, &obj, key.map(str::to_string))
+        .execute(x.forward.as_ref(), bearer, &obj, key.map(str::to_string))
         .await
         .map_err(|e| match e {
-            ExecFailure::Session(e) => e.into(),
+            ExecFailure::Session(e) => refused(e),
             ExecFailure::Run(e) => e,
         })?;
     let answer = SessionReceipt {
@@ -290,16 +274,16 @@ async fn run(
     ),
     responses(
         (status = 200, description = "The session", body = SessionView),
-        (status = "default", description = "A typed error (401 SESSION_UNAUTHORIZED, 404 UNKNOWN_SESSION)", body = crate::openapi::ErrorBody),
+        (status = "default", description = "A typed error (401 SESSION_UNAUTHORIZED, 404 UNKNOWN_SESSION)", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all, fields(session = %id))]
 async fn read(State(x): State<Sessions>, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let who = match auth::is_operator(x.q.app.owner_token.as_ref(), &headers) {
+    let who = match is_operator(x.owner.as_ref(), &headers) {
         true => Reader::Owner,
-        false => Reader::Bearer(auth::bearer(&headers)),
+        false => Reader::Bearer(operator::bearer(&headers)),
     };
-    json_or_error(x.sessions.get(&id, who).await.map_err(ApiError::from))
+    json_or_error(x.sessions.get(&id, who).await.map_err(refused))
 }
 
 #[utoipa::path(
@@ -311,13 +295,13 @@ async fn read(State(x): State<Sessions>, headers: HeaderMap, Path(id): Path<Stri
     params(("authorization" = Option<String>, Header, description = "Bearer <owner token>")),
     responses(
         (status = 200, description = "Revoked", body = SessionRevoked),
-        (status = "default", description = "A typed error (401 OPERATOR_AUTH_REQUIRED, 404 UNKNOWN_SESSION)", body = crate::openapi::ErrorBody),
+        (status = "default", description = "A typed error (401 OPERATOR_AUTH_REQUIRED, 404 UNKNOWN_SESSION)", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all)]
 async fn revoke(State(x): State<Sessions>, headers: HeaderMap, body: Bytes) -> Response {
     let answer = async {
-        owner_only(&x.q.app, &headers)?;
+        owner_only(&x, &headers)?;
         let JsonObject(obj) = JsonObject::parse(&body)?;
         edge::only_fields(&obj, &["id"])?;
         let id = match obj.get("id") {
@@ -331,7 +315,7 @@ async fn revoke(State(x): State<Sessions>, headers: HeaderMap, body: Bytes) -> R
                 )
             }
         };
-        let revoked = x.sessions.revoke(&id).await?;
+        let revoked = x.sessions.revoke(&id).await.map_err(refused)?;
         // Return the balance now when nothing is in flight; the sweep job
         // retries otherwise.
         let sessions = x.sessions.clone();
@@ -353,14 +337,14 @@ async fn revoke(State(x): State<Sessions>, headers: HeaderMap, body: Bytes) -> R
     params(("authorization" = Option<String>, Header, description = "Bearer <owner token>")),
     responses(
         (status = 200, description = "The sessions", body = SessionList),
-        (status = "default", description = "A typed error (401 OPERATOR_AUTH_REQUIRED)", body = crate::openapi::ErrorBody),
+        (status = "default", description = "A typed error (401 OPERATOR_AUTH_REQUIRED)", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all)]
 async fn list(State(x): State<Sessions>, headers: HeaderMap) -> Response {
     let answer = async {
-        owner_only(&x.q.app, &headers)?;
-        Ok::<_, ApiError>(x.sessions.list().await?)
+        owner_only(&x, &headers)?;
+        x.sessions.list().await.map_err(refused)
     };
     json_or_error(answer.await)
 }

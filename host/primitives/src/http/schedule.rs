@@ -8,14 +8,14 @@
 //! `completed` (`remaining` 0, `active:false`, no `nextRunAt`); a DELETE
 //! makes it `cancelled` (`{id, status:"cancelled"}`) — only with the
 //! record's `x-cancel-token` (the `cancelToken` the create answer carries,
-//! once) or the owner's credential ([`crate::primitive`]). Each run appends
+//! once) or the owner's credential ([`super`]). Each run appends
 //! `{seq, at, key, simulated, wouldExecute | ok, routeId, status, error}`
-//! ([`relay_primitives::watcher`]). A bad id → 404 `PRIMITIVE_NOT_FOUND`.
+//! ([`crate::watcher`]). A bad id → 404 `PRIMITIVE_NOT_FOUND`.
 
-use super::{
-    primitive::{answer, authority, canceller, check_route, request, Prim},
-    quote::Quoting,
-    ApiError,
+use super::{answer, authority, canceller, check_route, request, Prim};
+use crate::{
+    record::{self, Cancelled, Schedule, ScheduleView},
+    service::Kind,
 };
 use axum::{
     body::Bytes,
@@ -23,18 +23,14 @@ use axum::{
     http::HeaderMap,
     response::Response,
 };
-use relay_primitives::{
-    record::{self, Cancelled, Schedule, ScheduleView},
-    service::Kind,
-};
+use relay_errors::{ApiError, ErrorBody};
 use relay_wire::ScheduleRequest;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub(super) fn routes(q: Quoting) -> OpenApiRouter<super::AppState> {
+pub(super) fn routes() -> OpenApiRouter<Prim> {
     OpenApiRouter::new()
         .routes(routes!(create))
         .routes(routes!(read, cancel))
-        .with_state(Prim::new(q))
 }
 
 #[utoipa::path(
@@ -46,7 +42,7 @@ pub(super) fn routes(q: Quoting) -> OpenApiRouter<super::AppState> {
     params(("authorization" = Option<String>, Header, description = "Bearer <owner token>: required for live:true")),
     responses(
         (status = 200, description = "The schedule (active), with its cancelToken (shown only here)", body = ScheduleView),
-        (status = "default", description = "A typed error (400 naming the field: everySeconds, count, at, route.<field>; 401 OPERATOR_AUTH_REQUIRED for live:true without the owner's credential)", body = crate::openapi::ErrorBody),
+        (status = "default", description = "A typed error (400 naming the field: everySeconds, count, at, route.<field>; 401 OPERATOR_AUTH_REQUIRED for live:true without the owner's credential)", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all, fields(schedule))]
@@ -54,10 +50,10 @@ async fn create(State(p): State<Prim>, headers: HeaderMap, body: Bytes) -> Respo
     let run = async {
         let body: ScheduleRequest = request(&body)?;
         let route = record::route(body.route.as_ref())?;
-        check_route(&p.q, &route, "route")?;
-        let now = p.q.app.clock.now_ms() / 1000;
+        check_route(&p, &route, "route")?;
+        let now = p.parts.clock.now_ms() / 1000;
         let mut s = Schedule::from_request(&body, route, now)?;
-        s.authority = authority(&p.q.app, &headers, body.authority.as_ref(), s.live)?;
+        s.authority = authority(&p, &headers, body.authority.as_ref(), s.live)?;
         let view = p.svc.create_schedule(s).await?;
         tracing::Span::current().record("schedule", view.id.as_str());
         Ok::<_, ApiError>(view)
@@ -73,7 +69,7 @@ async fn create(State(p): State<Prim>, headers: HeaderMap, body: Bytes) -> Respo
     params(("id" = String, Path, description = "The sched_ id")),
     responses(
         (status = 200, description = "The schedule", body = ScheduleView),
-        (status = "default", description = "404 PRIMITIVE_NOT_FOUND for an unknown id", body = crate::openapi::ErrorBody),
+        (status = "default", description = "404 PRIMITIVE_NOT_FOUND for an unknown id", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all, fields(schedule = %id))]
@@ -93,12 +89,12 @@ async fn read(State(p): State<Prim>, Path(id): Path<String>) -> Response {
     ),
     responses(
         (status = 200, description = "`{id, status:\"cancelled\"}`", body = Cancelled),
-        (status = "default", description = "401 PRIMITIVE_CANCEL_UNAUTHORIZED without x-cancel-token or the owner's credential; 403 PRIMITIVE_CANCEL_FORBIDDEN for another record's token (the record is unchanged); 404 PRIMITIVE_NOT_FOUND; 409 PRIMITIVE_FINISHED for a completed schedule", body = crate::openapi::ErrorBody),
+        (status = "default", description = "401 PRIMITIVE_CANCEL_UNAUTHORIZED without x-cancel-token or the owner's credential; 403 PRIMITIVE_CANCEL_FORBIDDEN for another record's token (the record is unchanged); 404 PRIMITIVE_NOT_FOUND; 409 PRIMITIVE_FINISHED for a completed schedule", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all, fields(schedule = %id))]
 async fn cancel(State(p): State<Prim>, Path(id): Path<String>, headers: HeaderMap) -> Response {
-    let who = canceller(&p.q.app, &headers);
+    let who = canceller(&p, &headers);
     answer(
         p.svc
             .cancel(Kind::Schedule, &id, who)

@@ -1,7 +1,7 @@
 //! `POST /api/route/batch`, `GET /api/route/batch/{id}` (spec §2.12,
 //! §3.2, §4.4): a batch payout plan of up to 20 legs, each a RouteRequest
 //! with `toAddress`. Each leg is quoted and planned exactly as a step of
-//! `POST /api/route/plan` ([`crate::plan::winner`]): `plan` is `{rail,
+//! `POST /api/route/plan` (`relay_app::Routing::winner`): `plan` is `{rail,
 //! estOut, feeUnits, durationSec, token, lane}`, or `{ok:false, errorCode,
 //! error}` for a leg no rail can carry now (and a warning naming it).
 //!
@@ -16,7 +16,7 @@
 //! `OPERATOR_AUTH_REQUIRED`) runs each leg in order as its own route
 //! through the execute service `POST /api/route/execute` uses, as
 //! `mode:"self"` under the idempotency key `<id>:<index+1>` — the same
-//! path as a schedule's live runs ([`relay_primitives::watcher::perform`]).
+//! path as a schedule's live runs ([`crate::watcher::perform`]).
 //! Gated as every primitive: a leg moves funds only when the host runs
 //! with `PRIMITIVES_LIVE=1` and the batch was created `live:true` (with
 //! the owner's credential); otherwise each leg is simulated and its run
@@ -32,12 +32,10 @@
 //! answered when every leg has been submitted (routes then settle on
 //! their own: follow each `routeId` with `GET /api/route/status/{id}`).
 
-use super::{
-    auth, execute,
-    plan::winner,
-    primitive::{answer, authority, request, within, Prim},
-    quote::Quoting,
-    ApiError, ErrorCode,
+use super::{answer, authority, request, within, Prim};
+use crate::{
+    record::{self, Batch, Leg, NOTE},
+    service::Kind,
 };
 use axum::{
     body::Bytes,
@@ -46,28 +44,24 @@ use axum::{
     response::Response,
 };
 use relay_engine::plan::{self, PlanStep};
-use relay_primitives::{
-    record::{self, Batch, Leg, NOTE},
-    service::Kind,
-};
+use relay_errors::{ApiError, ErrorBody, ErrorCode};
 use relay_wire::BatchRequest;
 use serde_json::{json, Value};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub(super) fn routes(q: Quoting) -> OpenApiRouter<super::AppState> {
+pub(super) fn routes() -> OpenApiRouter<Prim> {
     OpenApiRouter::new()
         .routes(routes!(create))
         .routes(routes!(read))
         .routes(routes!(run))
-        .with_state(Prim::new(q))
 }
 
 /// Plans leg `i`: the engine's winner priced as a plan step, or why not.
 async fn plan_leg(p: &Prim, i: usize, route: &Value) -> Result<(Leg, Option<String>), ApiError> {
     let at = format!("routes[{i}]");
-    let ask = p.q.parse(route).map_err(|e| within(&at, e))?;
+    let ask = p.parse(route).map_err(|e| within(&at, e))?;
     let rail = route.get("rail").and_then(Value::as_str);
-    let (plan, warning) = match winner(&p.q, &ask, rail).await {
+    let (plan, warning) = match p.live.planner.winner(&ask, rail).await {
         Ok((o, w)) => {
             let cost = plan::step_cost(i, &o, w).ok_or_else(|| {
                 ApiError::new(ErrorCode::RailsUnavailable, "the winning answer vanished")
@@ -103,7 +97,7 @@ async fn plan_leg(p: &Prim, i: usize, route: &Value) -> Result<(Leg, Option<Stri
     params(("authorization" = Option<String>, Header, description = "Bearer <owner token>: required for live:true")),
     responses(
         (status = 200, description = "The planned batch", body = Batch),
-        (status = "default", description = "A typed error (400 naming routes or routes[i].<field>; 401 OPERATOR_AUTH_REQUIRED for live:true without the owner's credential)", body = crate::openapi::ErrorBody),
+        (status = "default", description = "A typed error (400 naming routes or routes[i].<field>; 401 OPERATOR_AUTH_REQUIRED for live:true without the owner's credential)", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all, fields(batch, legs))]
@@ -112,22 +106,22 @@ async fn create(State(p): State<Prim>, headers: HeaderMap, body: Bytes) -> Respo
         let body: BatchRequest = request(&body)?;
         let routes = record::legs(&body)?;
         let live = record::live(body.live.as_ref())?;
-        let authority = authority(&p.q.app, &headers, body.authority.as_ref(), live)?;
+        let authority = authority(&p, &headers, body.authority.as_ref(), live)?;
         for (i, route) in routes.iter().enumerate() {
-            p.q.parse(route)
+            p.parse(route)
                 .map_err(|e| within(&format!("routes[{i}]"), e))?;
         }
         let planned =
             futures::future::join_all(routes.iter().enumerate().map(|(i, r)| plan_leg(&p, i, r)))
                 .await;
         let mut batch = Batch {
-            id: relay_primitives::new_id(Kind::Batch.prefix()),
+            id: crate::new_id(Kind::Batch.prefix()),
             status: "planned".into(),
             live,
             authority,
             legs: Vec::new(),
             warnings: Vec::new(),
-            created_at: p.q.app.clock.now_ms() / 1000,
+            created_at: p.parts.clock.now_ms() / 1000,
             note: NOTE.into(),
             runs: Vec::new(),
         };
@@ -156,7 +150,7 @@ async fn create(State(p): State<Prim>, headers: HeaderMap, body: Bytes) -> Respo
     params(("id" = String, Path, description = "The batch_ id")),
     responses(
         (status = 200, description = "The batch", body = Batch),
-        (status = "default", description = "404 PRIMITIVE_NOT_FOUND for an unknown id", body = crate::openapi::ErrorBody),
+        (status = "default", description = "404 PRIMITIVE_NOT_FOUND for an unknown id", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all, fields(batch = %id))]
@@ -176,27 +170,29 @@ async fn read(State(p): State<Prim>, Path(id): Path<String>) -> Response {
     ),
     responses(
         (status = 200, description = "The batch after its run: status completed, partial or failed, and runs[] per leg", body = Batch),
-        (status = "default", description = "401 OPERATOR_AUTH_REQUIRED without the owner's credential; 404 PRIMITIVE_NOT_FOUND for an unknown id; 409 PRIMITIVE_FINISHED once it has run", body = crate::openapi::ErrorBody),
+        (status = "default", description = "401 OPERATOR_AUTH_REQUIRED without the owner's credential; 404 PRIMITIVE_NOT_FOUND for an unknown id; 409 PRIMITIVE_FINISHED once it has run", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all, fields(batch = %id))]
 async fn run(State(p): State<Prim>, Path(id): Path<String>, headers: HeaderMap) -> Response {
     let go = async {
-        if !auth::is_operator(p.q.app.owner_token.as_ref(), &headers) {
+        if !p.is_owner(&headers) {
             return Err(ApiError::new(
                 ErrorCode::OperatorAuthRequired,
                 "running a batch spends the operator's funds and needs the owner's credential (Authorization: Bearer <owner token>)",
             )
             .field("authorization"));
         }
-        let gate = relay_primitives::gate(p.q.app.config.primitives.live);
-        let runner = relay_app::primitives::ExecuteRunner::new(p.q.app.routing.clone());
+        let gate = crate::gate(p.parts.config.primitives.live);
+        let runner = p.live.runner.clone();
         let svc = p.svc.clone();
-        let key = execute::idempotency_key(&headers);
+        let key = relay_feature::edge::idempotency_key(&headers);
         // its own task: a client that hangs up (or a handler timeout) does
         // not stop it half-way
-        let task =
-            tokio::spawn(async move { svc.run_batch(&id, (&runner, gate), key.as_deref()).await });
+        let task = tokio::spawn(async move {
+            svc.run_batch(&id, (runner.as_ref(), gate), key.as_deref())
+                .await
+        });
         let done = task
             .await
             .map_err(|e| ApiError::new(ErrorCode::Internal, format!("the batch run died: {e}")))?;

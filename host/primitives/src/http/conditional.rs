@@ -16,13 +16,13 @@
 //! run's error in `runs[0]`); `armed` → `expired`; `armed` → `cancelled`
 //! (DELETE, only with the record's `x-cancel-token` — the `cancelToken`
 //! the create answer carries, once — or the owner's credential:
-//! [`crate::primitive`]). Every move past `armed` appends a `runs[]` entry (`event`:
+//! [`super`]). Every move past `armed` appends a `runs[]` entry (`event`:
 //! `triggered` with what was `observed`, or `expired`).
 
-use super::{
-    primitive::{answer, authority, canceller, check_route, request, Prim},
-    quote::Quoting,
-    ApiError,
+use super::{answer, authority, canceller, check_route, request, Prim};
+use crate::{
+    record::{self, Cancelled, Conditional, ConditionalView},
+    service::Kind,
 };
 use axum::{
     body::Bytes,
@@ -30,18 +30,14 @@ use axum::{
     http::HeaderMap,
     response::Response,
 };
-use relay_primitives::{
-    record::{self, Cancelled, Conditional, ConditionalView},
-    service::Kind,
-};
+use relay_errors::{ApiError, ErrorBody};
 use relay_wire::ConditionalRequest;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub(super) fn routes(q: Quoting) -> OpenApiRouter<super::AppState> {
+pub(super) fn routes() -> OpenApiRouter<Prim> {
     OpenApiRouter::new()
         .routes(routes!(create))
         .routes(routes!(read, cancel))
-        .with_state(Prim::new(q))
 }
 
 #[utoipa::path(
@@ -53,7 +49,7 @@ pub(super) fn routes(q: Quoting) -> OpenApiRouter<super::AppState> {
     params(("authorization" = Option<String>, Header, description = "Bearer <owner token>: required for live:true")),
     responses(
         (status = 200, description = "The conditional (armed), with its cancelToken (shown only here)", body = ConditionalView),
-        (status = "default", description = "A typed error (400 naming the field: when.type, when.asset, when.value, when.at, expiresAt, route.<field>; 401 OPERATOR_AUTH_REQUIRED for live:true without the owner's credential)", body = crate::openapi::ErrorBody),
+        (status = "default", description = "A typed error (400 naming the field: when.type, when.asset, when.value, when.at, expiresAt, route.<field>; 401 OPERATOR_AUTH_REQUIRED for live:true without the owner's credential)", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all, fields(conditional))]
@@ -61,11 +57,11 @@ async fn create(State(p): State<Prim>, headers: HeaderMap, body: Bytes) -> Respo
     let run = async {
         let body: ConditionalRequest = request(&body)?;
         let route = record::route(body.route.as_ref())?;
-        check_route(&p.q, &route, "route")?;
-        let now = p.q.app.clock.now_ms() / 1000;
-        let ttl = p.q.app.config.primitives.conditional_ttl_secs;
+        check_route(&p, &route, "route")?;
+        let now = p.parts.clock.now_ms() / 1000;
+        let ttl = p.parts.config.primitives.conditional_ttl_secs;
         let mut c = Conditional::from_request(&body, route, now, ttl)?;
-        c.authority = authority(&p.q.app, &headers, body.authority.as_ref(), c.live)?;
+        c.authority = authority(&p, &headers, body.authority.as_ref(), c.live)?;
         let view = p.svc.create_conditional(c).await?;
         tracing::Span::current().record("conditional", view.id.as_str());
         Ok::<_, ApiError>(view)
@@ -81,7 +77,7 @@ async fn create(State(p): State<Prim>, headers: HeaderMap, body: Bytes) -> Respo
     params(("id" = String, Path, description = "The cond_ id")),
     responses(
         (status = 200, description = "The conditional", body = ConditionalView),
-        (status = "default", description = "404 PRIMITIVE_NOT_FOUND for an unknown id", body = crate::openapi::ErrorBody),
+        (status = "default", description = "404 PRIMITIVE_NOT_FOUND for an unknown id", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all, fields(conditional = %id))]
@@ -101,12 +97,12 @@ async fn read(State(p): State<Prim>, Path(id): Path<String>) -> Response {
     ),
     responses(
         (status = 200, description = "`{id, status:\"cancelled\"}`", body = Cancelled),
-        (status = "default", description = "401 PRIMITIVE_CANCEL_UNAUTHORIZED without x-cancel-token or the owner's credential; 403 PRIMITIVE_CANCEL_FORBIDDEN for another record's token (the record is unchanged); 404 PRIMITIVE_NOT_FOUND; 409 PRIMITIVE_FINISHED once it fired or expired", body = crate::openapi::ErrorBody),
+        (status = "default", description = "401 PRIMITIVE_CANCEL_UNAUTHORIZED without x-cancel-token or the owner's credential; 403 PRIMITIVE_CANCEL_FORBIDDEN for another record's token (the record is unchanged); 404 PRIMITIVE_NOT_FOUND; 409 PRIMITIVE_FINISHED once it fired or expired", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all, fields(conditional = %id))]
 async fn cancel(State(p): State<Prim>, Path(id): Path<String>, headers: HeaderMap) -> Response {
-    let who = canceller(&p.q.app, &headers);
+    let who = canceller(&p, &headers);
     answer(
         p.svc
             .cancel(Kind::Conditional, &id, who)

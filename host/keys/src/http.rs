@@ -1,5 +1,5 @@
-//! Developer keys (spec §2.13, §4.5, §5.2), thin over
-//! [`relay_accounts::keys`]:
+//! The developer keys' HTTP adapter (spec §2.13, §4.5, §5.2), thin over
+//! [`KeyService`]:
 //!
 //! - `POST /api/keys/create {label?}` → KeyCreated: the `ak_` key, shown
 //!   once. Rate-limited per IP (bucket `keys`, 10 a minute), even when the
@@ -13,8 +13,8 @@
 //! The key is read from header `x-relay-key`, or query `?key=` (the
 //! header wins when both are sent). No key is 400 `KEY_REQUIRED`; a key
 //! that was never issued here or was revoked is 404 `KEY_UNKNOWN`.
-//! Unknown body fields are refused. [`IssuedKeys`] answers the rate
-//! limiter's "is this an issued key?" from the service's memory.
+//! Unknown body fields are refused. The HTTP edge reads the key a request
+//! presents with [`presented`].
 
 use std::{collections::HashMap, sync::Arc};
 
@@ -23,35 +23,58 @@ use axum::{
     http::{HeaderMap, Uri},
     Extension, Json,
 };
-use relay_accounts::keys::{KeyCreated, KeyInfo, KeyRevoked, KeyService, KeyUsage};
+use relay_errors::{ApiError, ErrorBody, ErrorCode};
+use relay_feature::{
+    edge::{self, ParsedBody},
+    Feature, HasHandles, Limit,
+};
 use serde_json::{Map, Value};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::{
-    edge::{self, ParsedBody},
-    limits::KeyRegistry,
-    ApiError, AppState, ErrorCode,
-};
+use crate::{errors, KeyCreated, KeyError, KeyInfo, KeyRevoked, KeyService, KeyUsage};
+
+/// The handlers' state: the service the feature's start left.
+type Keys = Arc<KeyService>;
 
 /// The header a key is sent in.
 pub const KEY_HEADER: &str = "x-relay-key";
 
-/// Developer keys and their usage (spec §4.5): keys are created 10 a day
-/// per IP, whatever key the request carries.
-pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_feature::Feature {
-    name: "keys",
-    home: "host/accounts/src/keys.rs",
-    spec: "§4.5",
-    section: None,
-    routes: |_| routes(),
-    limits: &[relay_feature::Limit::post("keys", "/api/keys/create", 10)
-        .per_day()
-        .by_ip()],
-    errors: &[crate::ErrorCode::KeyRequired, crate::ErrorCode::KeyUnknown],
-    start: None,
-};
+/// Keys are created 10 a day per IP, whatever key the request carries.
+const LIMITS: &[Limit] = &[Limit::post("keys", "/api/keys/create", 10)
+    .per_day()
+    .by_ip()];
 
-pub(super) fn routes() -> OpenApiRouter<AppState> {
+/// Developer keys and their usage (spec §4.5), as the host registers them.
+pub const fn feature<S>() -> Feature<S>
+where
+    S: HasHandles + Clone + Send + Sync + 'static,
+{
+    Feature {
+        name: "keys",
+        home: "host/keys",
+        spec: "§4.5",
+        section: None,
+        routes: routes_of::<S>,
+        limits: LIMITS,
+        errors: errors::ALL,
+        start: Some(crate::start),
+    }
+}
+
+/// The routes over the host's state `s`, holding the service the start
+/// left.
+fn routes_of<S>(s: &S) -> OpenApiRouter<S>
+where
+    S: HasHandles + Clone + Send + Sync + 'static,
+{
+    let keys = s
+        .handles()
+        .get::<Keys>()
+        .expect("the keys' start leaves the service before the routes are built");
+    routes().with_state(keys)
+}
+
+fn routes() -> OpenApiRouter<Keys> {
     OpenApiRouter::new()
         .routes(routes!(create))
         .routes(routes!(me))
@@ -59,13 +82,15 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(revoke))
 }
 
-/// The issued keys, as the rate limiter asks about them.
-#[derive(Clone, Debug)]
-pub struct IssuedKeys(pub Arc<KeyService>);
-
-impl KeyRegistry for IssuedKeys {
-    fn is_issued(&self, key: &str) -> bool {
-        self.0.is_live(key)
+/// The API error of a refusal.
+fn refused(e: KeyError) -> ApiError {
+    match e {
+        KeyError::Label(_) => ApiError::new(ErrorCode::InvalidField, e.to_string())
+            .field("label")
+            .suggest("send a label of at most 64 printable characters, or none"),
+        KeyError::Unknown => ApiError::new(errors::KeyUnknown, e.to_string())
+            .suggest("create a key with POST /api/keys/create; requests need no key"),
+        KeyError::Store(_) => ApiError::new(ErrorCode::StoreUnavailable, e.to_string()),
     }
 }
 
@@ -86,7 +111,7 @@ pub fn presented(headers: &HeaderMap, uri: &Uri, query_allowed: bool) -> Option<
 fn required(headers: &HeaderMap, uri: &Uri) -> Result<String, ApiError> {
     presented(headers, uri, true).ok_or_else(|| {
         ApiError::new(
-            ErrorCode::KeyRequired,
+            errors::KeyRequired,
             format!("no key: send it as header {KEY_HEADER} or query ?key="),
         )
         .field("key")
@@ -124,12 +149,12 @@ fn body_fields(
     request_body(content = Object, description = "`{label?}`: at most 64 printable characters; the body may be empty", example = json!({"label": "my dashboard"})),
     responses(
         (status = 200, description = "The key, shown once", body = KeyCreated),
-        (status = "default", description = "A typed error (400 INVALID_FIELD, 429 RATE_LIMITED, …)", body = crate::openapi::ErrorBody),
+        (status = "default", description = "A typed error (400 INVALID_FIELD, 429 RATE_LIMITED, …)", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all)]
 async fn create(
-    State(s): State<AppState>,
+    State(keys): State<Keys>,
     body: Option<Extension<ParsedBody>>,
 ) -> Result<Json<KeyCreated>, ApiError> {
     let fields = body_fields(body, &["label"])?;
@@ -142,7 +167,7 @@ async fn create(
             )
         }
     };
-    Ok(Json(s.keys.create(label).await?))
+    Ok(Json(keys.create(label).await.map_err(refused)?))
 }
 
 #[utoipa::path(
@@ -156,17 +181,17 @@ async fn create(
     ),
     responses(
         (status = 200, description = "The key's metadata", body = KeyInfo),
-        (status = "default", description = "A typed error (400 KEY_REQUIRED, 404 KEY_UNKNOWN)", body = crate::openapi::ErrorBody),
+        (status = "default", description = "A typed error (400 KEY_REQUIRED, 404 KEY_UNKNOWN)", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all)]
 async fn me(
-    State(s): State<AppState>,
+    State(keys): State<Keys>,
     headers: HeaderMap,
     uri: Uri,
 ) -> Result<Json<KeyInfo>, ApiError> {
     let key = required(&headers, &uri)?;
-    Ok(Json(s.keys.lookup(&key).await?))
+    Ok(Json(keys.lookup(&key).await.map_err(refused)?))
 }
 
 #[utoipa::path(
@@ -180,17 +205,17 @@ async fn me(
     ),
     responses(
         (status = 200, description = "The key's usage (requests of the last second or so may still be on their way)", body = KeyUsage),
-        (status = "default", description = "A typed error (400 KEY_REQUIRED, 404 KEY_UNKNOWN)", body = crate::openapi::ErrorBody),
+        (status = "default", description = "A typed error (400 KEY_REQUIRED, 404 KEY_UNKNOWN)", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all)]
 async fn usage(
-    State(s): State<AppState>,
+    State(keys): State<Keys>,
     headers: HeaderMap,
     uri: Uri,
 ) -> Result<Json<KeyUsage>, ApiError> {
     let key = required(&headers, &uri)?;
-    Ok(Json(s.keys.usage(&key).await?))
+    Ok(Json(keys.usage(&key).await.map_err(refused)?))
 }
 
 #[utoipa::path(
@@ -204,19 +229,19 @@ async fn usage(
     ),
     responses(
         (status = 200, description = "Revoked", body = KeyRevoked),
-        (status = "default", description = "A typed error (400 KEY_REQUIRED, 404 KEY_UNKNOWN)", body = crate::openapi::ErrorBody),
+        (status = "default", description = "A typed error (400 KEY_REQUIRED, 404 KEY_UNKNOWN)", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all)]
 async fn revoke(
-    State(s): State<AppState>,
+    State(keys): State<Keys>,
     headers: HeaderMap,
     uri: Uri,
     body: Option<Extension<ParsedBody>>,
 ) -> Result<Json<KeyRevoked>, ApiError> {
     body_fields(body, &[])?;
     let key = required(&headers, &uri)?;
-    Ok(Json(s.keys.revoke(&key).await?))
+    Ok(Json(keys.revoke(&key).await.map_err(refused)?))
 }
 
 #[cfg(test)]
