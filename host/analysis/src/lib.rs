@@ -21,20 +21,28 @@
 //!   key and its offline verification (what `relay verify` runs);
 //!   [`bundle`] builds one from a route.
 //!
-//! Everything here is typed and pure over the chain layer's signer; no
-//! HTTP types; the caller hands in the records it read. Signatures are EIP-191 personal messages by
+//! The whole feature lives here: the records above (typed and pure over
+//! the chain layer's signer; the caller hands in the records it read),
+//! the HTTP adapter with its rate-limit buckets and errorCodes
+//! ([`http::feature`]) and its jobs (retention and erasure, settlement
+//! proofs), started by the feature's start. The refusal scheme itself is
+//! the error answer's ([`relay_errors::refusal`]): the HTTP edge signs
+//! every typed 4xx with it. Signatures are EIP-191 personal messages by
 //! the relayer key, the scheme quote attestations and the capability
 //! snapshot use ([`relay_engine::attest`]).
 
 pub mod bundle;
 pub mod erasure;
+pub mod errors;
 pub mod evidence;
 pub mod forensics;
+pub mod http;
 pub mod improve;
+pub mod jobs;
 pub mod outcome;
 pub mod proofs;
 pub mod receipts;
-pub mod refusal;
 pub mod retention;
+pub use relay_errors::refusal;
 pub mod statement;
 pub mod why;

@@ -10,7 +10,6 @@
 
 mod admin;
 mod agent;
-mod analysis;
 mod around;
 pub mod auth;
 mod changelog;
@@ -19,7 +18,6 @@ pub mod concierge;
 mod delivery;
 mod discovery;
 use relay_feature::edge;
-mod erasure;
 mod error;
 mod execute;
 mod floatlane;
@@ -37,7 +35,6 @@ mod plan;
 mod preflight;
 mod pricefeeds;
 mod quote;
-mod receipts;
 mod recent;
 mod refusal;
 mod routes;
@@ -140,7 +137,7 @@ pub const FEATURES: &[Feature<AppState>] = &[
     relay_yield_account::http::feature(),
     relay_netting::http::feature(),
     relay_sponsor::http::feature(),
-    analysis::FEATURE,
+    relay_analysis::http::feature(),
     concierge::FEATURE,
     admin::FEATURE,
     openapi::FEATURE,

@@ -1,36 +1,26 @@
-//! Signed refusals (spec §4.3 `/api/refusal/verify`): every typed 4xx the
+//! Signed refusals at the HTTP edge (spec §4.3): every typed 4xx the
 //! host answers (402 invoices aside) carries a `refusal` object — its
 //! errorCode, status, the hash of the request and the time, signed by the
-//! relayer key ([`relay_analysis::refusal`] has the scheme) — and
-//! `POST /api/refusal/verify` says whether one is genuine.
+//! relayer key ([`relay_errors::refusal`] has the scheme).
+//! `POST /api/refusal/verify` (the analysis feature's) says whether one is
+//! genuine.
 //!
 //! The request hash is keccak-256 of `"<METHOD> <path?query>\n"` and the
 //! body bytes as the host received them. A refusal the edge makes before
 //! the body is read (rate limit, URI or body too large, content type, body
 //! read timeout) hashes an empty body.
 
-use super::{
-    edge::{self, JsonObject},
-    ApiError, AppState, ErrorCode,
-};
+use super::AppState;
 use crate::around::Later;
 use alloy::primitives::B256;
 use axum::{
     body::Body,
-    extract::{Request, State},
+    extract::Request,
     http::{header, StatusCode},
     response::Response,
-    Json,
 };
-use relay_analysis::refusal::{self, Refusal, RefusalCheck};
-use serde::Deserialize;
-use serde_json::{Map, Value};
-use utoipa::ToSchema;
-use utoipa_axum::{router::OpenApiRouter, routes};
-
-pub(super) fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(verify))
-}
+use relay_errors::refusal;
+use serde_json::Value;
 
 /// What a refusal's `requestHash` is taken over: the request's method,
 /// path and query, and the body as read (the body gate puts it on the
@@ -121,61 +111,4 @@ async fn signed(s: AppState, hash: B256, resp: Response) -> Response {
         }
         None => Response::from_parts(parts, Body::from(bytes)),
     }
-}
-
-/// The request a refusal answered, to check `requestHash` against.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct RefusedRequest {
-    /// HTTP method, e.g. `POST`.
-    method: String,
-    /// Path and query as sent, e.g. `/api/route/execute`.
-    path: String,
-    /// The body exactly as sent (empty for none).
-    #[serde(default)]
-    body: String,
-}
-
-/// `POST /api/refusal/verify` body.
-#[derive(Debug, Deserialize, ToSchema)]
-#[allow(dead_code)]
-struct VerifyRequest {
-    /// The `refusal` object of an error answer, as received.
-    refusal: Refusal,
-    /// The request that was refused (optional): when given, its hash must
-    /// be the refusal's `requestHash`.
-    request: Option<RefusedRequest>,
-}
-
-fn field<T: serde::de::DeserializeOwned>(
-    body: &Map<String, Value>,
-    name: &str,
-) -> Result<Option<T>, ApiError> {
-    body.get(name)
-        .map(|v| {
-            serde_json::from_value(v.clone()).map_err(|e| {
-                ApiError::new(ErrorCode::InvalidField, format!("{name}: {e}")).field(name)
-            })
-        })
-        .transpose()
-}
-
-#[utoipa::path(post, path = "/api/refusal/verify", tag = "analysis", summary = "Whether a refusal (the `refusal` object of a 4xx answer) was signed by this host, optionally for a given request", request_body = VerifyRequest, responses((status = 200, description = "The check: `genuine`, who signed, why not", body = RefusalCheck), (status = "default", description = "A typed error", body = crate::openapi::ErrorBody)))]
-#[tracing::instrument(skip_all)]
-async fn verify(
-    State(s): State<AppState>,
-    JsonObject(body): JsonObject,
-) -> Result<Json<RefusalCheck>, ApiError> {
-    edge::only_fields(&body, &["refusal", "request"])?;
-    let r: Refusal = field(&body, "refusal")?.ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::MissingField,
-            "refusal: required (the `refusal` object of an error answer)",
-        )
-        .field("refusal")
-    })?;
-    let request = field::<RefusedRequest>(&body, "request")?
-        .map(|q| refusal::request_hash(&q.method, &q.path, q.body.as_bytes()));
-    let expected = s.relayer.as_ref().map(|x| x.address());
-    Ok(Json(refusal::verify(&r, expected, request)))
 }

@@ -96,32 +96,13 @@ impl Credentials {
     }
 }
 
-/// The retention job (spec §8.2), when the tag key is in the environment.
-fn retention_job(jobs: &mut Jobs, config: &HostConfig, store: &Store) {
-    let r = &config.retention;
-    let Some(secret) = r.secret() else {
-        tracing::warn!(env = %r.secret_env, "no retention key: counterparty addresses of settled routes are kept until one is set");
-        return;
-    };
-    let tagger = relay_analysis::retention::Tagger::new(secret.as_bytes());
-    let after = Duration::from_secs(u64::from(r.after_days) * 86_400);
-    let every = Duration::from_millis(r.interval_ms);
-    let job = relay_jobs::retention::spawn(
-        jobs.token(),
-        store.clone(),
-        tagger,
-        store.clock().clone(),
-        (every, after),
-    );
-    jobs.add("retention", job);
-}
-
 /// What the features reach the application layer through: over the one
 /// routing service, the yield account's delivery legs, the sessions'
 /// forwarded execute and the route primitives' live runner and leg
 /// planner; the sandbox routes notify registers and completes hooks on;
-/// the session keys derived from the relayer's key (which stays in the
-/// chain crate's signer).
+/// the session keys derived from the relayer's key and the relayer's
+/// signer (statements, bundles, erasure statements; the key stays in the
+/// chain crate's signer) and executor (upstream rechecks).
 fn engine(
     routing: &Arc<Routing>,
     sandbox: &Arc<Sandbox>,
@@ -134,6 +115,8 @@ fn engine(
     handles.insert(forward);
     handles.insert(relayer.map(|r| r.signer().session_keys()));
     handles.insert(relay_app::primitives::live(routing));
+    handles.insert(relayer.map(|r| r.signer().clone()));
+    handles.insert(routing.deps().executor.clone());
     let legs: relay_yield_account::leg::Legs =
         Arc::new(relay_app::legs::EngineLegs::new(routing.clone()));
     handles.insert(legs);
@@ -272,7 +255,6 @@ impl Host {
             store.clock().clone(),
         ));
         let prices = price_jobs(&mut jobs, &config, &reader, store.clock().clone()).await;
-        retention_job(&mut jobs, &config, &store);
         let parts = relay_feature::Parts {
             config: config.clone(),
             store: store.clone(),
@@ -372,17 +354,6 @@ impl Host {
             state.store.clone(),
         );
         jobs.add("health-probe", probe);
-        let proofs = relay_jobs::settlement_proofs::spawn(
-            jobs.token(),
-            (
-                state.store.clone(),
-                state.reader.clone(),
-                state.config.clone(),
-            ),
-            state.clock.clone(),
-            relay_jobs::settlement_proofs::PROOFS_EVERY,
-        );
-        jobs.add("settlement-proofs", proofs);
         let addr = listener.local_addr().ok();
         tracing::info!(?addr, "relay host listening");
         let http = state.config.http.clone();

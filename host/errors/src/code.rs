@@ -218,14 +218,6 @@ impl ErrorCode {
     AdminAuthRequired => ("ADMIN_AUTH_REQUIRED", UNAUTHORIZED, false, "the operator dashboard and /admin/api/* need the owner token: sign in at /admin (a login cookie) or send Authorization: Bearer <owner token>", Input),
     /// A dashboard change signed in by cookie came without its CSRF token.
     CsrfInvalid => ("CSRF_INVALID", FORBIDDEN, false, "a change made with the dashboard's login cookie must carry the page's CSRF token in x-relay-csrf; reload /admin", Input),
-    /// Erasure needs the retention tag key, which this host does not have.
-    ErasureUnavailable => ("ERASURE_UNAVAILABLE", SERVICE_UNAVAILABLE, false, "this host has no retention key (retention.secret_env), so it cannot keep an erasure request without keeping the address; ask the operator", Host),
-    /// The erasure request's signature is not the address's.
-    ErasureSignature => ("ERASURE_SIGNATURE", UNAUTHORIZED, false, "sign exactly `relay-erasure:v1:address=<lower-case address>:issuedAt=<epoch ms>` (EIP-191 personal message, low-s) with the address's key", Input),
-    /// The erasure request's `issuedAt` is too far from the host's clock.
-    ErasureStale => ("ERASURE_STALE", BAD_REQUEST, false, "issuedAt must be within 10 minutes of the host's clock (epoch ms); sign a fresh request", Input),
-    /// No erasure request has that id for that address.
-    UnknownErasure => ("UNKNOWN_ERASURE", NOT_FOUND, false, "no erasure request has that id for that address (both are needed: the host keeps only the address's keyed tag)", Input),
     /// No installed rail has that id, or the rail declares no such lane.
     UnknownRail => ("UNKNOWN_RAIL", NOT_FOUND, false, "no installed rail has that id, or the rail declares no such lane; the message lists its lanes (GET /admin/api/snapshot lists rails and lanes)", Input),
     }
@@ -309,7 +301,7 @@ pub struct ErrorBody {
     /// The host's signature over this refusal (4xx answers; added at the
     /// edge, [`crate::refusal`]): check it with `POST /api/refusal/verify`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub refusal: Option<relay_analysis::refusal::Refusal>,
+    pub refusal: Option<crate::refusal::Refusal>,
     /// `PRICE_MOVED`: the fresh live quote that no longer meets the lock
     /// (`{rail, amountIn, amountOut, minOut, quotedAt}`).
     #[serde(skip_serializing_if = "Option::is_none")]

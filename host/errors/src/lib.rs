@@ -15,6 +15,7 @@
 
 mod code;
 mod domain;
+pub mod refusal;
 
 pub use code::*;
 pub use domain::{no_route, revert_code};

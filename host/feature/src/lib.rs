@@ -136,6 +136,28 @@ impl Limit {
     }
 }
 
+/// `routes` over the handle of type `H` a feature's start left in `s`'s
+/// handles: the routes of a feature whose start always leaves one.
+///
+/// # Panics
+///
+/// When no start left one: the host builds its router only after every
+/// feature started ([`start_all`]), so a missing handle is a wiring
+/// mistake the first test that serves the host finds.
+pub fn mount<S, H>(s: &S, routes: OpenApiRouter<H>) -> OpenApiRouter<S>
+where
+    S: HasHandles + Clone + Send + Sync + 'static,
+    H: Clone + Send + Sync + 'static,
+{
+    let handle = s.handles().get::<H>().unwrap_or_else(|| {
+        panic!(
+            "no {} in the handles: the feature's start leaves it before the routes are built",
+            std::any::type_name::<H>()
+        )
+    });
+    routes.with_state(handle)
+}
+
 /// A feature's configuration table (`[netting]`): it lives in the
 /// feature's home and is read from [`relay_config::Sections`].
 #[derive(Clone, Copy, Debug)]

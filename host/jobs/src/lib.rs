@@ -6,8 +6,11 @@
 //! - [`nonce_gaps`]: fills the relayer's nonce gaps;
 //! - [`health_probe`]: samples health for `/api/uptime`;
 //! - [`reload`]: rescans the plugins directory and swaps in changed plugins;
-//! - [`pricefeeds`]: reads the on-chain price feeds into the price book;
-//! - [`retention`]: turns old routes' counterparty addresses into tags.
+//! - [`pricefeeds`]: reads the on-chain price feeds into the price book.
+//!
+//! A feature's own jobs (webhook delivery, session sweeps, the primitives'
+//! watcher, retention, settlement proofs, …) start with the feature, in its
+//! home, through [`Jobs::repeat`] and [`Jobs::drive`].
 //!
 //! Coordination between replicas is through the database (route leases,
 //! the nonce table), so any number of replicas may run these. A job never
@@ -18,8 +21,6 @@ pub mod nonce_gaps;
 pub mod pricefeeds;
 pub mod reload;
 pub mod resume;
-pub mod retention;
-pub mod settlement_proofs;
 
 use tokio::task::JoinHandle;
 pub use tokio_util::sync::CancellationToken;

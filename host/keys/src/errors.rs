@@ -8,13 +8,3 @@ relay_errors::error_codes! { pub ALL;
     /// The key presented was never issued here, or was revoked.
     KeyUnknown => ("KEY_UNKNOWN", NOT_FOUND, false, "no live developer key matches the key sent: it was never issued by this host or it was revoked (a revoked key is treated like no key); create a new one with POST /api/keys/create", Input),
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn every_code_answers_as_its_blame_says() {
-        for c in super::ALL {
-            assert!(c.consistent(), "{}", c.as_str());
-        }
-    }
-}

@@ -67,11 +67,7 @@ fn routes_of<S>(s: &S) -> OpenApiRouter<S>
 where
     S: HasHandles + Clone + Send + Sync + 'static,
 {
-    let keys = s
-        .handles()
-        .get::<Keys>()
-        .expect("the keys' start leaves the service before the routes are built");
-    routes().with_state(keys)
+    relay_feature::mount(s, routes())
 }
 
 fn routes() -> OpenApiRouter<Keys> {

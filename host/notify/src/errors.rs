@@ -14,13 +14,3 @@ relay_errors::error_codes! { pub ALL;
     /// A hook's signature is not the route's sender's.
     HookProofInvalid => ("HOOK_PROOF_INVALID", FORBIDDEN, false, "`signature` does not recover to the route's sender over relay-hook:v1:route=<routeId>:url=<url> (EIP-191, low-s), or the route's sender is not an EVM address (then only the owner's credential hooks it); nothing was registered", Input),
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn every_code_answers_as_its_blame_says() {
-        for c in super::ALL {
-            assert!(c.consistent(), "{}", c.as_str());
-        }
-    }
-}

@@ -92,11 +92,7 @@ fn routes_of<S>(s: &S) -> OpenApiRouter<S>
 where
     S: HasHandles + Clone + Send + Sync + 'static,
 {
-    let notify = s
-        .handles()
-        .get::<Notify>()
-        .expect("notify's start leaves its handle before the routes are built");
-    routes().with_state(notify)
+    relay_feature::mount(s, routes())
 }
 
 fn routes() -> OpenApiRouter<Notify> {

@@ -237,12 +237,8 @@ fn routes_of<S>(s: &S) -> OpenApiRouter<S>
 where
     S: HasHandles + Clone + Send + Sync + 'static,
 {
-    let p = s
-        .handles()
-        .get::<Prim>()
-        .expect("the primitives' start leaves its handle before the routes are built");
-    batch::routes()
+    let routes = batch::routes()
         .merge(schedule::routes())
-        .merge(conditional::routes())
-        .with_state(p)
+        .merge(conditional::routes());
+    relay_feature::mount::<S, Prim>(s, routes)
 }

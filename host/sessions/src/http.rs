@@ -102,11 +102,7 @@ fn routes_of<S>(s: &S) -> OpenApiRouter<S>
 where
     S: HasHandles + Clone + Send + Sync + 'static,
 {
-    let sessions = s
-        .handles()
-        .get::<Sessions>()
-        .expect("the sessions' start leaves its handle before the routes are built");
-    routes().with_state(sessions)
+    relay_feature::mount(s, routes())
 }
 
 fn routes() -> OpenApiRouter<Sessions> {

@@ -51,7 +51,7 @@ async fn after_thirty_days_addresses_become_tags_and_statements_still_group_them
     // The job, on a clock 31 days ahead.
     let clock = ManualClock::at(now + 31 * DAY_MS);
     let cancel = relay_jobs::CancellationToken::new();
-    let job = relay_jobs::retention::spawn(
+    let job = relay_analysis::jobs::spawn_retention(
         cancel.clone(),
         store.clone(),
         tagger.clone(),
@@ -218,7 +218,7 @@ async fn an_erasure_request_erases_the_address_at_once_and_is_attested_after_sev
     let clock = ManualClock::at(now + 7 * DAY_MS + 60_000);
     let cancel = relay_jobs::CancellationToken::new();
     let tagger = Tagger::new(b"erasure-test-key");
-    let job = relay_jobs::retention::spawn(
+    let job = relay_analysis::jobs::spawn_retention(
         cancel.clone(),
         store.clone(),
         tagger,

@@ -1,11 +1,18 @@
-//! Proof endpoints (spec §4.3, read-only): `GET /api/outcome/verify`
-//! (chain-checked delivery), `GET /api/evidence/bundle` (the sealed,
-//! offline-verifiable evidence of one route) and `GET /api/forensics/fee`
-//! (every unit withheld, by whom). Thin over
-//! [`relay_analysis`]: read the route and its journal, read the receipts,
+//! The analysis HTTP adapter (spec §4.3, read-only but for erasure
+//! requests): `GET /api/outcome/verify` (chain-checked delivery),
+//! `GET /api/evidence/bundle` (the sealed, offline-verifiable evidence of
+//! one route), `GET /api/forensics/fee` (every unit withheld, by whom),
+//! `GET /api/statement/spend`, and in its modules the refusal check
+//! ([`refusal`]), erasure ([`erasure`]) and receipts ([`receipts`]). Thin
+//! over the crate: read the route and its journal, read the receipts,
 //! shape the answer.
 
-use super::{ApiError, AppState, ErrorCode};
+pub mod erasure;
+pub mod receipts;
+pub mod refusal;
+
+use std::sync::Arc;
+
 use alloy::primitives::Address;
 use axum::{
     extract::{Query, State},
@@ -13,8 +20,18 @@ use axum::{
     response::{IntoResponse, Response},
     Json,
 };
-use relay_analysis::{
-    bundle,
+use relay_chain::signer::RelayerSigner;
+use relay_engine::fees::{Conversion, FeeSchedule};
+use relay_errors::{ApiError, ErrorBody, ErrorCode};
+use relay_execution::executor::Executor;
+use relay_feature::{Feature, HasHandles, Limit, Parts};
+use relay_types::route::RouteRecord;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use crate::{
+    bundle, errors,
     evidence::{self, EvidenceBundle, OutcomeEvidence, TxEvidence, Verdict},
     forensics::{self, FeeForensics},
     outcome::{self, Sides},
@@ -22,43 +39,71 @@ use relay_analysis::{
     retention::{self, Tagger},
     statement::{self, SignedStatement},
 };
-use relay_engine::fees::{Conversion, FeeSchedule};
-use relay_types::route::RouteRecord;
-use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
-use utoipa_axum::{router::OpenApiRouter, routes};
 
-/// Analysis (spec §4.2, §8.2): verified outcomes, signed refusals, erasure
-/// and receipts. An erasure request is cheap to check but scans routes;
-/// receipts read every chain.
-/// Analysis's routes: outcomes, refusals, erasure, receipts.
-fn routes_of(_: &AppState) -> OpenApiRouter<AppState> {
-    routes()
-        .merge(super::refusal::routes())
-        .merge(super::erasure::routes())
-        .merge(super::receipts::routes())
+/// What the handlers read: the host's parts, the relayer's signer (none
+/// without a key: nothing is signed) and its executor (upstream rechecks).
+#[derive(Clone)]
+pub struct Analysis {
+    /// The host's parts.
+    pub parts: Parts,
+    /// The relayer's signer.
+    pub signer: Option<RelayerSigner>,
+    /// The executor of live routes.
+    pub executor: Option<Arc<Executor>>,
+    /// Whether netting accounts are on (their paid withdrawals are
+    /// receipts too).
+    pub netting: bool,
 }
 
-pub(crate) const FEATURE: relay_feature::Feature<crate::AppState> = relay_feature::Feature {
-    name: "analysis",
-    home: "host/analysis",
-    spec: "§4.2, §4.6 (receipts), §8.2",
-    section: None,
-    routes: routes_of,
-    limits: &[
-        relay_feature::Limit::post("erasure-request", "/api/erasure/request", 5),
-        relay_feature::Limit::get("receipts", "/api/receipts/{addr}", 30),
-    ],
-    errors: &[
-        crate::ErrorCode::ErasureUnavailable,
-        crate::ErrorCode::ErasureSignature,
-        crate::ErrorCode::ErasureStale,
-        crate::ErrorCode::UnknownErasure,
-    ],
-    start: None,
-};
+impl Analysis {
+    /// The retention key's tagger (spec §8.2), when the key is in the
+    /// environment: routes past retention name addresses by their tags.
+    pub(crate) fn tagger(&self) -> Option<Tagger> {
+        let secret = self.parts.config.retention.secret()?;
+        Some(Tagger::new(secret.as_bytes()))
+    }
+}
 
-pub(super) fn routes() -> OpenApiRouter<AppState> {
+/// An erasure request is cheap to check but scans routes; receipts read
+/// every chain.
+const LIMITS: &[Limit] = &[
+    Limit::post("erasure-request", "/api/erasure/request", 5),
+    Limit::get("receipts", "/api/receipts/{addr}", 30),
+];
+
+/// Analysis (spec §4.3, §4.6 receipts, §8.2): verified outcomes, evidence
+/// bundles, fee forensics, spend statements, refusal checks, erasure and
+/// receipts, as the host registers them.
+pub const fn feature<S>() -> Feature<S>
+where
+    S: HasHandles + Clone + Send + Sync + 'static,
+{
+    Feature {
+        name: "analysis",
+        home: "host/analysis",
+        spec: "§4.3, §4.6 (receipts), §8.2",
+        section: None,
+        routes: routes_of::<S>,
+        limits: LIMITS,
+        errors: errors::ALL,
+        start: Some(crate::jobs::start),
+    }
+}
+
+/// The routes over the host's state `s`, holding the [`Analysis`] handle
+/// the start left.
+fn routes_of<S>(s: &S) -> OpenApiRouter<S>
+where
+    S: HasHandles + Clone + Send + Sync + 'static,
+{
+    let routes = routes()
+        .merge(refusal::routes())
+        .merge(erasure::routes())
+        .merge(receipts::routes());
+    relay_feature::mount(s, routes)
+}
+
+fn routes() -> OpenApiRouter<Analysis> {
     OpenApiRouter::new()
         .routes(routes!(verify_outcome))
         .routes(routes!(evidence_bundle))
@@ -93,7 +138,7 @@ struct OutcomeReport {
 }
 
 async fn stored_route(
-    s: &AppState,
+    s: &Analysis,
     q: IdQuery,
 ) -> Result<(RouteRecord, Vec<TxEvidence>), ApiError> {
     let id = q.id.filter(|i| !i.is_empty()).ok_or_else(|| {
@@ -102,14 +147,15 @@ async fn stored_route(
     let store_err =
         |e: relay_store::StoreError| ApiError::new(ErrorCode::StoreUnavailable, e.to_string());
     let (mut route, _) = s
+        .parts
         .store
         .get_route(&id)
         .await
         .map_err(store_err)?
         .ok_or_else(|| ApiError::new(ErrorCode::UnknownRoute, "unknown route id"))?;
     delivered_upstream(s, &mut route).await;
-    let journal = s.store.journal_of(&id).await.map_err(store_err)?;
-    let txs = outcome::collect(&route, &journal, &s.reader).await;
+    let journal = s.parts.store.journal_of(&id).await.map_err(store_err)?;
+    let txs = outcome::collect(&route, &journal, &s.parts.reader).await;
     Ok((route, txs))
 }
 
@@ -117,7 +163,7 @@ async fn stored_route(
 /// shows it (`DONE` with the upstream's `destTx`, spec §3.1 "moved by
 /// status read") before its runner has recorded that on its next poll, so
 /// a verification right after `DONE` finds the payout.
-async fn delivered_upstream(s: &AppState, route: &mut RouteRecord) {
+async fn delivered_upstream(s: &Analysis, route: &mut RouteRecord) {
     if route.status.is_terminal() {
         return;
     }
@@ -130,15 +176,15 @@ async fn delivered_upstream(s: &AppState, route: &mut RouteRecord) {
     }
 }
 
-#[utoipa::path(get, path = "/api/outcome/verify", tag = "analysis", summary = "Chain-checked delivery of a route: verified, failed or undetermined, with the receipts as evidence", params(IdQuery), responses((status = 200, description = "OK", body = OutcomeReport), (status = "default", description = "A typed error (404 UNKNOWN_ROUTE for an unknown id)", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(get, path = "/api/outcome/verify", tag = "analysis", summary = "Chain-checked delivery of a route: verified, failed or undetermined, with the receipts as evidence", params(IdQuery), responses((status = 200, description = "OK", body = OutcomeReport), (status = "default", description = "A typed error (404 UNKNOWN_ROUTE for an unknown id)", body = ErrorBody)))]
 #[tracing::instrument(skip_all, fields(route = ?q.id))]
 async fn verify_outcome(
-    State(s): State<AppState>,
+    State(s): State<Analysis>,
     Query(q): Query<IdQuery>,
 ) -> Result<Json<OutcomeReport>, ApiError> {
     let (route, transactions) = stored_route(&s, q).await?;
-    let outcome = outcome::judge(&route, Sides::of(&s.config, &route), &transactions);
-    if let Err(e) = proofs::record(&s.store, &route, &outcome, s.clock.now_ms()).await {
+    let outcome = outcome::judge(&route, Sides::of(&s.parts.config, &route), &transactions);
+    if let Err(e) = proofs::record(&s.parts.store, &route, &outcome, s.parts.clock.now_ms()).await {
         tracing::warn!(error = %e, "settlement proof not recorded");
     }
     Ok(Json(OutcomeReport {
@@ -146,28 +192,28 @@ async fn verify_outcome(
         status: bundle::facts(&route).status,
         outcome,
         transactions,
-        checked_at: s.clock.now_ms(),
+        checked_at: s.parts.clock.now_ms(),
     }))
 }
 
-#[utoipa::path(get, path = "/api/evidence/bundle", tag = "analysis", summary = "A relayer-signed evidence bundle of a route (format relay-evidence-v1), verifiable offline with `relay verify`", params(IdQuery), responses((status = 200, description = "The bundle file: canonical JSON (keys sorted, no whitespace) and a newline; the relayer's EIP-191 signature covers `payload` in the same canonical form", body = EvidenceBundle), (status = "default", description = "A typed error (404 UNKNOWN_ROUTE for an unknown id)", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(get, path = "/api/evidence/bundle", tag = "analysis", summary = "A relayer-signed evidence bundle of a route (format relay-evidence-v1), verifiable offline with `relay verify`", params(IdQuery), responses((status = 200, description = "The bundle file: canonical JSON (keys sorted, no whitespace) and a newline; the relayer's EIP-191 signature covers `payload` in the same canonical form", body = EvidenceBundle), (status = "default", description = "A typed error (404 UNKNOWN_ROUTE for an unknown id)", body = ErrorBody)))]
 #[tracing::instrument(skip_all, fields(route = ?q.id))]
 async fn evidence_bundle(
-    State(s): State<AppState>,
+    State(s): State<Analysis>,
     Query(q): Query<IdQuery>,
 ) -> Result<Response, ApiError> {
     let (route, transactions) = stored_route(&s, q).await?;
-    let signer = s.relayer.as_ref().map(|r| r.signer());
-    let permit2: Address = s.config.permit2.parse().unwrap_or_default();
+    let signer = s.signer.as_ref();
+    let permit2: Address = s.parts.config.permit2.parse().unwrap_or_default();
     let relayer = signer.map(|k| k.address()).unwrap_or_default();
     let authorization = bundle::authorization(&route, permit2, relayer);
-    let verdict = outcome::judge(&route, Sides::of(&s.config, &route), &transactions);
+    let verdict = outcome::judge(&route, Sides::of(&s.parts.config, &route), &transactions);
     let payload = bundle::payload(
         &route,
         authorization,
         transactions,
         verdict,
-        s.clock.now_ms(),
+        s.parts.clock.now_ms(),
     );
     let sealed = evidence::seal(payload, signer)
         .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?;
@@ -180,15 +226,15 @@ async fn evidence_bundle(
 
 /// How `r`'s destination units become source units (as the engine
 /// converts: same asset by decimals, else at the route's quoted rate).
-fn to_source(s: &AppState, r: &RouteRecord) -> Conversion {
+fn to_source(s: &Analysis, r: &RouteRecord) -> Conversion {
     use relay_engine::tokens::resolve;
     let bridged = r
         .amount
         .saturating_sub(r.relay_fee)
         .saturating_sub(r.gas_fee);
     match (
-        resolve(&s.config, r.from_chain, Some(&r.from_token)),
-        resolve(&s.config, r.to_chain, Some(&r.to_token)),
+        resolve(&s.parts.config, r.from_chain, Some(&r.from_token)),
+        resolve(&s.parts.config, r.to_chain, Some(&r.to_token)),
     ) {
         (Ok(from), Ok(to)) => Conversion::between(&from, &to, bridged, r.estimated).inverse(),
         _ => Conversion::Rate {
@@ -198,19 +244,19 @@ fn to_source(s: &AppState, r: &RouteRecord) -> Conversion {
     }
 }
 
-#[utoipa::path(get, path = "/api/forensics/fee", tag = "analysis", summary = "Every unit withheld from a route, by whom (route fee, gas at cost and markup, rail fee, slippage), summing exactly to amount in minus amount out", params(IdQuery), responses((status = 200, description = "OK", body = FeeForensics), (status = "default", description = "A typed error (404 UNKNOWN_ROUTE for an unknown id)", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(get, path = "/api/forensics/fee", tag = "analysis", summary = "Every unit withheld from a route, by whom (route fee, gas at cost and markup, rail fee, slippage), summing exactly to amount in minus amount out", params(IdQuery), responses((status = 200, description = "OK", body = FeeForensics), (status = "default", description = "A typed error (404 UNKNOWN_ROUTE for an unknown id)", body = ErrorBody)))]
 #[tracing::instrument(skip_all, fields(route = ?q.id))]
 async fn fee_forensics(
-    State(s): State<AppState>,
+    State(s): State<Analysis>,
     Query(q): Query<IdQuery>,
 ) -> Result<Json<FeeForensics>, ApiError> {
     let (route, transactions) = stored_route(&s, q).await?;
-    let o = outcome::judge(&route, Sides::of(&s.config, &route), &transactions);
+    let o = outcome::judge(&route, Sides::of(&s.parts.config, &route), &transactions);
     let delivered = match (o.verdict, &o.destination_credit) {
         (Verdict::Verified, Some(c)) => c.amount.parse().ok(),
         _ => None,
     };
-    let fees = FeeSchedule::from_config(&s.config.quote);
+    let fees = FeeSchedule::from_config(&s.parts.config.quote);
     let tier = forensics::tier_of(&route, fees.standard, fees.member);
     Ok(Json(forensics::forensics(
         &route,
@@ -246,10 +292,10 @@ fn time_param(raw: Option<&str>, name: &str, default_ms: u64) -> Result<u64, Api
         .map_err(|why| ApiError::new(ErrorCode::InvalidField, format!("{name}: {why}")).field(name))
 }
 
-#[utoipa::path(get, path = "/api/statement/spend", tag = "analysis", summary = "A relayer-signed statement of an address's routes and fees over a period (scheme relay-statement-v1)", params(StatementQuery), responses((status = 200, description = "The statement, its canonical JSON (`message`) and the relayer's EIP-191 signature of it", body = SignedStatement), (status = "default", description = "A typed error (400 MISSING_FIELD / INVALID_FIELD naming address, from or to)", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(get, path = "/api/statement/spend", tag = "analysis", summary = "A relayer-signed statement of an address's routes and fees over a period (scheme relay-statement-v1)", params(StatementQuery), responses((status = 200, description = "The statement, its canonical JSON (`message`) and the relayer's EIP-191 signature of it", body = SignedStatement), (status = "default", description = "A typed error (400 MISSING_FIELD / INVALID_FIELD naming address, from or to)", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
 async fn spend_statement(
-    State(s): State<AppState>,
+    State(s): State<Analysis>,
     Query(q): Query<StatementQuery>,
 ) -> Result<Json<SignedStatement>, ApiError> {
     let address = q
@@ -270,7 +316,7 @@ async fn spend_statement(
         )
         .field("address")
     })?;
-    let now = s.clock.now_ms();
+    let now = s.parts.clock.now_ms();
     let to = time_param(q.to.as_deref(), "to", now)?;
     let from = time_param(
         q.from.as_deref(),
@@ -285,6 +331,7 @@ async fn spend_statement(
         .field("from"));
     }
     let routes = s
+        .parts
         .store
         .routes_created_between((from, to.saturating_add(999)), MAX_STATEMENT_ROUTES + 1)
         .await
@@ -297,17 +344,13 @@ async fn spend_statement(
         .field("from"));
     }
     // Routes past retention name their sender by tag (spec §8.2).
-    let tagger = s
-        .config
-        .retention
-        .secret()
-        .map(|k| Tagger::new(k.as_bytes()));
+    let tagger = s.tagger();
     let is_address = |sender: &str| match (&tagger, retention::is_tag(sender)) {
         (Some(t), true) => t.matches(sender, address),
         _ => sender.parse::<Address>().is_ok_and(|a| a == parsed),
     };
     let built = statement::build(address, (from, to), &routes, is_address, now);
-    let signer = s.relayer.as_ref().map(|r| r.signer());
+    let signer = s.signer.as_ref();
     statement::seal(built, signer)
         .map(Json)
         .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))

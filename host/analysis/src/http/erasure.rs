@@ -1,25 +1,28 @@
 //! Erasure (spec §8.2 "erasure statements after 7 days"):
 //! `POST /api/erasure/request` and `GET /api/erasure/status`. Thin over
-//! [`relay_analysis::erasure`]: the owner signs a request, the host erases
+//! [`crate::erasure`]: the owner signs a request, the host erases
 //! the address's settled routes at once (and those in flight once they
 //! settle), and 7 days later answers the relayer-signed erasure statement.
 
+use crate::{
+    erasure::{self, ErasureError, SignedErasure},
+    retention::Tagger,
+};
 use axum::{
     extract::{Query, State},
     Json,
-};
-use relay_analysis::{
-    erasure::{self, ErasureError, SignedErasure},
-    retention::Tagger,
 };
 use relay_store::ErasureRow;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::{edge::JsonObject, ApiError, AppState, ErrorCode};
+use relay_errors::{ApiError, ErrorBody, ErrorCode};
+use relay_feature::edge::JsonObject;
 
-pub(super) fn routes() -> OpenApiRouter<AppState> {
+use super::Analysis;
+
+pub(super) fn routes() -> OpenApiRouter<Analysis> {
     OpenApiRouter::new()
         .routes(routes!(request))
         .routes(routes!(status))
@@ -74,26 +77,22 @@ pub struct ErasureAnswer {
     pub statement: Option<SignedErasure>,
 }
 
-fn tagger(s: &AppState) -> Result<Tagger, ApiError> {
-    s.config
-        .retention
-        .secret()
-        .map(|k| Tagger::new(k.as_bytes()))
-        .ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::ErasureUnavailable,
-                "this host has no retention key: it cannot take erasure requests",
-            )
-        })
+fn tagger(s: &Analysis) -> Result<Tagger, ApiError> {
+    s.tagger().ok_or_else(|| {
+        ApiError::new(
+            crate::errors::ErasureUnavailable,
+            "this host has no retention key: it cannot take erasure requests",
+        )
+    })
 }
 
 fn store_err(e: relay_store::StoreError) -> ApiError {
     ApiError::new(ErrorCode::StoreUnavailable, e.to_string())
 }
 
-fn answer(s: &AppState, row: &ErasureRow, address: &str) -> Result<ErasureAnswer, ApiError> {
-    let signer = s.relayer.as_ref().map(|r| r.signer());
-    let statement = erasure::statement(row, address, signer, s.clock.now_ms())
+fn answer(s: &Analysis, row: &ErasureRow, address: &str) -> Result<ErasureAnswer, ApiError> {
+    let signer = s.signer.as_ref();
+    let statement = erasure::statement(row, address, signer, s.parts.clock.now_ms())
         .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?;
     Ok(ErasureAnswer {
         id: row.id.clone(),
@@ -116,42 +115,43 @@ fn answer(s: &AppState, row: &ErasureRow, address: &str) -> Result<ErasureAnswer
     })
 }
 
-#[utoipa::path(post, path = "/api/erasure/request", tag = "analysis", summary = "Ask for an address's routes to be erased (signed by the address); the signed erasure statement follows 7 days later", request_body = ErasureRequest, responses((status = 200, description = "Taken: settled routes are erased at once, routes in flight once they settle; the same pending request is answered again for the same address", body = ErasureAnswer), (status = "default", description = "A typed error (ERASURE_SIGNATURE, ERASURE_STALE, INVALID_FIELD address, ERASURE_UNAVAILABLE without a retention key)", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(post, path = "/api/erasure/request", tag = "analysis", summary = "Ask for an address's routes to be erased (signed by the address); the signed erasure statement follows 7 days later", request_body = ErasureRequest, responses((status = 200, description = "Taken: settled routes are erased at once, routes in flight once they settle; the same pending request is answered again for the same address", body = ErasureAnswer), (status = "default", description = "A typed error (ERASURE_SIGNATURE, ERASURE_STALE, INVALID_FIELD address, ERASURE_UNAVAILABLE without a retention key)", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
 async fn request(
-    State(s): State<AppState>,
+    State(s): State<Analysis>,
     body: JsonObject,
 ) -> Result<Json<ErasureAnswer>, ApiError> {
     let ask: ErasureRequest = body.decode()?;
-    let now = s.clock.now_ms();
+    let now = s.parts.clock.now_ms();
     let address = erasure::verify_request(&ask.address, ask.issued_at, &ask.signature, now)
         .map_err(|e| {
             let code = match &e {
                 ErasureError::Address => {
                     return ApiError::new(ErrorCode::InvalidField, e.to_string()).field("address")
                 }
-                ErasureError::Stale { .. } => ErrorCode::ErasureStale,
-                ErasureError::Signature(_) => ErrorCode::ErasureSignature,
+                ErasureError::Stale { .. } => crate::errors::ErasureStale,
+                ErasureError::Signature(_) => crate::errors::ErasureSignature,
             };
             ApiError::new(code, e.to_string())
         })?;
     let tagger = tagger(&s)?;
     let row = s
+        .parts
         .store
         .request_erasure(&erasure::new_request(&address, &tagger, now))
         .await
         .map_err(store_err)?;
-    let row = erasure::pass(&s.store, &tagger, &row, now)
+    let row = erasure::pass(&s.parts.store, &tagger, &row, now)
         .await
         .map_err(store_err)?;
     tracing::info!(id = %row.id, erased = row.routes_erased, "erasure requested");
     Ok(Json(answer(&s, &row, &ask.address)?))
 }
 
-#[utoipa::path(get, path = "/api/erasure/status", tag = "analysis", summary = "An erasure request's progress and, once completed (7 days after it was made), the relayer-signed erasure statement (scheme relay-erasure-v1)", params(StatusQuery), responses((status = 200, description = "OK", body = ErasureAnswer), (status = "default", description = "A typed error (404 UNKNOWN_ERASURE; 400 MISSING_FIELD id or address)", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(get, path = "/api/erasure/status", tag = "analysis", summary = "An erasure request's progress and, once completed (7 days after it was made), the relayer-signed erasure statement (scheme relay-erasure-v1)", params(StatusQuery), responses((status = 200, description = "OK", body = ErasureAnswer), (status = "default", description = "A typed error (404 UNKNOWN_ERASURE; 400 MISSING_FIELD id or address)", body = ErrorBody)))]
 #[tracing::instrument(skip_all, fields(id = ?q.id))]
 async fn status(
-    State(s): State<AppState>,
+    State(s): State<Analysis>,
     Query(q): Query<StatusQuery>,
 ) -> Result<Json<ErasureAnswer>, ApiError> {
     let need = |v: Option<String>, name: &'static str| {
@@ -164,10 +164,11 @@ async fn status(
         })
     };
     let (id, address) = (need(q.id, "id")?, need(q.address, "address")?);
-    let unknown = || ApiError::new(ErrorCode::UnknownErasure, "unknown erasure request");
+    let unknown = || ApiError::new(crate::errors::UnknownErasure, "unknown erasure request");
     // Without a key no request was ever taken.
     let tagger = tagger(&s).map_err(|_| unknown())?;
     let row = s
+        .parts
         .store
         .erasure(&id)
         .await

@@ -1,24 +1,23 @@
 //! `GET /api/receipts/{addr}` (spec §4.6): the relayer-signed settlement
-//! history of an address ([`relay_analysis::receipts`], scheme
+//! history of an address ([`crate::receipts`], scheme
 //! `relay-receipt-v1`): its delivered routes, as sender or recipient, and
 //! its paid-out netting withdrawals, newest first, each signed on its own.
 
+use crate::receipts::{self, Receipt, SignedReceipt};
 use alloy::primitives::Address;
 use axum::{
     extract::{Path, Query, State},
     Json,
 };
-use relay_analysis::{
-    receipts::{self, Receipt, SignedReceipt},
-    retention::Tagger,
-};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::{ApiError, AppState, ErrorCode};
+use relay_errors::{ApiError, ErrorBody, ErrorCode};
 
-pub(super) fn routes() -> OpenApiRouter<AppState> {
+use super::Analysis;
+
+pub(super) fn routes() -> OpenApiRouter<Analysis> {
     OpenApiRouter::new().routes(routes!(receipts_of))
 }
 
@@ -48,10 +47,10 @@ const LIMITS: (u32, u32) = (50, 200);
 /// Routes scanned per address.
 const SCAN: u32 = 2_000;
 
-#[utoipa::path(get, path = "/api/receipts/{addr}", tag = "accounts", summary = "The relayer-signed settlement history of an address (scheme relay-receipt-v1): delivered routes and paid-out netting withdrawals, each signed on its own", params(("addr" = String, Path, description = "The address (0x…)"), ReceiptsQuery), responses((status = 200, description = "OK", body = ReceiptsAnswer), (status = "default", description = "A typed error (400 INVALID_FIELD addr or limit)", body = crate::openapi::ErrorBody)))]
+#[utoipa::path(get, path = "/api/receipts/{addr}", tag = "accounts", summary = "The relayer-signed settlement history of an address (scheme relay-receipt-v1): delivered routes and paid-out netting withdrawals, each signed on its own", params(("addr" = String, Path, description = "The address (0x…)"), ReceiptsQuery), responses((status = 200, description = "OK", body = ReceiptsAnswer), (status = "default", description = "A typed error (400 INVALID_FIELD addr or limit)", body = ErrorBody)))]
 #[tracing::instrument(skip_all, fields(addr = %addr))]
 async fn receipts_of(
-    State(s): State<AppState>,
+    State(s): State<Analysis>,
     Path(addr): Path<String>,
     Query(q): Query<ReceiptsQuery>,
 ) -> Result<Json<ReceiptsAnswer>, ApiError> {
@@ -73,14 +72,11 @@ async fn receipts_of(
     let store_err =
         |e: relay_store::StoreError| ApiError::new(ErrorCode::StoreUnavailable, e.to_string());
     // Routes past retention name the address by its tag (spec §8.2).
-    let tagger = s
-        .config
-        .retention
-        .secret()
-        .map(|k| Tagger::new(k.as_bytes()));
+    let tagger = s.tagger();
     let mut needles = vec![format!("{parsed:#x}")];
     needles.extend(tagger.as_ref().map(|t| t.tag(&needles[0])));
     let routes: Vec<_> = s
+        .parts
         .store
         .routes_mentioning(&needles, SCAN)
         .await
@@ -101,7 +97,7 @@ async fn receipts_of(
     );
     all.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.id.cmp(&b.id)));
     all.truncate(limit as usize);
-    let signer = s.relayer.as_ref().map(|r| r.signer());
+    let signer = s.signer.as_ref();
     let signed = all
         .into_iter()
         .map(|r| receipts::seal(r, signer))
@@ -116,17 +112,14 @@ async fn receipts_of(
 
 /// The address's paid-out netting withdrawals (none when netting is off).
 async fn withdrawals(
-    s: &AppState,
+    s: &Analysis,
     address: &Address,
     limit: u32,
 ) -> Result<Vec<receipts::Withdrawal>, ApiError> {
-    let netting = s
-        .handles
-        .get::<Option<std::sync::Arc<relay_netting::NettingService>>>();
-    if netting.flatten().is_none() {
+    if !s.netting {
         return Ok(Vec::new());
     }
-    let ledger = relay_netting::ledger::Ledger::from(s.store.clone());
+    let ledger = relay_netting::ledger::Ledger::from(s.parts.store.clone());
     let rows = ledger
         .withdrawals_of(&format!("{address:#x}"), relay_netting::PAID, limit)
         .await
