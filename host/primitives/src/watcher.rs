@@ -202,8 +202,18 @@ impl Watcher {
             match self.step(&row, now_ms).await {
                 Ok(true) => ran += 1,
                 Ok(false) => {}
+                Err(StoreError::Corrupt(e)) => {
+                    tracing::warn!(primitive = %id, error = %e, "unreadable record; looked at again after its lease");
+                }
                 Err(e) => {
-                    tracing::warn!(primitive = %id, error = %e, "primitive run failed; retried after its lease");
+                    // A failed step left the record as its last write did
+                    // (each write is whole, and a run is keyed, so a retry
+                    // never runs twice): free it for the next tick rather
+                    // than leave it until the lease lapses.
+                    tracing::warn!(primitive = %id, error = %e, "primitive step failed; retried on the next tick");
+                    if let Err(e) = self.d.store.free_primitive(&id, &self.owner).await {
+                        tracing::warn!(primitive = %id, error = %e, "retried after its lease");
+                    }
                 }
             }
         }

@@ -100,6 +100,10 @@ pub trait PrimitiveStore: Send + Sync {
         owner: &str,
         next_ms: Option<u64>,
     ) -> Result<(), StoreError>;
+    /// Frees a record `owner` holds as it stands (its next run unchanged),
+    /// so the next tick of any replica retries it at once — what a lapsed
+    /// lease would allow later; `true` when `owner` held it.
+    async fn free_primitive(&self, id: &str, owner: &str) -> Result<bool, StoreError>;
     /// Cancels a record of `kind` whose status is one of `from`; `true`
     /// when this call cancelled it.
     async fn cancel_primitive(
@@ -296,6 +300,10 @@ impl PrimitiveStore for Store {
         .execute(self.pool())
         .await?;
         Ok(())
+    }
+
+    async fn free_primitive(&self, id: &str, owner: &str) -> Result<bool, StoreError> {
+        LEASE.release(self, id, Some(owner)).await
     }
 
     async fn cancel_primitive(
