@@ -5,7 +5,7 @@
 #
 # 1. Installs what the tests need and is missing: anvil + solc (npm, into
 #    .tools/), viem (npm, into .tools/js: the independent EIP-712 signer),
-#    schemathesis and standardwebhooks (PyPI, into .tools/venv), Playwright
+#    schemathesis, jsonschema and standardwebhooks (PyPI, into .tools/venv), Playwright
 #    for Python (PyPI) with Debian's chromium (apt) for the dashboard's
 #    browser test, the wasm toolchain
 #    (rustup's wasm32 target if installed, otherwise Debian's rustc-web), a
@@ -42,6 +42,8 @@ RELAY_PLAYWRIGHT_PY=$(conformance/tools/playwright.sh)
 export RELAY_PLAYWRIGHT_PY
 RELAY_X402_PY=$(conformance/tools/x402.sh)
 export RELAY_X402_PY
+RELAY_JSONSCHEMA_PY=$(conformance/tools/jsonschema.sh)
+export RELAY_JSONSCHEMA_PY
 
 step "contracts match their sources"
 node conformance/devnet/contracts/build.mjs --check

@@ -6,6 +6,9 @@
 //! relay-conformance rail acme.wasm --config base_url=http://127.0.0.1:9000 \
 //!     --egress 127.0.0.1 --allow-private --report json
 //! relay-conformance rail acme.so acme.wasm --fixture fixture/upstream.json
+//! relay-conformance rail squid.so --fixture rails/squid/tests/fixtures/vendor \
+//!     --config relayer=0x… --config credential=squid \
+//!     --credential squid=x-integrator-id:SQUID_ID
 //! relay-conformance http http://127.0.0.1:8787 --from-chain 8453 --to-chain 42161
 //! ```
 //! Exit status 0 when every clause holds, 1 when one fails (each failure
@@ -89,7 +92,12 @@ struct RailArgs {
     /// A recorded upstream (`fixture/upstream.json`, see
     /// `relay_rail_sdk::fixture`) to serve on loopback and point the rail
     /// at: sets `--config base_url=<its url> --egress 127.0.0.1
-    /// --allow-private`.
+    /// --allow-private`, and replaces `@fixture` at the start of any
+    /// `--config` value with its url (a rail's other upstreams:
+    /// `--config attestation_base=@fixture`). A directory instead holds vendor cases
+    /// (`tests/fixtures/vendor/`, see `relay_rail_sdk::vendor`): each is
+    /// served in turn and the rail must make of it what the case expects
+    /// (clause `agrees-with-vendor`).
     #[arg(long)]
     fixture: Option<PathBuf>,
     /// Allow loopback/private egress, for a local upstream or fixture
@@ -226,28 +234,31 @@ async fn run(cli: Cli) -> ExitCode {
         ..KitOptions::default()
     };
     // Kept alive until the reports are in.
-    let served = match &fixture {
-        Some(path) => match rail::FixtureServer::from_file(path).await {
-            Ok(s) => Some(s),
-            Err(e) => {
-                eprintln!("relay-conformance: {e}");
-                return ExitCode::from(2);
-            }
-        },
-        None => None,
+    let served = match serve(fixture.as_deref()).await {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("relay-conformance: {e}");
+            return ExitCode::from(2);
+        }
     };
     let opts = match &served {
-        Some(s) => s.apply(opts),
+        Some((s, _)) => s.apply(opts),
         None => opts,
     };
     let mut reports = Vec::new();
-    for a in &artifacts {
-        reports.push(rail::check(a, &opts).await);
+    let mut agree = None;
+    if let Some((server, Some(cases))) = &served {
+        for a in &artifacts {
+            reports.push(rail::check_vendor(a, server, cases, &opts).await);
+        }
+    } else {
+        for a in &artifacts {
+            reports.push(rail::check(a, &opts).await);
+        }
+        if let [a, b] = artifacts.as_slice() {
+            agree = Some(rail::packagings_agree(a, b, &opts).await);
+        }
     }
-    let agree = match artifacts.as_slice() {
-        [a, b] => Some(rail::packagings_agree(a, b, &opts).await),
-        _ => None,
-    };
     let passed = reports.iter().all(Report::passed) && agree.as_ref().is_none_or(|c| c.passed);
     if json {
         let v = serde_json::json!({ "passed": passed, "reports": reports, "agree": agree });
@@ -273,6 +284,27 @@ async fn run(cli: Cli) -> ExitCode {
     } else {
         ExitCode::from(1)
     }
+}
+
+/// Vendor cases of a `--fixture` directory.
+type Cases = Vec<(String, relay_rail_sdk::vendor::VendorCase)>;
+
+/// The `--fixture` server: a recorded upstream file served as it is, or a
+/// directory of vendor cases (served one at a time by the kit).
+async fn serve(
+    fixture: Option<&std::path::Path>,
+) -> Result<Option<(rail::FixtureServer, Option<Cases>)>, String> {
+    let Some(path) = fixture else {
+        return Ok(None);
+    };
+    if !path.is_dir() {
+        return Ok(Some((rail::FixtureServer::from_file(path).await?, None)));
+    }
+    let cases = relay_rail_sdk::vendor::load(path).map_err(|e| e.to_string())?;
+    let server = rail::FixtureServer::start(Default::default())
+        .await
+        .map_err(|e| format!("cannot serve the fixture: {e}"))?;
+    Ok(Some((server, Some(cases))))
 }
 
 async fn http(t: &relay_conformance::http::Target) -> ExitCode {

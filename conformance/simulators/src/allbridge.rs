@@ -19,12 +19,22 @@
 //! - `GET /transfer/status?chain&txId` → `{txId, sourceChainSymbol,
 //!   destinationChainSymbol, sendAmount, stableFee, senderAddress,
 //!   recipientAddress, signaturesCount, signaturesNeeded, send{…}, receive?{…}}`;
-//! - errors: NestJS `{statusCode, message}`, 400 for anything refused.
+//! - errors: NestJS `{statusCode, message}`, 400 for anything refused; the
+//!   REST API (>= 3.28, `rest-api/src/error/errors.ts`) words only its own
+//!   refusals (`Source token not found`, `Invalid chain`, …) and answers
+//!   every other failure with the generic `{"statusCode":400,"message":"Bad
+//!   request"}` — among them the status of a transaction Allbridge's core
+//!   API has not indexed yet (its 404).
 //!
 //! Tokens are identified by address, as in the real API; symbols are also
 //! accepted. Every devnet chain deploys its tokens at the same address, so
 //! EVM tokens need `sourceChain` / `destinationChain` (Allbridge chain
 //! symbols) alongside.
+//!
+//! Indexing: `/transfer/status` answers that generic 400 for a transaction
+//! the simulator has not seen yet, and for the first
+//! [`crate::AllbridgeConfig::not_indexed_polls`] polls (default 1) of each
+//! transfer it has seen, as the real API does right after a send.
 //!
 //! Simulator specifics: the fee is paid in the stablecoin (`WITH_STABLECOIN`
 //! only); EVM → SOL/TRX/SRB credits the simulated ledger once the EVM
@@ -32,7 +42,19 @@
 //! payment to a simulated deposit address) that `POST /simulator/ledger/submit`
 //! executes, after which the EVM side pays out; SRB → anything is refused,
 //! as on the live mesh. A transfer the simulator failed has no `receive`
-//! and carries `simulatorRefund{txId, reason}` instead.
+//! (Allbridge's status has no failed or refunded notion); the simulator
+//! says what happened in the simulator-only response headers
+//! `x-simulator-refund-tx` (the refund, when it went through) and
+//! `x-simulator-failure` (why), never in the body.
+//!
+//! Every answer is valid against the Swagger Allbridge publishes
+//! (`cli/api/swagger.json`, recorded in
+//! `rails/stablebridge/tests/fixtures/vendor/schema.json`:
+//! `BridgeQuoteResponse`, `TransferStatusResponse`,
+//! `EssentialWeb3Transaction`, `HttpExceptionBody` — no fields beyond
+//! theirs). A status leg's `messenger` is the number of the SDK's
+//! `Messenger` enum, as the Swagger's schema says (its example shows the
+//! string; the quote's `messenger` is the string in both).
 
 use std::{
     collections::HashMap,
@@ -56,7 +78,7 @@ use crate::{
     pricing::{format_units, Priced, Rate},
     settle::{ChannelSpec, Destination, Outcome, QuoteSpec, Transfer},
     tokens::TokenInfo,
-    SimContext, Upstream,
+    AllbridgeConfig, SimContext, Upstream,
 };
 
 /// Allbridge chain symbols of EVM chains: (symbol, chain id, name).
@@ -81,13 +103,25 @@ const LEDGERS: [(&str, Node, &str); 3] = [
     ("SRB", Node::Stellar, "Stellar Soroban (simulated)"),
 ];
 
-/// The one messenger the simulator offers.
+/// The one messenger the simulator offers, as the quote names it
+/// (`BridgeQuoteOption.messenger`, a string).
 const MESSENGER: &str = "ALLBRIDGE";
+/// The same messenger as a transfer's status names it: the Swagger's
+/// `BridgeTransaction.messenger` is the SDK's numeric `Messenger` enum
+/// (`ALLBRIDGE = 1`), which the SDK's own status mock sends, though the
+/// Swagger's example shows the string.
+const MESSENGER_INDEX: u8 = 1;
+/// The response header naming the refund of a transfer the simulator
+/// failed and refunded (simulator-only: Allbridge's status has no such
+/// field, and its schema allows no extra one).
+pub const REFUND_HEADER: &str = "x-simulator-refund-tx";
+/// The response header saying why the simulator failed a transfer.
+pub const FAILURE_HEADER: &str = "x-simulator-failure";
 const TRANSFER_TIME_MS: u64 = 60_000;
 
 fn error_body(status: StatusCode) -> Value {
     let message = match status.as_u16() {
-        400 => "Bad request",
+        400 => GENERIC_BAD_REQUEST,
         429 => "ThrottlerException: Too Many Requests",
         _ => "Internal server error",
     };
@@ -99,6 +133,9 @@ pub const SHAPE: ErrorShape = ErrorShape {
     body: error_body,
     garbage: r#"{"amountInt":"1000000","amountFloat":"1","options":[{"messenger":"ALLBRIDGE","paymentMethods":[{"fee"#,
 };
+
+/// The REST API's message for every failure it does not word itself.
+const GENERIC_BAD_REQUEST: &str = "Bad request";
 
 fn refuse(message: impl std::fmt::Display) -> Early {
     let body = json!({"statusCode": 400, "message": message.to_string()});
@@ -144,6 +181,23 @@ impl Side {
             Side::Ledger { asset, .. } => asset.token_id.unwrap_or_default().to_string(),
         }
     }
+    /// The numeric chain id of a transfer leg (`BridgeTransaction`
+    /// `sourceChainId` / `destinationChainId`, numbers in the Swagger): the
+    /// EVM chain id where there is one, as in the Swagger's example (ETH 1,
+    /// TRX 728126428); else Allbridge's own chain number as the SDK's tests
+    /// use it (SOL 4, SRB 7).
+    fn leg_chain_id(&self) -> u64 {
+        match self {
+            Side::Ledger {
+                node: Node::Solana, ..
+            } => 4,
+            Side::Ledger {
+                node: Node::Stellar,
+                ..
+            } => 7,
+            other => other.chain_id().unwrap_or_default(),
+        }
+    }
     fn chain_id(&self) -> Option<u64> {
         match self {
             Side::Evm { chain, .. } => Some(*chain),
@@ -168,15 +222,21 @@ struct Route {
 #[derive(Clone, Debug)]
 struct Allbridge {
     ctx: SimContext,
+    config: AllbridgeConfig,
     routes: Arc<Mutex<HashMap<B256, Route>>>,
+    /// Status polls so far, per seen source transaction (lower case).
+    polls: Arc<Mutex<HashMap<String, u32>>>,
 }
 
 /// The router: `/chains`, `/tokens`, `/bridge/quote`, `/bridge/receive/calculate`,
-/// `/gas/fee`, `/raw/bridge`, `/transfer/status`.
-pub fn routes(ctx: SimContext) -> Router {
+/// `/gas/fee`, `/raw/bridge`, `/transfer/status`; `config` sets the window
+/// in which a seen transfer is not indexed yet.
+pub fn routes(ctx: SimContext, config: AllbridgeConfig) -> Router {
     let s = Allbridge {
         ctx,
+        config,
         routes: Arc::default(),
+        polls: Arc::default(),
     };
     Router::new()
         .route("/chains", get(chains))
@@ -193,6 +253,15 @@ impl Allbridge {
     /// Applies this simulator's faults.
     async fn gate(&self) -> Answer<()> {
         self.ctx.faults.gate(&SHAPE).await
+    }
+
+    /// Counts a status poll of the seen transfer `src_tx`; whether it is
+    /// past the not-indexed window.
+    fn indexed(&self, src_tx: &str) -> bool {
+        let mut polls = self.polls.lock().expect("polls lock");
+        let n = polls.entry(src_tx.to_ascii_lowercase()).or_default();
+        *n = n.saturating_add(1);
+        *n > self.config.not_indexed_polls
     }
 
     /// Every side the simulator serves: the devnet's stablecoins on each EVM
@@ -499,29 +568,38 @@ async fn status(State(s): State<Allbridge>, Query(q): Query<Params>) -> Answer {
     if !known {
         return Err(refuse("Invalid chain"));
     }
-    let not_found = || refuse("Request failed with status code 404: transfer not found");
-    let t = s.ctx.settle.transfer(tx).ok_or_else(not_found)?;
+    // Not indexed yet: the core API's 404 reaches the client as the REST
+    // API's generic 400.
+    let not_indexed = || refuse(GENERIC_BAD_REQUEST);
+    let t = s.ctx.settle.transfer(tx).ok_or_else(not_indexed)?;
     let route = t
         .quote_id
-        .and_then(|id| s.routes.lock().expect("routes lock").get(&id).cloned());
-    Ok(Json(render_status(&t, &route.ok_or_else(not_found)?)).into_response())
+        .and_then(|id| s.routes.lock().expect("routes lock").get(&id).cloned())
+        .ok_or_else(not_indexed)?;
+    if !s.indexed(&t.src_tx) {
+        return Err(not_indexed());
+    }
+    Ok(render_status(&t, &route))
 }
 
 fn bridge_tx(t: &Transfer, r: &Route, tx: &str, amount: U256, decimals: u8) -> Value {
     json!({
-        "txId": tx, "sourceChainId": r.from.chain_id(), "destinationChainId": r.to.chain_id(),
+        "txId": tx, "sourceChainId": r.from.leg_chain_id(), "destinationChainId": r.to.leg_chain_id(),
         "fee": "0", "feeFormatted": 0, "stableFee": r.fee.to_string(),
         "stableFeeFormatted": format_units(r.fee, r.from.decimals()).parse::<f64>().unwrap_or(0.0),
         "amount": amount.to_string(),
         "amountFormatted": format_units(amount, decimals).parse::<f64>().unwrap_or(0.0),
         "virtualAmount": t.amount_out.to_string(), "bridgeContract": "", "sender": r.sender,
         "recipient": r.recipient, "sourceTokenAddress": r.from.token_address(),
-        "destinationTokenAddress": r.to.token_address(), "hash": tx, "messenger": MESSENGER,
+        "destinationTokenAddress": r.to.token_address(), "hash": tx, "messenger": MESSENGER_INDEX,
         "blockTime": 0, "blockId": "", "confirmations": 1, "confirmationsNeeded": 1,
     })
 }
 
-fn render_status(t: &Transfer, r: &Route) -> Value {
+/// The `TransferStatusResponse` of `t` (the Swagger's, which allows no
+/// field beyond its own), and for a transfer the simulator failed the
+/// simulator-only headers [`REFUND_HEADER`] and [`FAILURE_HEADER`].
+fn render_status(t: &Transfer, r: &Route) -> axum::response::Response {
     let send = bridge_tx(t, r, &t.src_tx, t.amount_in, r.from.decimals());
     let mut v = json!({
         "txId": t.src_tx, "sourceChainSymbol": r.from.chain_symbol(),
@@ -534,6 +612,7 @@ fn render_status(t: &Transfer, r: &Route) -> Value {
         "senderAddress": r.sender, "recipientAddress": r.recipient,
         "signaturesCount": 0, "signaturesNeeded": 2, "send": send, "responseTime": 1,
     });
+    let mut headers = Vec::new();
     match t.outcome() {
         Outcome::Pending => {}
         Outcome::Delivered(tx) => {
@@ -541,8 +620,32 @@ fn render_status(t: &Transfer, r: &Route) -> Value {
             v["receive"] = bridge_tx(t, r, tx, t.amount_out, r.to.decimals());
         }
         Outcome::Failed { refund_tx, reason } => {
-            v["simulatorRefund"] = json!({"txId": refund_tx, "reason": reason});
+            if let Some(tx) = refund_tx {
+                headers.push((REFUND_HEADER, tx.to_string()));
+            }
+            headers.push((FAILURE_HEADER, reason.to_string()));
         }
     }
-    v
+    let mut resp = Json(v).into_response();
+    for (k, value) in headers {
+        if let Some(h) = header_value(&value) {
+            resp.headers_mut().insert(k, h);
+        }
+    }
+    resp
+}
+
+/// `text` as a header value, anything but printable ASCII replaced by `?`.
+fn header_value(text: &str) -> Option<axum::http::HeaderValue> {
+    let printable: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_graphic() || c == ' ' {
+                c
+            } else {
+                '?'
+            }
+        })
+        .collect();
+    axum::http::HeaderValue::from_str(&printable).ok()
 }

@@ -17,11 +17,35 @@
 //!   `extra_parameters{chain, input_amount, refund_parameters}`) →
 //!   `{chain, calldata, value, to, source_token_address}`;
 //! - `GET /v2/swaps/{id}` (id: the channel id `issuedBlock-Chain-channelId`,
-//!   or the vault swap's transaction hash) → `{state: WAITING | RECEIVING |
-//!   SWAPPING | SENDING | SENT | COMPLETED | FAILED, swapId, srcChain, srcAsset,
-//!   destChain, destAsset, destAddress, depositChannel{…}, deposit{amount, txRef},
-//!   swap{…}, swapEgress{amount, txRef}, refundEgress{amount, txRef}, fees[]}`;
+//!   or the vault swap's transaction hash) → the SDK's `SwapStatusResponseV2`
+//!   as the backend writes it (chainflip-sdk-monorepo
+//!   `packages/swap/src/routes/v2/swap.ts`, `utils.ts` `getSwapState`):
+//!   `{state: WAITING | RECEIVING | SWAPPING | SENDING | SENT | COMPLETED |
+//!   FAILED, swapId, srcChain, srcAsset, destChain, destAsset, destAddress,
+//!   depositChannel{…}, deposit{amount, txRef, witnessedAt, …}, swap{…},
+//!   swapEgress?, refundEgress?, fillOrKillParams{…}, fees[]}`, each egress
+//!   `{amount, scheduledAt, scheduledBlockIndex, txRef, witnessedAt,
+//!   witnessedBlockIndex, failure?{failedAt, failedBlockIndex, mode,
+//!   reason{name, message}}}`;
 //! - errors: `{message}` with 400/404/500; JSON-RPC errors `{code, message}`.
+//!
+//! How settled transfers read, the vendor's way:
+//!
+//! | settlement | Chainflip status |
+//! |---|---|
+//! | delivered | `COMPLETED`, witnessed `swapEgress` |
+//! | `accept-then-fail` (the fill-or-kill refund: no swap at the minimum price in time) | `COMPLETED`, witnessed `refundEgress` to the refund address, no `swapEgress`, swapped output 0 |
+//! | a channel deposit it cannot swap (wrong asset, nothing), refunded | `FAILED`, `deposit.failure` (`DEPOSIT_REJECTED`), witnessed `refundEgress` |
+//! | payout failed, refunded | `FAILED`, `swapEgress.failure` (`SENDING_FAILED`), witnessed `refundEgress` |
+//! | `fail-on-destination` | `FAILED`, `swapEgress.failure` (`SENDING_FAILED`), no refund |
+//! | neither payout nor refund went through | `FAILED`, `refundEgress.failure` (the refund failed) |
+//!
+//! `accept-then-fail` is selected as every simulator's fault mode is
+//! (`POST /simulator/faults {"mode": "accept-then-fail"}` on this simulator,
+//! or `Simulators::set_faults`). A vault swap's refund goes back on chain to
+//! the Vault call's sender (the relay names itself as the refund address);
+//! a deposit channel's to its `refund_parameters.refund_address` on the
+//! bitcoin ledger.
 //!
 //! Simulator specifics: chains Ethereum (1) and Arbitrum (42161) are the
 //! devnet's, Bitcoin is the simulated bitcoin ledger; assets ETH (the
@@ -56,7 +80,7 @@ use crate::{
     http::{hex0x, Answer, Early},
     ledger::Node,
     pricing::{Rate, BTC_DECIMALS},
-    settle::{ChannelSpec, Destination, Outcome, QuoteSpec, Transfer},
+    settle::{ChannelSpec, Destination, QuoteSpec, RefundCause, Transfer, TransferState},
     SimContext, Upstream,
 };
 
@@ -140,6 +164,15 @@ struct Swap {
     /// The channel's deposit address (deposit channels only).
     deposit_address: Option<String>,
     issued_block: u64,
+    /// `refund_parameters` as asked (the fill-or-kill parameters).
+    refund: Refund,
+}
+
+/// The fill-or-kill parameters a swap was opened with.
+#[derive(Clone, Debug)]
+struct Refund {
+    address: Option<String>,
+    retry_duration: Option<u64>,
 }
 
 #[derive(Clone, Debug)]
@@ -260,7 +293,17 @@ struct BrokerAsk {
     dest: Asset,
     dest_address: String,
     refund_address: Option<String>,
+    retry_duration: Option<u64>,
     input_amount: Option<U256>,
+}
+
+impl BrokerAsk {
+    fn refund(&self) -> Refund {
+        Refund {
+            address: self.refund_address.clone(),
+            retry_duration: self.retry_duration,
+        }
+    }
 }
 
 fn invalid(m: impl Into<String>) -> (i64, String) {
@@ -296,6 +339,7 @@ fn read_ask(params: &Value) -> Result<BrokerAsk, (i64, String)> {
         dest,
         dest_address,
         refund_address: refund["refund_address"].as_str().map(str::to_string),
+        retry_duration: refund["retry_duration"].as_u64(),
         input_amount,
     })
 }
@@ -342,6 +386,7 @@ impl Chainflip {
         let mut swaps = self.swaps.lock().expect("swaps lock");
         let (issued_block, channel_id) = (1_000 + swaps.len() as u64, swaps.len() as u64 + 1);
         let id = format!("{issued_block}-{}-{channel_id}", a.src.chain);
+        let refund = a.refund();
         let swap = Swap {
             id: id.clone(),
             src: a.src,
@@ -350,6 +395,7 @@ impl Chainflip {
             settle_id: ch.id,
             deposit_address: Some(ch.address.clone()),
             issued_block,
+            refund,
         };
         swaps.insert(id, swap);
         Ok(
@@ -395,6 +441,7 @@ impl Chainflip {
             .quote_deposit(spec)
             .map_err(|e| invalid(e.to_string()))?;
         let id = format!("{:#x}", call.quote_id);
+        let refund = a.refund();
         let swap = Swap {
             id: id.clone(),
             src: a.src.clone(),
@@ -403,6 +450,7 @@ impl Chainflip {
             settle_id: call.quote_id,
             deposit_address: None,
             issued_block: 0,
+            refund,
         };
         self.swaps.lock().expect("swaps lock").insert(id, swap);
         Ok(
@@ -436,15 +484,95 @@ async fn swap_status(State(s): State<Chainflip>, Path(id): Path<String>) -> Answ
     Ok(Json(render_status(&sw, t.as_ref(), s.ctx.settle.delay())).into_response())
 }
 
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs()
+        * 1000
+}
+
+/// Block index and time the simulator gives a settlement step: Unix ms and
+/// a `{block}-{index}` made of the transfer's time.
+fn stamp(unix: u64, step: u64) -> (u64, String) {
+    (
+        (unix + step * 6) * 1000,
+        format!("{}-{step}", unix / 6 + step),
+    )
+}
+
+/// An egress the vendor's way; `witnessed` once its broadcast succeeded.
+fn egress(amount: U256, unix: u64, tx: Option<&str>, failure: Option<Value>) -> Value {
+    let (scheduled_at, scheduled_idx) = stamp(unix, 2);
+    let (done_at, done_idx) = stamp(unix, 3);
+    let mut e = json!({"amount": amount.to_string(), "scheduledAt": scheduled_at,
+                       "scheduledBlockIndex": scheduled_idx});
+    if let Some(tx) = tx {
+        e["txRef"] = json!(tx);
+    }
+    match failure {
+        Some(f) => {
+            e["failedAt"] = json!(done_at);
+            e["failedBlockIndex"] = json!(done_idx);
+            e["failure"] = f;
+        }
+        None if tx.is_some() => {
+            e["witnessedAt"] = json!(done_at);
+            e["witnessedBlockIndex"] = json!(done_idx);
+        }
+        None => {}
+    }
+    e
+}
+
+/// `failure` as `getEgressFailureState` / `getDepositFailedState` write it.
+fn failure(unix: u64, mode: &str, name: &str, message: &str) -> Value {
+    let (at, idx) = stamp(unix, 3);
+    json!({"failedAt": at, "failedBlockIndex": idx, "mode": mode,
+           "reason": {"name": name, "message": message}})
+}
+
+fn aborted(unix: u64, what: &str) -> Value {
+    failure(
+        unix,
+        "SENDING_FAILED",
+        "BroadcastAborted",
+        &format!("The {what} broadcast was aborted"),
+    )
+}
+
+/// `swap`: how much was swapped (`out` is `None` when nothing was).
+fn swap_fields(t: &Transfer, out: Option<U256>, unix: u64) -> Value {
+    let (at, idx) = stamp(unix, 1);
+    let input = t.amount_in.to_string();
+    let mut regular = json!({"inputAmount": input, "retryCount": 0, "scheduledAt": at,
+                             "scheduledBlockIndex": idx});
+    let (swapped, remaining, output) = match out {
+        Some(o) => {
+            regular["outputAmount"] = json!(o.to_string());
+            regular["executedAt"] = json!(at);
+            regular["executedBlockIndex"] = json!(idx);
+            (input.clone(), "0".to_string(), o.to_string())
+        }
+        None => ("0".to_string(), input.clone(), "0".to_string()),
+    };
+    json!({"originalInputAmount": input, "remainingInputAmount": remaining,
+           "swappedInputAmount": swapped, "swappedIntermediateAmount": "0",
+           "swappedOutputAmount": output, "regular": regular})
+}
+
 fn render_status(sw: &Swap, t: Option<&Transfer>, delay: std::time::Duration) -> Value {
-    let (deposit, swap, egress) = DURATIONS;
+    let (deposit, swap, egress_secs) = DURATIONS;
     let mut v = json!({
         "state": "WAITING", "swapId": sw.id, "srcChain": sw.src.chain, "srcAsset": sw.src.asset,
         "destChain": sw.dest.chain, "destAsset": sw.dest.asset, "destAddress": sw.dest_address,
         "fees": [], "brokers": [], "boost": null, "ccmParams": null, "dcaParams": null,
-        "estimatedDurationSeconds": deposit + swap + egress,
-        "estimatedDurationsSeconds": {"deposit": deposit, "swap": swap, "egress": egress},
+        "estimatedDurationSeconds": deposit + swap + egress_secs,
+        "estimatedDurationsSeconds": {"deposit": deposit, "swap": swap, "egress": egress_secs},
         "srcChainRequiredBlockConfirmations": if sw.src.evm.is_some() { 1 } else { 3 },
+        "fillOrKillParams": {"refundAddress": sw.refund.address, "minPrice": "0",
+                             "retryDurationBlocks": sw.refund.retry_duration},
+        "lastStatechainUpdateAt": unix_ms(),
     });
     if let Some(address) = &sw.deposit_address {
         v["depositChannel"] = json!({
@@ -457,16 +585,18 @@ fn render_status(sw: &Swap, t: Option<&Transfer>, delay: std::time::Duration) ->
     let Some(t) = t else {
         return v;
     };
-    v["deposit"] =
-        json!({"amount": t.amount_in.to_string(), "txRef": t.src_tx, "txConfirmations": 1});
-    let fee = json!({"type": "NETWORK", "chain": sw.src.chain, "asset": sw.src.asset,
-                     "amount": crate::pricing::fee(t.amount_in).to_string()});
-    v["fees"] = json!([fee]);
-    let swapped = json!({"originalInputAmount": t.amount_in.to_string(), "remainingInputAmount": "0",
-                         "swappedInputAmount": t.amount_in.to_string(), "swappedIntermediateAmount": "0",
-                         "swappedOutputAmount": t.amount_out.to_string()});
-    match t.outcome() {
-        Outcome::Pending => {
+    let unix = t.seen_unix;
+    let (seen_at, seen_idx) = stamp(unix, 0);
+    v["deposit"] = json!({"amount": t.amount_in.to_string(), "txRef": t.src_tx, "txConfirmations": 1,
+                          "witnessedAt": seen_at, "witnessedBlockIndex": seen_idx});
+    let fee = |kind: &str| {
+        json!({"type": kind, "chain": sw.src.chain, "asset": sw.src.asset,
+               "amount": crate::pricing::fee(t.amount_in).to_string()})
+    };
+    v["fees"] = json!([fee("NETWORK")]);
+    let out = t.amount_out;
+    match &t.state {
+        TransferState::Pending => {
             let p = t.progress(delay);
             v["state"] = json!(if p < 1.0 / 3.0 {
                 "RECEIVING"
@@ -476,18 +606,50 @@ fn render_status(sw: &Swap, t: Option<&Transfer>, delay: std::time::Duration) ->
                 "SENDING"
             });
             if p >= 1.0 / 3.0 {
-                v["swap"] = swapped;
+                v["swap"] = swap_fields(t, (p >= 2.0 / 3.0).then_some(out), unix);
+            }
+            if p >= 2.0 / 3.0 {
+                v["swapEgress"] = egress(out, unix, None, None);
             }
         }
-        Outcome::Delivered(tx) => {
+        TransferState::Delivered(tx) => {
             v["state"] = json!("COMPLETED");
-            v["swap"] = swapped;
-            v["swapEgress"] = json!({"amount": t.amount_out.to_string(), "txRef": tx, "scheduledAt": 0, "witnessedAt": 0});
+            v["swap"] = swap_fields(t, Some(out), unix);
+            v["swapEgress"] = egress(out, unix, Some(tx.as_str()), None);
         }
-        Outcome::Failed { refund_tx, reason } => {
+        TransferState::Refunded { tx, cause } => {
+            // `amount_out` is the refunded amount once refunded.
+            v["refundEgress"] = egress(t.amount_in, unix, Some(tx.as_str()), None);
+            v["fees"] = json!([fee("REFUND")]);
+            match cause {
+                RefundCause::AcceptThenFail => {
+                    v["state"] = json!("COMPLETED");
+                    v["swap"] = swap_fields(t, None, unix);
+                }
+                RefundCause::Unmatched => {
+                    v["state"] = json!("FAILED");
+                    v["deposit"]["failure"] = failure(
+                        unix,
+                        "DEPOSIT_REJECTED",
+                        "TransactionRejectedByBroker",
+                        "The deposit was rejected by the broker",
+                    );
+                }
+                RefundCause::PayoutFailed => {
+                    v["state"] = json!("FAILED");
+                    v["swap"] = swap_fields(t, Some(out), unix);
+                    v["swapEgress"] = egress(out, unix, None, Some(aborted(unix, "swap")));
+                }
+            }
+        }
+        TransferState::FailedOnDestination => {
             v["state"] = json!("FAILED");
-            v["refundEgress"] = json!({"amount": t.amount_in.to_string(), "txRef": refund_tx,
-                                       "failure": {"mode": "SIMULATOR", "reason": {"code": "SIMULATOR", "message": reason}}});
+            v["swap"] = swap_fields(t, Some(out), unix);
+            v["swapEgress"] = egress(out, unix, None, Some(aborted(unix, "swap")));
+        }
+        TransferState::Stuck(_) => {
+            v["state"] = json!("FAILED");
+            v["refundEgress"] = egress(t.amount_in, unix, None, Some(aborted(unix, "refund")));
         }
     }
     v

@@ -1,5 +1,5 @@
 //! Fault injection, per simulator: set at start ([`crate::SimConfig`]) or at
-//! runtime with `POST /simulator/faults {"mode": "none|error|garbage|hang|accept-then-fail", "latencyMs": 0, "status": 429, "extraFeeBps": 0, "settleDelayMs": 0}`
+//! runtime with `POST /simulator/faults {"mode": "none|error|garbage|hang|accept-then-fail|fail-on-destination", "latencyMs": 0, "status": 429, "extraFeeBps": 0, "settleDelayMs": 0}`
 //! (`GET /simulator/faults` reads it back).
 //!
 //! - `error`: the upstream's own documented error body with its status
@@ -9,6 +9,10 @@
 //! - `accept-then-fail`: quotes normally, takes the deposit, then reports
 //!   the upstream's failed status and refunds the depositor instead of
 //!   paying out;
+//! - `fail-on-destination`: quotes normally, takes the deposit, then reports
+//!   the upstream's destination-failure status: nothing is paid out and
+//!   nothing refunded (the funds stay with the bridge, as after a failed
+//!   destination execution — Squid's `failed_on_destination`);
 //! - `latencyMs`: extra delay before every upstream answer, in any mode;
 //! - `extraFeeBps`: a fee on top of the upstream's simulated fee, basis
 //!   points of the source amount — moves the upstream's price (the
@@ -51,6 +55,9 @@ pub enum FaultMode {
     Hang,
     /// Take deposits, then report failure and refund.
     AcceptThenFail,
+    /// Take deposits, then report a destination failure; neither pay out
+    /// nor refund.
+    FailOnDestination,
 }
 
 /// The faults of one simulator.
@@ -126,6 +133,12 @@ impl Faults {
         self.get().mode == FaultMode::AcceptThenFail
     }
 
+    /// Whether deposits are to be taken and then left failed on the
+    /// destination (neither paid out nor refunded).
+    pub fn fails_on_destination(&self) -> bool {
+        self.get().mode == FaultMode::FailOnDestination
+    }
+
     /// Applies latency and request-level faults; `Some(response)` means
     /// answer that instead of the real handler's answer.
     pub async fn intercept(&self, shape: &ErrorShape) -> Option<Response> {
@@ -150,7 +163,7 @@ impl Faults {
                     .into_response(),
             ),
             FaultMode::Hang => std::future::pending().await,
-            FaultMode::None | FaultMode::AcceptThenFail => None,
+            FaultMode::None | FaultMode::AcceptThenFail | FaultMode::FailOnDestination => None,
         }
     }
 }
@@ -196,5 +209,7 @@ mod tests {
         let c: FaultConfig =
             serde_json::from_str(r#"{"mode":"none","settleDelayMs":30000}"#).unwrap();
         assert_eq!(c.settle_delay_ms, 30_000);
+        let c: FaultConfig = serde_json::from_str(r#"{"mode":"fail-on-destination"}"#).unwrap();
+        assert_eq!(c.mode, FaultMode::FailOnDestination);
     }
 }

@@ -9,7 +9,7 @@
 //! |---|---|
 //! | [`lifi`] | LI.FI API v1 (`li.quest`, OpenAPI 1.0.0) |
 //! | [`squid`] | Squid API v2 (`v2.api.squidrouter.com`) |
-//! | [`bungee`] | Bungee / Socket API v2 (`api.socket.tech/v2`) |
+//! | [`bungee`] | Socket Swap V3 (`dedicated-backend.socket.tech/v3/swap`) |
 //! | [`allbridge`] | Allbridge Core REST API (`allbridge-core-rest-api`, SDK 3.x era) |
 //! | [`chainflip`] | Chainflip SDK swap backend v2 + Broker API JSON-RPC |
 //! | [`circle`] | Circle CCTP v2 attestation API (`iris-api`, OpenAPI 1.0) |
@@ -95,7 +95,7 @@ impl Upstream {
         match self {
             Upstream::Lifi => "LI.FI API v1 (docs.li.fi API reference, OpenAPI 1.0.0; @lifi/types 17.x status enums)",
             Upstream::Squid => "Squid API v2 (docs.squidrouter.com: Get a route, Get Route Status)",
-            Upstream::Bungee => "Socket/Bungee API v2 (api.socket.tech/v2; socket-v2-sdk models)",
+            Upstream::Bungee => "Socket Swap V3 (docs.socket.tech /v3/swap/quote userOps=tx, /v3/swap/status; read 2026-11)",
             Upstream::Allbridge => "Allbridge Core REST API (allbridge-core-rest-api, @allbridge/bridge-core-sdk 3.x types)",
             Upstream::Chainflip => "Chainflip SDK swap backend v2 (/v2/quote, /v2/swaps/{id}) + Broker API JSON-RPC",
             Upstream::Circle => "Circle CCTP v2 attestation API (GET /v2/messages/{sourceDomainId}, OpenAPI 1.0)",
@@ -133,6 +133,23 @@ impl Default for CircleConfig {
     }
 }
 
+/// How the Allbridge Core simulator indexes transfers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AllbridgeConfig {
+    /// Status polls of each seen transfer answered as the REST API answers
+    /// a transaction Allbridge has not indexed yet — `400 {"statusCode":400,
+    /// "message":"Bad request"}` — before its status (default 1).
+    pub not_indexed_polls: u32,
+}
+
+impl Default for AllbridgeConfig {
+    fn default() -> Self {
+        AllbridgeConfig {
+            not_indexed_polls: 1,
+        }
+    }
+}
+
 /// How the simulators start.
 #[derive(Clone, Debug)]
 pub struct SimConfig {
@@ -145,6 +162,8 @@ pub struct SimConfig {
     pub settle_delay: Duration,
     /// The Circle attestation timing.
     pub circle: CircleConfig,
+    /// The Allbridge Core indexing window.
+    pub allbridge: AllbridgeConfig,
 }
 
 impl Default for SimConfig {
@@ -154,6 +173,7 @@ impl Default for SimConfig {
             poll_interval: Duration::from_millis(200),
             settle_delay: Duration::ZERO,
             circle: CircleConfig::default(),
+            allbridge: AllbridgeConfig::default(),
         }
     }
 }
@@ -239,7 +259,7 @@ impl Simulators {
                 Upstream::Lifi => lifi::routes(ctx(u)),
                 Upstream::Squid => squid::routes(ctx(u)),
                 Upstream::Bungee => bungee::routes(ctx(u)),
-                Upstream::Allbridge => allbridge::routes(ctx(u)),
+                Upstream::Allbridge => allbridge::routes(ctx(u), config.allbridge),
                 Upstream::Chainflip => chainflip::routes(ctx(u)),
                 Upstream::Circle => circle::routes(circle.clone()),
             };
@@ -274,7 +294,7 @@ impl Simulators {
         self.url(Upstream::Squid)
     }
 
-    /// Bungee simulator base URL (the real one is `https://api.socket.tech`).
+    /// Bungee simulator base URL (the real one is `https://dedicated-backend.socket.tech`).
     pub fn bungee_url(&self) -> &str {
         self.url(Upstream::Bungee)
     }

@@ -10,7 +10,8 @@
 //!   `slippage` is a fraction (default 0.005);
 //! - `GET /v1/status?txHash[&fromChain&toChain&bridge]` → `{status:
 //!   NOT_FOUND|PENDING|DONE|FAILED, substatus, substatusMessage, sending{txHash,
-//!   amount, chainId, token}, receiving{txHash, amount, chainId, token}, tool}`;
+//!   txLink, amount, chainId, token, gas…}, receiving{…}, tool, feeCosts,
+//!   fromAddress, toAddress, lifiExplorerLink, metadata[, transactionId]}`;
 //! - errors: `{message, code}` with LI.FI's codes (1002 no quote, 1005 rate
 //!   limit, 1006 server error, 1011 validation).
 //!
@@ -19,9 +20,26 @@
 //! type `swap` (cross-chain quotes carry one of type `cross`).
 //!
 //! Simulator specifics: the tool is `devnet-simulator`, the approval address
-//! and transaction target are the devnet's `BridgeDeposit`, and a transfer
-//! the simulator failed (accept-then-fail, unmatched deposit) reports
-//! `FAILED` / `UNKNOWN_FAILED_ERROR` after refunding the sender.
+//! and transaction target are the devnet's `BridgeDeposit`. A transfer the
+//! simulator failed (accept-then-fail, unmatched deposit, failed payout) and
+//! refunded reports what LI.FI reports for a refund, `DONE` / `REFUNDED`
+//! with `receiving` = the refund on the source chain (`@lifi/types`
+//! `SubstatusDone`: "The transfer was not successful but it has been
+//! refunded"); one neither paid out nor refunded reports `FAILED` /
+//! `UNKNOWN_ERROR`.
+//!
+//! Every answer is valid against LI.FI's published OpenAPI (`Step`,
+//! `StatusResponse`, `QuoteNotFound`; recorded in
+//! `rails/lifi/tests/fixtures/vendor/schema.json`) and against the types of
+//! `@lifi/types` (`LiFiStep`, `StatusResponse`) where the two disagree: a
+//! pending `receiving` is `PendingReceivingInfo` there and a full
+//! `TransactionInfo` in the OpenAPI, so it carries both (empty `txHash`,
+//! amount "0"); `NOT_FOUND` is `{status}` there and needs `sending` and
+//! `tool` in the OpenAPI; the types' `UNKNOWN_FAILED_ERROR` is not in the
+//! OpenAPI enum, so a failure without refund is `UNKNOWN_ERROR` (in both,
+//! and listed under FAILED by LI.FI's status guide). The 404 of a quote is
+//! `{message, code}` without `errors` (the OpenAPI types `errors` as an
+//! object, LI.FI's error-codes page shows an array).
 
 use alloy::primitives::{Address, B256, U256};
 use axum::{
@@ -187,15 +205,7 @@ fn render_estimate(ask: &EvmAsk<'_>, q: &EvmQuote, slippage: f64) -> Value {
         from, priced, call, ..
     } = q;
     let slip_bps = (slippage.clamp(0.0, 1.0) * 10_000.0).round() as u64;
-    let gas_token = token_json(
-        &TokenInfo {
-            symbol: "ETH",
-            name: "Ether",
-            address: Address::ZERO,
-            decimals: 18,
-        },
-        ask.from_chain,
-    );
+    let gas_token = native_token(ask.from_chain);
     let (fee_name, fee_description) = if ask.is_same_chain() {
         ("Swap fee", "Simulated devnet swap fee")
     } else {
@@ -229,26 +239,69 @@ async fn status(State(s): State<SimContext>, Query(q): Query<Params>) -> Answer 
         .filter(|h| h.parse::<B256>().is_ok())
         .ok_or_else(|| invalid("Invalid request: txHash is required".into()))?;
     Ok(match s.settle.transfer(tx) {
-        None => Json(json!({"status": "NOT_FOUND"})).into_response(),
+        None => Json(not_found(tx, &q)).into_response(),
         Some(t) => Json(render_status(&s, &t)).into_response(),
     })
 }
 
+/// `NOT_FOUND`. `@lifi/types` types it `BaseStatusData` (`{status}` only),
+/// while the OpenAPI `StatusResponse` requires `sending` (a full
+/// `TransactionInfo`) and `tool` on every answer: this serves both — the
+/// queried hash on the `fromChain` asked for (0 when not given), nothing
+/// sent yet (`amount` "0", the chain's native token as `token`), and the
+/// `bridge` asked for (else the simulator's tool).
+fn not_found(tx: &str, q: &Params) -> Value {
+    let chain = param(q, "fromChain")
+        .and_then(|c| c.parse::<u64>().ok())
+        .unwrap_or(0);
+    let tool = param(q, "bridge").unwrap_or(TOOL);
+    json!({
+        "status": "NOT_FOUND", "tool": tool,
+        "sending": {"txHash": tx, "txLink": "", "amount": "0", "token": native_token(chain), "chainId": chain},
+    })
+}
+
+/// The native gas token of `chain` (every devnet chain runs on ETH).
+fn native_token(chain: u64) -> Value {
+    token_json(
+        &TokenInfo {
+            symbol: "ETH",
+            name: "Ether",
+            address: Address::ZERO,
+            decimals: 18,
+        },
+        chain,
+    )
+}
+
+/// `chain` as LI.FI's numeric `chainId` (a simulated node's name as is).
+fn chain_id(chain: &str) -> Value {
+    chain.parse::<u64>().map_or(json!(chain), |c| json!(c))
+}
+
 /// A `sending` / `receiving` leg: the transaction (when there is one), the
 /// amount and token on `chain` (a chain id, or a simulated node's name).
+/// Valid as the OpenAPI `TransactionInfo` (`txHash`, `txLink`, `amount`,
+/// `token`, `chainId` required) and as `@lifi/types`
+/// `ExtendedTransactionInfo` (`gasPrice`, `gasUsed`, `gasToken`,
+/// `gasAmount`, `gasAmountUSD` required). No `includedSteps`: the two
+/// disagree on its `fromToken` (a string in the OpenAPI, a `Token` in the
+/// types).
 fn leg(s: &SimContext, tx: Option<&str>, amount: U256, chain: &str, token: &str, at: u64) -> Value {
-    let id: Value = chain.parse::<u64>().map_or(json!(chain), |c| json!(c));
+    let id = chain_id(chain);
     let token = chain
         .parse::<u64>()
         .ok()
         .and_then(|c| Some((c, s.tokens.resolve(c, token)?)))
         .map_or(
-            json!({"address": token, "chainId": id, "symbol": token}),
+            json!({"address": token, "chainId": id, "symbol": token, "name": token, "decimals": 0}),
             |(c, t)| token_json(&t, c),
         );
+    let gas_token = chain.parse::<u64>().map_or(Value::Null, native_token);
     json!({
         "txHash": tx, "txLink": "", "amount": amount.to_string(), "token": token, "chainId": id,
-        "gasPrice": GAS_PRICE.to_string(), "gasUsed": DEPOSIT_GAS.to_string(), "gasAmountUSD": "0.00",
+        "gasPrice": GAS_PRICE.to_string(), "gasUsed": DEPOSIT_GAS.to_string(), "gasToken": gas_token,
+        "gasAmount": (u128::from(DEPOSIT_GAS) * u128::from(GAS_PRICE)).to_string(), "gasAmountUSD": "0.00",
         "amountUSD": "0.00", "timestamp": at,
     })
 }
@@ -272,7 +325,7 @@ fn render_status(s: &SimContext, t: &Transfer) -> Value {
             "PENDING",
             "WAIT_DESTINATION_TRANSACTION",
             "The bridge is waiting to send the destination transaction.",
-            leg(s, None, t.amount_out, &dest, &dest_token, t.seen_unix),
+            pending_leg(s, &dest, &dest_token),
         ),
         Outcome::Delivered(tx) => (
             "DONE",
@@ -280,18 +333,60 @@ fn render_status(s: &SimContext, t: &Transfer) -> Value {
             "The transfer is complete.",
             leg(s, Some(tx), t.amount_out, &dest, &dest_token, t.seen_unix),
         ),
-        Outcome::Failed { refund_tx, reason } => (
-            "FAILED",
-            "UNKNOWN_FAILED_ERROR",
+        Outcome::Failed {
+            refund_tx: Some(refund),
             reason,
-            json!({"refundTxHash": refund_tx, "chainId": t.from.parse::<u64>().ok()}),
+        } => (
+            "DONE",
+            "REFUNDED",
+            reason,
+            leg(s, Some(refund), t.amount_in, &t.from, &t.token, t.seen_unix),
+        ),
+        // `@lifi/types` names this `UNKNOWN_FAILED_ERROR` (`SubstatusFailed`),
+        // a value the OpenAPI `substatus` enum lacks; its `UNKNOWN_ERROR` is
+        // in both (and LI.FI's status guide lists it under FAILED).
+        Outcome::Failed {
+            refund_tx: None,
+            reason,
+        } => (
+            "FAILED",
+            "UNKNOWN_ERROR",
+            reason,
+            pending_leg(s, &dest, &dest_token),
         ),
     };
-    json!({
-        "transactionId": t.quote_id.map(|q| format!("{q:#x}")),
-        "sending": sending, "receiving": receiving, "lifiExplorerLink": "",
-        "fromAddress": t.sender, "toAddress": t.dest.as_ref().map(Destination::recipient),
+    let to = t
+        .dest
+        .as_ref()
+        .map_or_else(|| t.sender.clone(), Destination::recipient);
+    // `@lifi/types` `FullStatusData` also requires `feeCosts`,
+    // `fromAddress`, `toAddress`, `lifiExplorerLink` and `metadata`.
+    let mut body = json!({
+        "sending": sending, "receiving": receiving, "feeCosts": [], "lifiExplorerLink": "",
+        "fromAddress": t.sender, "toAddress": to,
         "tool": TOOL, "status": status, "substatus": substatus, "substatusMessage": message,
         "metadata": {"integrator": "relay-devnet-simulator"},
-    })
+    });
+    if let Some(q) = t.quote_id {
+        body["transactionId"] = json!(format!("{q:#x}"));
+    }
+    body
+}
+
+/// `receiving` before anything arrived. `@lifi/types` types it
+/// `PendingReceivingInfo` (`{chainId}`), the OpenAPI a full
+/// `TransactionInfo`: this is both — the destination chain, no
+/// transaction yet (`txHash` and `txLink` empty), nothing received
+/// (`amount` "0") and the token that will arrive.
+fn pending_leg(s: &SimContext, chain: &str, token: &str) -> Value {
+    let mut v = leg(s, Some(""), U256::ZERO, chain, token, 0);
+    if let Value::Object(o) = &mut v {
+        o.retain(|k, _| {
+            matches!(
+                k.as_str(),
+                "txHash" | "txLink" | "amount" | "token" | "chainId"
+            )
+        });
+    }
+    v
 }

@@ -14,6 +14,8 @@
 //! - an unmatched deposit, a deposit under `accept-then-fail`, or one whose
 //!   payout fails is refunded to its sender in full (`refund`, or a ledger
 //!   credit back);
+//! - a matched deposit under `fail-on-destination` is neither paid out nor
+//!   refunded: it fails on the destination and the funds stay in the bridge;
 //! - deposit channels on simulated ledgers ([`ChannelSpec`]) deliver
 //!   whatever arrives at their address, priced at the channel's rate.
 //!
@@ -179,6 +181,9 @@ pub enum TransferState {
     },
     /// Neither delivery nor refund went through (see the logs).
     Stuck(String),
+    /// The quoting simulator was in `fail-on-destination`: the destination
+    /// execution failed; nothing paid out, nothing refunded.
+    FailedOnDestination,
 }
 
 /// A transfer as status endpoints report it.
@@ -215,6 +220,10 @@ impl Transfer {
             TransferState::Stuck(_) => Outcome::Failed {
                 refund_tx: None,
                 reason: "simulator: neither payout nor refund went through",
+            },
+            TransferState::FailedOnDestination => Outcome::Failed {
+                refund_tx: None,
+                reason: "simulator fail-on-destination: destination execution failed; not paid out, not refunded",
             },
         }
     }
@@ -629,10 +638,13 @@ impl Settlement {
             return;
         };
         self.held_by_upstream(&t).await;
-        let failing = t
-            .upstream
-            .and_then(|u| self.faults.get(&u))
-            .is_some_and(|f| f.accepts_then_fails());
+        let faults = t.upstream.and_then(|u| self.faults.get(&u));
+        let failing = faults.is_some_and(|f| f.accepts_then_fails());
+        if matches!(plan, Plan::Deliver { .. }) && faults.is_some_and(|f| f.fails_on_destination())
+        {
+            tracing::info!("simulator fail-on-destination: neither paying out nor refunding");
+            return self.set_state(&src_tx, TransferState::FailedOnDestination, None);
+        }
         let cause = match plan {
             Plan::Refund => RefundCause::Unmatched,
             Plan::Deliver { .. } if failing => RefundCause::AcceptThenFail,

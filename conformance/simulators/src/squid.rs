@@ -5,20 +5,31 @@
 //! - `POST /v2/route` (header `x-integrator-id`, body `{fromChain, toChain,
 //!   fromToken, toToken, fromAmount, fromAddress, toAddress, slippage,
 //!   quoteOnly}`; chain ids as strings) → `{route: {quoteId, estimate{fromAmount,
-//!   toAmount, toAmountMin, feeCosts[], gasCosts[], estimatedRouteDuration,
-//!   aggregatePriceImpact}, transactionRequest{routeType, target, data, value,
+//!   toAmount, toAmountMin, exchangeRate, aggregateSlippage, isBoostSupported,
+//!   feeCosts[], gasCosts[], estimatedRouteDuration, aggregatePriceImpact},
+//!   transactionRequest?{type: ON_CHAIN_EXECUTION, routeType, target, data, value,
 //!   gasLimit, gasPrice, maxFeePerGas, maxPriorityFeePerGas}, params}}` and an
-//!   `x-request-id` response header; `quoteOnly: true` omits the transaction;
+//!   `x-request-id` response header; `quoteOnly: true` leaves `transactionRequest` out
+//!   (optional in `0xsquid/squid-types` `RouteResponse`);
 //! - `GET /v2/status?transactionId&requestId&fromChainId&toChainId[&quoteId]`
-//!   → `{id, status, gasStatus, isGMPTransaction, squidTransactionStatus:
-//!   success|ongoing|needs_gas|partial_success|not_found|refund, fromChain{transactionId,
-//!   chainData}, toChain{transactionId, chainData}, routeStatus[], timeSpent}`;
-//!   an unknown transaction is a 404;
-//! - errors: `{message, type, statusCode}`.
+//!   → `{id, status, gasStatus, isGMPTransaction, axelarTransactionUrl,
+//!   squidTransactionStatus, fromChain{transactionId, blockNumber,
+//!   callEventStatus, callEventLog, chainData}, toChain?{…}, routeStatus[],
+//!   timeSpent}` (`StatusResponse` of `0xsquid/squid-types`; `toChain` only
+//!   once a destination transaction exists, its `transactionId` being a
+//!   string there); an unknown transaction is a 404;
+//! - errors: `{message, type, statusCode}` as in the docs' "Error Codes",
+//!   plus `errorType`, `reason` (and `path` for a refused parameter) of
+//!   `squid-types`' `SquidError`, so that one body satisfies both.
 //!
 //! Simulator specifics: the target is the devnet's `BridgeDeposit` (approve
-//! it for the source token), and a transfer the simulator failed reports
-//! `refund` (Squid's documented refund status) once the sender is refunded.
+//! it for the source token). `squidTransactionStatus` takes values of
+//! Squid's own `SquidTransactionStatus` enum: `ongoing` until settled,
+//! `success` once paid out, `refunded` once a failed transfer
+//! (`accept-then-fail`, unmatched deposit, failed payout) is refunded to
+//! the sender, and `failed_on_destination` for a transfer that failed with
+//! no refund (the `fail-on-destination` fault, or a refund that did not go
+//! through).
 
 use alloy::primitives::{Address, U256};
 use axum::{
@@ -40,15 +51,28 @@ use crate::{
     SimContext, Upstream,
 };
 
+/// Squid's error body for `status`: the docs' `{message, type}` ("Error
+/// Codes") and, in the same body, `squid-types`' `SquidError` (`errorType`
+/// of its `ErrorType` enum, `message`, `reason`), which the docs' `type`
+/// values (`NOT_FOUND`, `RATE_LIMITED`) are not all members of.
 fn error_body(status: StatusCode) -> Value {
-    let (kind, message) = match status.as_u16() {
-        400 => ("BAD_REQUEST", "Invalid route request"),
-        401 => ("UNAUTHORIZED", "x-integrator-id header is required"),
-        404 => ("NOT_FOUND", "No route found for the requested parameters"),
-        429 => ("RATE_LIMITED", "Too many requests"),
-        _ => ("INTERNAL_ERROR", "Internal server error"),
+    let (kind, error_type, message) = match status.as_u16() {
+        400 => ("BAD_REQUEST", "BAD_REQUEST", "Invalid route request"),
+        401 => (
+            "UNAUTHORIZED",
+            "UNAUTHORIZED",
+            "x-integrator-id header is required",
+        ),
+        404 => (
+            "NOT_FOUND",
+            "ROUTE_ERROR",
+            "No route found for the requested parameters",
+        ),
+        429 => ("RATE_LIMITED", "RATE_LIMIT", "Too many requests"),
+        _ => ("INTERNAL_ERROR", "INTERNAL_ERROR", "Internal server error"),
     };
-    json!({"message": message, "type": kind, "statusCode": status.as_u16().to_string()})
+    json!({"message": message, "type": kind, "errorType": error_type, "reason": message,
+           "statusCode": status.as_u16().to_string()})
 }
 
 /// Squid's error answers and truncated body.
@@ -60,6 +84,20 @@ pub const SHAPE: ErrorShape = ErrorShape {
 fn error(status: StatusCode, message: &str) -> Early {
     let mut body = error_body(status);
     body["message"] = json!(message);
+    body["reason"] = json!(message);
+    (status, Json(body)).into_response().into()
+}
+
+/// A refused request parameter: `SquidError` `SCHEMA_VALIDATION_ERROR`
+/// naming it in `path`.
+fn invalid_param(k: &str) -> Early {
+    let status = StatusCode::BAD_REQUEST;
+    let message = format!("\"{k}\" is required and must be valid");
+    let mut body = error_body(status);
+    body["message"] = json!(message);
+    body["reason"] = json!(message);
+    body["errorType"] = json!("SCHEMA_VALIDATION_ERROR");
+    body["path"] = json!(k);
     (status, Json(body)).into_response().into()
 }
 
@@ -101,12 +139,7 @@ async fn route(State(s): State<SimContext>, headers: HeaderMap, body: axum::body
 }
 
 fn build_route(s: &SimContext, b: &Value) -> Answer {
-    let bad = |k: &str| {
-        error(
-            StatusCode::BAD_REQUEST,
-            &format!("\"{k}\" is required and must be valid"),
-        )
-    };
+    let bad = invalid_param;
     let num = |k: &str| {
         text(b, k)
             .and_then(|v| v.parse::<u64>().ok())
@@ -178,17 +211,19 @@ fn render_route(
         decimals: 18,
     };
     let tx = json!({
-        "routeType": "CALL_BRIDGE", "target": call.to, "data": hex0x(&call.data),
+        "type": "ON_CHAIN_EXECUTION", "routeType": "CALL_BRIDGE", "target": call.to, "data": hex0x(&call.data),
         "value": call.value.to_string(), "gasLimit": DEPOSIT_GAS.to_string(),
         "gasPrice": GAS_PRICE.to_string(), "maxFeePerGas": GAS_PRICE.to_string(),
         "maxPriorityFeePerGas": "0", "requestId": hex::encode(&call.quote_id[..16]),
     });
-    json!({"route": {
+    let mut route = json!({
         "quoteId": hex::encode(&call.quote_id[..16]),
         "estimate": {
             "fromAmount": ask.amount.to_string(),
             "toAmount": priced.out.to_string(),
             "toAmountMin": less_bps(priced.out, slip_bps).to_string(),
+            "exchangeRate": exchange_rate(ask.amount, priced.out, from, to),
+            "aggregateSlippage": slippage_pct, "isBoostSupported": false,
             "fromToken": token_json(from, ask.from_chain), "toToken": token_json(to, ask.to_chain),
             "aggregatePriceImpact": "0.0", "estimatedRouteDuration": DURATION_SECS,
             "actions": [],
@@ -199,9 +234,27 @@ fn render_route(
                           "amount": (u128::from(DEPOSIT_GAS) * u128::from(GAS_PRICE)).to_string(),
                           "amountUsd": "0.00", "token": token_json(&gas_token, ask.from_chain)}],
         },
-        "transactionRequest": if quote_only { Value::Null } else { tx },
         "params": params,
-    }})
+    });
+    // Optional in Squid's `RouteResponse`: absent for `quoteOnly`.
+    if !quote_only {
+        route["transactionRequest"] = tx;
+    }
+    json!({ "route": route })
+}
+
+/// Squid's `exchangeRate`: destination units per source unit, as a decimal
+/// string (display only).
+fn exchange_rate(amount: U256, out: U256, from: &TokenInfo, to: &TokenInfo) -> String {
+    let as_f64 = |v: U256, decimals: u8| {
+        let v: f64 = v.to_string().parse().unwrap_or(0.0);
+        v / 10f64.powi(i32::from(decimals))
+    };
+    let input = as_f64(amount, from.decimals);
+    if input == 0.0 {
+        return "0".into();
+    }
+    format!("{:.6}", as_f64(out, to.decimals) / input)
 }
 
 #[tracing::instrument(skip_all, fields(simulator = "squid"))]
@@ -211,8 +264,7 @@ async fn status(
     Query(q): Query<Params>,
 ) -> Answer {
     gate(&s, &headers).await?;
-    let tx = param(&q, "transactionId")
-        .ok_or_else(|| error(StatusCode::BAD_REQUEST, "\"transactionId\" is required"))?;
+    let tx = param(&q, "transactionId").ok_or_else(|| invalid_param("transactionId"))?;
     let t = s
         .settle
         .transfer(tx)
@@ -220,33 +272,70 @@ async fn status(
     Ok(Json(render_status(&t)).into_response())
 }
 
-fn chain_leg(tx: Option<&str>, chain: &str) -> Value {
+fn chain_leg(tx: &str, chain: &str) -> Value {
     json!({"transactionId": tx, "blockNumber": "", "callEventStatus": "", "callEventLog": [],
            "chainData": {"chainId": chain, "networkName": format!("Devnet {chain}")}, "transactionUrl": ""})
 }
 
+/// Squid's verdict, Axelar's status, the destination leg's
+/// `RouteActionStatus` and transaction, and a refund transaction.
+type Verdict<'a> = (
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+    Option<&'a str>,
+    Option<&'a str>,
+);
+
+fn verdict(t: &Transfer) -> Verdict<'_> {
+    match t.outcome() {
+        Outcome::Pending => ("ongoing", "source_gateway_called", None, None, None),
+        Outcome::Delivered(tx) => (
+            "success",
+            "destination_executed",
+            Some("success"),
+            Some(tx),
+            None,
+        ),
+        Outcome::Failed {
+            refund_tx: Some(r), ..
+        } => ("refunded", "error", Some("refunded"), None, Some(r)),
+        Outcome::Failed {
+            refund_tx: None, ..
+        } => (
+            "failed_on_destination",
+            "error",
+            Some("failure"),
+            None,
+            None,
+        ),
+    }
+}
+
 fn render_status(t: &Transfer) -> Value {
     let dest = t.dest.as_ref().map_or(t.from.clone(), |d| d.label());
-    let (squid, axelar, to_tx, refund) = match t.outcome() {
-        Outcome::Pending => ("ongoing", "source_gateway_called", None, None),
-        Outcome::Delivered(tx) => ("success", "destination_executed", Some(tx), None),
-        Outcome::Failed { refund_tx, .. } => ("refund", "error", None, refund_tx),
-    };
-    let mut route_status = vec![
-        json!({"chainId": t.from, "txHash": t.src_tx, "status": "success", "action": "send"}),
-        json!({"chainId": dest, "txHash": to_tx, "status": squid, "action": "call"}),
-    ];
+    let (squid, axelar, leg, to_tx, refund) = verdict(t);
+    let mut route_status =
+        vec![json!({"chainId": t.from, "txHash": t.src_tx, "status": "success", "action": "send"})];
+    if let Some(leg) = leg {
+        route_status.push(
+            json!({"chainId": dest, "txHash": to_tx.unwrap_or_default(), "status": leg, "action": "call"}),
+        );
+    }
     if let Some(r) = refund {
         route_status
-            .push(json!({"chainId": t.from, "txHash": r, "status": "success", "action": "refund"}));
+            .push(json!({"chainId": t.from, "txHash": r, "status": "refunded", "action": "send"}));
     }
-    json!({
+    let mut body = json!({
         "id": t.src_tx, "status": axelar, "gasStatus": "", "isGMPTransaction": false,
         "axelarTransactionUrl": "",
-        "fromChain": chain_leg(Some(&t.src_tx), &t.from),
-        "toChain": chain_leg(to_tx, &dest),
+        "fromChain": chain_leg(&t.src_tx, &t.from),
         "routeStatus": route_status,
         "timeSpent": {"total": t.seen_at.elapsed().as_secs()},
         "squidTransactionStatus": squid,
-    })
+    });
+    if let Some(tx) = to_tx {
+        body["toChain"] = chain_leg(tx, &dest);
+    }
+    body
 }

@@ -18,10 +18,11 @@ mod drive;
 mod fixture;
 pub mod inputs;
 mod plan;
+mod vendor;
 
 pub use agree::{packagings_agree, PACKAGINGS_AGREE};
 pub use clauses::Clause;
-pub use fixture::FixtureServer;
+pub use fixture::{FixtureServer, AT_FIXTURE};
 pub use inputs::{directions, Direction, Inputs, KnownToken};
 use relay_capabilities::{CapabilityBroker, ManualClock, RailPolicy};
 use relay_config::HostConfig;
@@ -30,6 +31,7 @@ use relay_registry::PluginKind;
 use relay_runtime::{rails::RailSet, LoadedRail};
 use serde::Serialize;
 use std::{path::Path, sync::Arc, time::Duration};
+pub use vendor::{check_vendor, AGREES_WITH_VENDOR};
 
 /// How to run the kit.
 #[derive(Clone, Debug)]
@@ -246,6 +248,21 @@ pub async fn load(
 
 /// Runs every clause against `artifact`.
 pub async fn check(artifact: &Path, opts: &KitOptions) -> Report {
+    let (mut report, loaded) = open(artifact, opts).await;
+    if let Some((rail, broker)) = loaded {
+        report
+            .clauses
+            .extend(clauses::run_all(&rail, &broker, opts).await);
+    }
+    report
+}
+
+/// Loads `artifact` under `opts`: a report holding the `loads` clause, and
+/// the rail when it loaded.
+async fn open(
+    artifact: &Path,
+    opts: &KitOptions,
+) -> (Report, Option<(LoadedRail, Arc<CapabilityBroker>)>) {
     let kind = kind_of(artifact);
     let mut report = Report {
         artifact: artifact.display().to_string(),
@@ -260,17 +277,17 @@ pub async fn check(artifact: &Path, opts: &KitOptions) -> Report {
                 Clause::Loads.name(),
                 format!("{} {}", rail.id(), kind.as_str()),
             ));
-            report
-                .clauses
-                .extend(clauses::run_all(&rail, &broker, opts).await);
+            (report, Some((rail, broker)))
         }
-        Err(e) => report.clauses.push(ClauseResult::fail(
-            Clause::Loads.name(),
-            e,
-            "build the artifact with `export_native_rail!` (a `.so`/`.dylib`) or \
-             `export_wasm_rail!` (a `.wasm` component) against a contract version this host \
-             supports",
-        )),
+        Err(e) => {
+            report.clauses.push(ClauseResult::fail(
+                Clause::Loads.name(),
+                e,
+                "build the artifact with `export_native_rail!` (a `.so`/`.dylib`) or \
+                 `export_wasm_rail!` (a `.wasm` component) against a contract version this host \
+                 supports",
+            ));
+            (report, None)
+        }
     }
-    report
 }

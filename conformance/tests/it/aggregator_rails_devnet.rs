@@ -272,7 +272,7 @@ async fn bungee_quotes_executes_and_tracks_to_done_on_the_devnet() {
         rail: "bungee",
         artifact: || native("bungee"),
         upstream: Upstream::Bungee,
-        credential: Some(("bungee", "API-KEY")),
+        credential: Some(("bungee", "x-api-key")),
     })
     .await;
 }

@@ -3,10 +3,12 @@
 //! the template pass; each deliberately broken plugin fails, naming the
 //! clause it breaks, the cause and the fix — including a rail whose
 //! upstream never answers, one that answers one direction of a two-way
-//! lane, and plans calling an undeclared contract.
+//! lane, plans calling an undeclared contract, and a rail that reports its
+//! vendor's documented refund as delivered.
 
 use relay_conformance::rail::{
-    check, packagings_agree, FixtureServer, KitOptions, KnownToken, Report,
+    check, check_vendor, packagings_agree, FixtureServer, KitOptions, KnownToken, Report,
+    AGREES_WITH_VENDOR,
 };
 use relay_devnet::{Devnet, DevnetConfig};
 use relay_plugin_api::ChainRef;
@@ -207,6 +209,33 @@ fn the_cli_exits_non_zero_and_names_the_clause() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_rail_reporting_a_documented_refund_delivered_fails_against_its_vendor_cases() {
+    let dir = relay_fixtures::workspace_root().join("conformance/tests/fixtures/broken-vendor");
+    let cases = relay_rail_sdk::vendor::load(&dir).expect("the vendor cases");
+    let server = FixtureServer::start(Default::default()).await.unwrap();
+    let mut opts = server.apply(fast());
+    opts.rail_config.push(("upstream_url".into(), server.url()));
+    for artifact in [
+        relay_fixtures::native_plugin("relay-broken-native", &[]),
+        relay_fixtures::wasm_plugin("relay-broken-wasm", &[]),
+    ] {
+        let report = check_vendor(&artifact, &server, &cases, &opts).await;
+        assert!(report.passed(), "{report:#?}");
+        assert_eq!(clause(&report, AGREES_WITH_VENDOR).detail, "2 vendor cases");
+    }
+    let wrong = relay_fixtures::native_plugin("relay-broken-native", &["refund-delivered"]);
+    let report = check_vendor(&wrong, &server, &cases, &opts).await;
+    let c = clause(&report, AGREES_WITH_VENDOR);
+    assert!(!c.passed, "{report:#?}");
+    assert!(
+        c.detail.contains("refunded.json") && c.detail.contains("Done"),
+        "{c:#?}"
+    );
+    assert!(!c.detail.contains("delivered.json"), "{c:#?}");
+    assert!(c.fix.as_deref().is_some_and(|f| f.contains("never DONE")));
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn the_template_an_integrator_copies_passes_in_both_packagings() {
     let native = relay_fixtures::native_plugin("relay-rail-template-native", &[]);
     let wasm = relay_fixtures::wasm_plugin("relay-rail-template-wasm", &[]);
@@ -353,6 +382,90 @@ async fn every_packaged_rail_passes_the_kit_against_its_upstream_simulator() {
         checked.len() >= 10,
         "nine rails, the float lane twice: {checked:?}"
     );
+}
+
+/// A vendor's packaged rail and the settings it runs its vendor cases
+/// under (`rails/<rail>/tests/fixtures/vendor/`): (packaged dir, rail,
+/// config, credential header).
+type VendorRail = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    Option<&'static str>,
+);
+
+const VENDOR_RAILS: &[VendorRail] = &[
+    (
+        "lifi-wasm",
+        "lifi",
+        &[("credential", "lifi")],
+        Some("x-lifi-api-key"),
+    ),
+    (
+        "squid-wasm",
+        "squid",
+        &[("credential", "squid")],
+        Some("x-integrator-id"),
+    ),
+    (
+        "bungee-native",
+        "bungee",
+        &[("credential", "bungee")],
+        Some("x-api-key"),
+    ),
+    (
+        "cctp-wasm",
+        "cctp",
+        &[("attestation_base", "@fixture")],
+        None,
+    ),
+    ("stablebridge-native", "stablebridge", &[], None),
+    (
+        "btc-native",
+        "btc",
+        &[
+            ("broker_url", "@fixture/rpc"),
+            ("bitcoin_network", "mainnet"),
+        ],
+        None,
+    ),
+];
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_packaged_rail_agrees_with_its_vendors_own_examples() {
+    let mut failed = Vec::new();
+    for (dir, rail, config, header) in VENDOR_RAILS {
+        let root = relay_fixtures::workspace_root();
+        let cases =
+            relay_rail_sdk::vendor::load(&root.join(format!("rails/{rail}/tests/fixtures/vendor")))
+                .unwrap_or_else(|e| panic!("{rail}: {e}"));
+        let server = FixtureServer::start(Default::default()).await.unwrap();
+        let mut opts = fast();
+        opts.rail_config = config
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        opts.rail_config
+            .push(("relayer".into(), relay_rail_sdk::vendor::RELAYER.into()));
+        if let Some(header) = header {
+            let credential = relay_config::CredentialConfig {
+                header: header.to_string(),
+                env: "RELAY_KIT_UNUSED".into(),
+                value: Some(relay_config::Secret::new("kit")),
+            };
+            opts.credentials.push((rail.to_string(), credential));
+        }
+        let opts = server.apply(opts);
+        let artifact = artifact_in(&relay_fixtures::packaged_plugins().join(dir));
+        let report = check_vendor(&artifact, &server, &cases, &opts).await;
+        if report.passed() {
+            let c = clause(&report, AGREES_WITH_VENDOR);
+            assert_eq!(c.detail, format!("{} vendor cases", cases.len()), "{dir}");
+        } else {
+            failed.push(format!("{dir}: {report:#?}"));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
 /// A recorded upstream the integrator supplies in place of the real one:

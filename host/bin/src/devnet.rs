@@ -150,7 +150,7 @@ pub const DEVNET_UPSTREAM_KEY_ENV: &str = "RELAY_DEVNET_UPSTREAM_KEY";
 /// the devnet's CCTP contracts and token names, and the devnet's own
 /// contracts as the only ones their plans may call.
 pub fn point_rails_at(devnet: &Devnet, sims: &Simulators, mut config: HostConfig) -> HostConfig {
-    for (name, header) in [("squid", "x-integrator-id"), ("bungee", "API-KEY")] {
+    for (name, header) in [("squid", "x-integrator-id"), ("bungee", "x-api-key")] {
         config.capabilities.credentials.insert(
             name.into(),
             CredentialConfig {

@@ -6,7 +6,7 @@
 //!   → a JSON array of quotes `{type: REGULAR|DCA, srcAsset{chain,asset},
 //!   destAsset, depositAmount, egressAmount, includedFees[{type, chain, asset,
 //!   amount}], estimatedDurationSeconds, recommendedSlippageTolerancePercent}`;
-//!   errors are `{message}` (400 below the minimum, 500 no liquidity);
+//!   errors are `{message}` (see [`fetch`] for how each reads);
 //! - deposit channel (bitcoin sources): JSON-RPC
 //!   `broker_request_swap_deposit_address` on the operator's broker
 //!   (`broker_url`) with `[srcAsset, destAsset, destAddress, commissionBps,
@@ -20,9 +20,14 @@
 //!   affiliates, dcaParams]` → `{chain, calldata, value, to,
 //!   source_token_address}`: the Vault call the sender makes; the swap is
 //!   then known by that transaction's hash;
-//! - status: `GET {base_url}/v2/swaps/{channelId}` → `{state: WAITING |
-//!   RECEIVING | SWAPPING | SENDING | SENT | COMPLETED | FAILED,
-//!   depositChannel{…}, swapEgress{amount, txRef}, refundEgress{…}}`.
+//! - status: `GET {base_url}/v2/swaps/{id}` → `SwapStatusResponseV2`
+//!   (`packages/sdk/src/swap/v2/types.ts` of chainflip-sdk-monorepo):
+//!   `{state: WAITING | RECEIVING | SWAPPING | SENDING | SENT | COMPLETED |
+//!   FAILED, depositChannel?{isExpired, …}, deposit?{…, failure?},
+//!   swap?{…, onChain?}, swapEgress?, refundEgress?, fallbackEgress?}`, each
+//!   egress `{amount, txRef?, witnessedAt?, failedAt?, failure?{mode,
+//!   reason{name, message}}, destinationAddress?}`; `404 {message}` until
+//!   the swap is indexed. How the states read: [`crate`]'s `track` module.
 
 use relay_plugin_api::{Amount, Host, HttpRequest, HttpResponse, RailError, RailErrorKind, U256};
 use relay_rail_sdk::{quantity::Quantity, upstream::error_report, Upstream};
@@ -138,10 +143,19 @@ pub struct Priced {
 /// Reads a `/v2/quote` body for `asked`: its `REGULAR` quote.
 pub fn parse_quote(body: &[u8], asked: Amount) -> Result<Priced, RailError> {
     let quotes: Vec<QuoteBody> = CHAINFLIP.parse("quote", body)?;
-    let q = quotes
-        .into_iter()
-        .find(|q| q.kind == "REGULAR")
-        .ok_or_else(|| CHAINFLIP.malformed("no REGULAR quote in the answer"))?;
+    let dca_only = quotes.iter().any(|q| q.kind == "DCA");
+    let Some(q) = quotes.into_iter().find(|q| q.kind == "REGULAR") else {
+        // Chainflip answers only a DCA quote when a regular swap of this
+        // amount lacks liquidity; this rail swaps in one go.
+        return Err(if dca_only {
+            RailError::new(
+                RailErrorKind::AmountOutOfRange,
+                "Chainflip prices this amount only as a DCA swap (not enough liquidity for one swap)",
+            )
+        } else {
+            CHAINFLIP.malformed("no REGULAR quote in the answer")
+        });
+    };
     if q.deposit_amount.0 != asked {
         return Err(CHAINFLIP.malformed(format!(
             "quoted depositAmount {} for {asked}",
@@ -171,9 +185,22 @@ pub fn parse_quote(body: &[u8], asked: Amount) -> Result<Priced, RailError> {
 /// Duration when Chainflip gives none, seconds.
 pub const DEFAULT_DURATION_SEC: u32 = 900;
 
-/// Sends `req` to `upstream`; a 200 body, or the typed error of the answer:
-/// Chainflip's minimum/maximum and liquidity refusals are
-/// `AMOUNT_OUT_OF_RANGE`, an unknown asset pair `UNSUPPORTED_LANE`.
+/// Sends `req` to `upstream`; a 200 body, or the typed error of the answer.
+///
+/// Chainflip's swap backend answers errors as `{message}`
+/// (`ServiceError.toJSON`, chainflip-sdk-monorepo `packages/swap`):
+///
+/// | status, message | kind |
+/// |---|---|
+/// | 400 `expected amount is below minimum swap amount (…)` / `… above maximum swap amount (…)` | `AMOUNT_OUT_OF_RANGE` |
+/// | 400 `amount is lower than estimated ingress fee (…)` | `AMOUNT_OUT_OF_RANGE` |
+/// | 400 `swap output amount is lower than the egress fee (…)` | `AMOUNT_OUT_OF_RANGE` |
+/// | 400 `insufficient liquidity for [the] requested amount` | `AMOUNT_OUT_OF_RANGE` |
+/// | 400 `invalid request` (the query schema refused the pair; the rail sends only its lanes, amount > 0) | `UNSUPPORTED_LANE` |
+/// | 400 `Requested assets cannot be swapped` | `UNSUPPORTED_LANE` |
+/// | 503 `Asset … is disabled` | `UNSUPPORTED_LANE` |
+/// | 503 maintenance, 429, 500 (`unknown error`, quoting errors), other 5xx | `UPSTREAM` (retryable) |
+/// | 401/403 | `CAPABILITY`; other 4xx: the SDK's status mapping |
 pub fn fetch(host: &dyn Host, upstream: &Upstream, req: HttpRequest) -> Result<Vec<u8>, RailError> {
     let resp = upstream.send(host, req)?;
     if resp.status == 200 {
@@ -182,21 +209,38 @@ pub fn fetch(host: &dyn Host, upstream: &Upstream, req: HttpRequest) -> Result<V
     Err(error(upstream, &resp))
 }
 
+/// Messages of amounts Chainflip will not swap (too small, too large, too
+/// little liquidity), lower-cased.
+const OUT_OF_RANGE: [&str; 8] = [
+    "below minimum swap amount",
+    "above maximum swap amount",
+    "lower than estimated ingress fee",
+    "lower than the egress fee",
+    "insufficient liquidity",
+    "below the minimum",
+    "too small",
+    "too large",
+];
+
+/// Messages of pairs Chainflip does not serve, lower-cased.
+const NOT_SERVED: [&str; 6] = [
+    "invalid request",
+    "cannot be swapped",
+    "is disabled",
+    "unsupported",
+    "invalid asset",
+    "unknown asset",
+];
+
 fn error(upstream: &Upstream, resp: &HttpResponse) -> RailError {
     let report = error_report(resp);
     let m = report.message.to_ascii_lowercase();
     let what = format!("{} {}: {}", upstream.name, report.status, report.message);
-    if ["minimum", "maximum", "liquidity", "too small", "too large"]
-        .iter()
-        .any(|w| m.contains(w))
-    {
+    let refusal = matches!(report.status, 400..=499 | 503) && report.status != 429;
+    if refusal && OUT_OF_RANGE.iter().any(|w| m.contains(w)) {
         return RailError::new(RailErrorKind::AmountOutOfRange, what);
     }
-    if report.status == 400
-        && ["unsupported", "invalid asset", "unknown asset"]
-            .iter()
-            .any(|w| m.contains(w))
-    {
+    if refusal && NOT_SERVED.iter().any(|w| m.contains(w)) {
         return RailError::unsupported(what);
     }
     upstream.status_error(&report)
@@ -411,50 +455,176 @@ pub fn status_request(host: &dyn Host, id: &str) -> Option<HttpRequest> {
     ok.then(|| CHAINFLIP.get(host, &format!("/v2/swaps/{id}"), &[]))
 }
 
-/// A swap's state as Chainflip reports it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SwapStatus {
-    /// `WAITING` … `COMPLETED`, `FAILED`.
-    pub state: String,
-    /// The egress transaction, once sent.
-    pub egress_tx: Option<String>,
-    /// Whether a refund was sent.
-    pub refunded: bool,
-    /// Whether the deposit channel expired unused.
-    pub expired: bool,
-    /// Chainflip's failure reason, when it gives one.
+/// One egress of a swap as Chainflip reports it (`swapEgress`,
+/// `refundEgress`, `fallbackEgress`: `EgressFields` of the SDK's
+/// `SwapStatusResponseV2`, every field optional).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Egress {
+    /// The egress transaction, once broadcast (`txRef`).
+    pub tx_ref: Option<String>,
+    /// Whether Chainflip saw the broadcast succeed (`witnessedAt`).
+    pub witnessed: bool,
+    /// Why it failed, when it did (`failure.reason`, or `failedAt` alone).
     pub failure: Option<String>,
+    /// Where it went, when Chainflip says (`destinationAddress`: a
+    /// fallback egress's fallback address).
+    pub destination: Option<String>,
 }
 
-/// Reads a `/v2/swaps/{id}` body.
+/// What an on-chain (State Chain account) swap did (`swap.onChain`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OnChain {
+    /// Output was credited (`outputAmount`).
+    pub output: bool,
+    /// Input was refunded (`refundAmount`).
+    pub refund: bool,
+}
+
+/// A swap's state as Chainflip reports it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SwapStatus {
+    /// `WAITING` … `COMPLETED`, `FAILED`, as written.
+    pub state: String,
+    /// The swap's output egress.
+    pub swap_egress: Option<Egress>,
+    /// The refund to the fill-or-kill refund address (or of a rejected deposit).
+    pub refund_egress: Option<Egress>,
+    /// The output sent to a CCM fallback address after the destination call failed.
+    pub fallback_egress: Option<Egress>,
+    /// Whether the deposit channel expired (`depositChannel.isExpired`).
+    pub expired: bool,
+    /// Why the deposit failed (`deposit.failure.reason`), when it did.
+    pub deposit_failure: Option<String>,
+    /// The on-chain outcome, for swaps from and to State Chain accounts.
+    pub on_chain: Option<OnChain>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StatusBody {
+    state: String,
+    #[serde(default)]
+    deposit_channel: Option<ChannelBody>,
+    #[serde(default)]
+    deposit: Option<LegBody>,
+    #[serde(default)]
+    swap: Option<SwapBody>,
+    #[serde(default)]
+    swap_egress: Option<LegBody>,
+    #[serde(default)]
+    refund_egress: Option<LegBody>,
+    #[serde(default)]
+    fallback_egress: Option<LegBody>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ChannelBody {
+    #[serde(default)]
+    is_expired: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SwapBody {
+    #[serde(default)]
+    on_chain: Option<OnChainBody>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct OnChainBody {
+    #[serde(default)]
+    output_amount: Option<Value>,
+    #[serde(default)]
+    refund_amount: Option<Value>,
+}
+
+/// A deposit or an egress: the fields the rail reads.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LegBody {
+    #[serde(default)]
+    tx_ref: Option<String>,
+    #[serde(default)]
+    witnessed_at: Option<Value>,
+    #[serde(default)]
+    failed_at: Option<Value>,
+    #[serde(default)]
+    failure: Option<FailureBody>,
+    #[serde(default)]
+    destination_address: Option<String>,
+}
+
+/// `{failedAt, failedBlockIndex, mode, reason: {name | code, message}}`.
+#[derive(Deserialize)]
+struct FailureBody {
+    #[serde(default)]
+    mode: Option<String>,
+    #[serde(default)]
+    reason: Option<ReasonBody>,
+}
+
+#[derive(Deserialize)]
+struct ReasonBody {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    code: Option<String>,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+impl FailureBody {
+    fn describe(&self) -> String {
+        let r = self.reason.as_ref();
+        let name = r.and_then(|r| r.name.clone().or_else(|| r.code.clone()));
+        let message = r.and_then(|r| r.message.clone());
+        match (name, message, &self.mode) {
+            (Some(n), Some(m), _) => format!("{m} ({n})"),
+            (None, Some(m), _) => m,
+            (Some(n), None, _) => n,
+            (None, None, Some(mode)) => mode.clone(),
+            (None, None, None) => "failed".into(),
+        }
+    }
+}
+
+impl LegBody {
+    fn failure(&self) -> Option<String> {
+        match (&self.failure, &self.failed_at) {
+            (Some(f), _) => Some(f.describe()),
+            (None, Some(_)) => Some("failed".into()),
+            (None, None) => None,
+        }
+    }
+
+    fn egress(self) -> Egress {
+        Egress {
+            failure: self.failure(),
+            tx_ref: self.tx_ref.filter(|t| !t.is_empty()),
+            witnessed: self.witnessed_at.is_some(),
+            destination: self.destination_address,
+        }
+    }
+}
+
+/// Reads a `/v2/swaps/{id}` body (`SwapStatusResponseV2`).
 pub fn parse_status(body: &[u8]) -> Result<SwapStatus, RailError> {
-    let v: Value = CHAINFLIP.parse("swap status", body)?;
-    let state = v
-        .get("state")
-        .and_then(Value::as_str)
-        .ok_or_else(|| CHAINFLIP.malformed("swap status without a state"))?
-        .to_string();
-    let tx = |leg: &str| v.get(leg)?.get("txRef")?.as_str().map(str::to_string);
-    let failure = ["deposit", "swapEgress", "refundEgress"]
-        .iter()
-        .find_map(|leg| {
-            v.get(*leg)?
-                .get("failure")?
-                .get("reason")?
-                .get("message")?
-                .as_str()
-        })
-        .map(str::to_string);
+    let b: StatusBody = CHAINFLIP.parse("swap status", body)?;
     Ok(SwapStatus {
-        // `swapEgress` in the v2 schema; the devnet simulator writes `egress`.
-        egress_tx: tx("swapEgress").or_else(|| tx("egress")),
-        refunded: v.get("refundEgress").is_some_and(|r| !r.is_null()),
-        expired: v
-            .get("depositChannel")
-            .and_then(|c| c.get("isExpired"))
-            .and_then(Value::as_bool)
+        expired: b
+            .deposit_channel
+            .and_then(|c| c.is_expired)
             .unwrap_or(false),
-        failure,
-        state,
+        deposit_failure: b.deposit.as_ref().and_then(LegBody::failure),
+        on_chain: b.swap.and_then(|s| s.on_chain).map(|o| OnChain {
+            output: o.output_amount.is_some(),
+            refund: o.refund_amount.is_some(),
+        }),
+        swap_egress: b.swap_egress.map(LegBody::egress),
+        refund_egress: b.refund_egress.map(LegBody::egress),
+        fallback_egress: b.fallback_egress.map(LegBody::egress),
+        state: b.state,
     })
 }

@@ -122,14 +122,14 @@ fn chainflip_refusals_and_broken_bodies_are_typed() {
             RailErrorKind::AmountOutOfRange,
         ),
         (
-            500,
+            400,
             fixture!("quote_no_liquidity.json"),
             RailErrorKind::AmountOutOfRange,
         ),
         (
             200,
             fixture!("quote_dca_only.json"),
-            RailErrorKind::UpstreamMalformed,
+            RailErrorKind::AmountOutOfRange,
         ),
         (
             200,
@@ -353,7 +353,8 @@ fn swap_states_map_to_route_states_and_stages() {
     assert!(tx.unwrap().starts_with("0x9a8b7c6d"));
     assert_eq!(
         track(fixture!("status_failed_refunded.json")).0,
-        TrackState::Refunded
+        TrackState::Bridging,
+        "a FAILED swap's refund not witnessed yet is still under way"
     );
     let h = RecordingHost::new().answer(
         "/v2/swaps/1-Bitcoin-1",

@@ -1,92 +1,134 @@
-//! `GET /v2/bridge-status`: Socket's view of a bridging transaction, mapped
-//! to the spec's route states and stages.
+//! `GET /v3/swap/status?quoteId=`: Socket's view of a route, mapped to the
+//! spec's route states and stages.
 //!
-//! | `sourceTxStatus` / `destinationTxStatus` | state | stage |
-//! |---|---|---|
-//! | HTTP 404 | `PENDING` | — |
-//! | any / `COMPLETED` | `DONE` (`destTx` = `destinationTransactionHash`) | `COMPLETED` |
-//! | any / `REFUNDED` | `REFUNDED` | — |
-//! | `FAILED` / any, any / `FAILED` | `FAILED` | — |
-//! | `PENDING` / `PENDING` | `BRIDGING` | `RECEIVING` |
-//! | `COMPLETED` / `PENDING` | `BRIDGING` | `SENDING` |
+//! The mapping of every Socket value is the crate documentation's
+//! "Status and error mapping" table.
 
 use relay_plugin_api::{Host, HttpRequest, RailError, TrackRequest, TrackState, TrackStatus};
 use relay_rail_sdk::{
-    health::chain_pair_probe,
+    health::PROBE_TX,
     track::{read_track_ref, track_status, track_via},
 };
 use serde::Deserialize;
 
 use crate::{
-    quote::{Envelope, TrackRef},
+    quote::{with_affiliate, Envelope, TrackRef},
     UPSTREAM,
 };
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct BridgeStatus {
-    source_tx_status: String,
-    destination_tx_status: String,
-    destination_transaction_hash: Option<String>,
+struct SwapStatus {
+    status: Option<String>,
+    status_code: Option<String>,
+    origin: Option<Leg>,
+    destination: Option<Leg>,
+    refund: Option<Refund>,
 }
 
-/// The bridge-status request.
-pub fn request(host: &dyn Host, req: &TrackRequest, src_tx: &str) -> HttpRequest {
-    let track: TrackRef = read_track_ref(req);
-    let mut q = vec![
-        ("transactionHash", src_tx.to_string()),
-        ("fromChainId", req.from_chain.to_string()),
-        ("toChainId", req.to_chain.to_string()),
-    ];
-    if let Some(b) = track.bridge_name {
-        q.push(("bridgeName", b));
-    }
-    UPSTREAM.get(host, "/v2/bridge-status", &q)
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Leg {
+    status: Option<String>,
+    tx_hash: Option<String>,
 }
 
-/// The health probe: the status of a transaction no chain has.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Refund {
+    tx_hash: Option<String>,
+}
+
+/// The status request of the route with `quote_id`.
+pub fn request(host: &dyn Host, quote_id: &str) -> HttpRequest {
+    let req = UPSTREAM.get(
+        host,
+        "/v3/swap/status",
+        &[("quoteId", quote_id.to_string())],
+    );
+    with_affiliate(host, req)
+}
+
+/// The health probe: the status of a quote id Socket never issued.
 pub fn probe_request(host: &dyn Host) -> HttpRequest {
-    chain_pair_probe(&UPSTREAM, host, "/v2/bridge-status", "transactionHash")
+    request(host, PROBE_TX)
 }
 
-/// Asks Socket where the bridging transaction stands.
+/// Asks Socket where the route stands, by the `quoteId` the quote recorded.
 pub fn track(host: &dyn Host, req: &TrackRequest) -> Result<TrackStatus, RailError> {
+    let track: TrackRef = read_track_ref(req);
+    let quote_id = track.quote_id.filter(|q| !q.is_empty());
+    if req.src_tx.is_some() && quote_id.is_none() {
+        return Err(RailError::invalid(
+            "reference.quoteId",
+            "missing: Socket Swap V3 tracks a route by its quoteId",
+        ));
+    }
+    let quote_id = quote_id.unwrap_or_default();
     track_via(
         &UPSTREAM,
         host,
         req.src_tx.as_deref(),
-        |tx| request(host, req, tx),
-        |answer: Envelope<BridgeStatus>| match answer {
+        |_| request(host, &quote_id),
+        |answer: Envelope<SwapStatus>| match answer {
             Envelope {
                 success: true,
                 result: Some(s),
+                ..
             } => map(s),
             Envelope { success: true, .. } => {
-                Err(UPSTREAM.malformed("bridge-status: success without a result"))
+                Err(UPSTREAM.malformed("status: success without a result"))
             }
             _ => Err(RailError::upstream(
-                "Bungee bridge-status answered success: false",
+                "Socket swap status answered success: false",
             )),
         },
     )
 }
 
-fn map(s: BridgeStatus) -> Result<TrackStatus, RailError> {
-    let (src, dst) = (
-        s.source_tx_status.to_ascii_uppercase(),
-        s.destination_tx_status.to_ascii_uppercase(),
+fn map(s: SwapStatus) -> Result<TrackStatus, RailError> {
+    let status = s
+        .status
+        .clone()
+        .or_else(|| s.status_code.clone())
+        .ok_or_else(|| UPSTREAM.malformed("status: neither status nor statusCode"))?
+        .to_ascii_uppercase();
+    let leg = |l: &Option<Leg>| {
+        l.as_ref()
+            .and_then(|l| l.status.clone())
+            .unwrap_or_else(|| "-".into())
+    };
+    let message = format!(
+        "Socket {status} (origin {}, destination {})",
+        leg(&s.origin),
+        leg(&s.destination)
     );
-    let message = format!("Bungee source {src}, destination {dst}");
-    let dest_tx = s.destination_transaction_hash;
-    let (state, stage, dest_tx) = match (src.as_str(), dst.as_str()) {
-        (_, "COMPLETED") => (TrackState::Done, Some("COMPLETED"), dest_tx),
-        (_, "REFUNDED") => (TrackState::Refunded, None, dest_tx),
-        ("FAILED", _) | (_, "FAILED") => (TrackState::Failed, None, None),
-        ("PENDING", "PENDING") => (TrackState::Bridging, Some("RECEIVING"), None),
-        ("COMPLETED", "PENDING") => (TrackState::Bridging, Some("SENDING"), None),
-        _ => {
-            let m: String = message.chars().take(80).collect();
-            return Err(UPSTREAM.malformed(format!("unknown status: {m}")));
+    let dest_tx = s.destination.as_ref().and_then(|d| d.tx_hash.clone());
+    let refund_tx = s.refund.as_ref().and_then(|r| r.tx_hash.clone());
+    if refund_tx.as_deref().is_some_and(|t| !t.is_empty()) {
+        let m = format!("{message}; refunded in {}", refund_tx.unwrap_or_default());
+        return Ok(track_status(TrackState::Refunded, None, None, m));
+    }
+    let (state, stage, dest_tx, message) = match status.as_str() {
+        "COMPLETED" => (TrackState::Done, Some("COMPLETED"), dest_tx, message),
+        "REFUNDED" => (TrackState::Refunded, None, None, message),
+        "FAILED" => (TrackState::Failed, None, None, message),
+        "EXPIRED" => (
+            TrackState::Failed,
+            None,
+            None,
+            format!("{message}: the route expired"),
+        ),
+        "IN_PROGRESS" => {
+            let origin_done = leg(&s.origin).eq_ignore_ascii_case("COMPLETED");
+            let stage = if origin_done { "RECEIVING" } else { "SENDING" };
+            (TrackState::Bridging, Some(stage), None, message)
+        }
+        "PENDING" => (TrackState::Pending, None, None, message),
+        other => {
+            let v: String = other.chars().take(40).collect();
+            let m = format!("{message}: status {v:?} is not one Socket documents; still pending");
+            (TrackState::Pending, None, None, m)
         }
     };
     Ok(track_status(state, stage, dest_tx, message))

@@ -6,11 +6,26 @@
 //! The answer is `{"messages": [{"message", "eventNonce", "attestation",
 //! "cctpVersion", "status", "decodedMessage", "delayReason"}]}`, one entry per
 //! `MessageSent` of the transaction in log order. `status` is
-//! `pending_confirmations` (attestation `"PENDING"`, message possibly `"0x"`)
-//! until the source reaches the requested finality, then `complete` with the
-//! message bytes and the attestation signature(s). A 404 is Circle's
-//! documented "not observed yet — keep polling", not a failure; 429 means the
-//! caller exceeded the rate limit.
+//! `pending_confirmations` (attestation `"PENDING"`, message possibly `"0x"`,
+//! `decodedMessage` null) until the source reaches the requested finality,
+//! then `complete` with the message bytes and the attestation signature(s).
+//! `delayReason` (e.g. `insufficient_fee`) says why an attestation waits.
+//! Circle's own Go client (`circlefin/cctp-go`) also names the pending word
+//! `pending`. A 404 is Circle's documented "not observed yet — keep
+//! polling", not a failure; 429 means the caller exceeded the rate limit.
+//!
+//! | Circle's answer | [`Attestation`] |
+//! |---|---|
+//! | 404, or 200 with `messages: []` | `NotObserved` |
+//! | the entry for our destination, `pending_confirmations` or `pending` | `Pending` (with `delayReason`) |
+//! | the entry for our destination, another `status` (or none) | `Unknown` (pending, reported) |
+//! | the entry for our destination, `complete` with message and 65·n-byte attestation | `Complete` |
+//! | `complete` without a hex attestation, or with a message too short for a CCTP header | `UPSTREAM_MALFORMED` |
+//! | entries whose message is not available yet (`"0x"`, absent), none for our destination | `Pending` |
+//! | every entry readable, none for our destination | `UPSTREAM_MALFORMED` |
+//! | a 200 body that is not `{messages: [...]}`, a message that is not hex | `UPSTREAM_MALFORMED` |
+//! | 400 | `INVALID_INPUT` |
+//! | 429, 5xx | `UPSTREAM`, retryable |
 
 use relay_plugin_api::{Host, HttpRequest, RailError, RailErrorKind};
 use relay_rail_sdk::{
@@ -49,15 +64,32 @@ pub fn messages_request(host: &dyn Host, source_domain: u32, tx_hash: &str) -> H
     ))
 }
 
-/// One entry of `messages`.
+/// One entry of `messages` (the fields the rail reads; Circle's examples
+/// show every one of them absent, null or a placeholder at some stage).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Message {
-    message: String,
+    #[serde(default)]
+    message: Option<String>,
     #[serde(default)]
     attestation: Option<String>,
-    status: String,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    delay_reason: Option<String>,
 }
+
+impl Message {
+    fn status(&self) -> &str {
+        self.status.as_deref().unwrap_or("")
+    }
+}
+
+/// Circle's status word for a signed message.
+const COMPLETE: &str = "complete";
+/// Circle's status words for an observed message waiting for finality: the
+/// documented one, and the one Circle's Go client uses.
+const PENDING_WORDS: [&str; 2] = ["pending_confirmations", "pending"];
 
 #[derive(Clone, Debug, Deserialize)]
 struct Messages {
@@ -67,10 +99,18 @@ struct Messages {
 /// Where the attestation of a burn stands.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Attestation {
-    /// Circle has not observed the burn yet (404).
+    /// Circle has not observed the burn yet (404, or no messages).
     NotObserved,
-    /// Observed, waiting for finality; the upstream's status word.
-    Pending(String),
+    /// Observed, waiting for finality (`pending_confirmations`).
+    Pending {
+        /// The upstream's status word.
+        status: String,
+        /// Circle's `delayReason`, when it gives one.
+        delay_reason: Option<String>,
+    },
+    /// Observed with a status word Circle does not document: pending,
+    /// reported.
+    Unknown(String),
     /// Signed: the message and attestation `receiveMessage` takes.
     Complete {
         /// The message bytes.
@@ -109,36 +149,63 @@ pub fn parse(body: &[u8], destination_domain: u32) -> Result<Attestation, RailEr
     }
     let mut pending = None;
     for entry in &m.messages {
-        let bytes = decode_hex(&entry.message).ok_or_else(|| {
-            IRIS.malformed(format!("message {:?} is not 0x-hex", clip(&entry.message)))
-        })?;
+        let raw = entry
+            .message
+            .as_deref()
+            .filter(|m| !m.is_empty())
+            .unwrap_or("0x");
+        let bytes = decode_hex(raw)
+            .ok_or_else(|| IRIS.malformed(format!("message {:?} is not 0x-hex", clip(raw))))?;
         let Some(dest) = header_u32(&bytes, DESTINATION_DOMAIN_AT) else {
-            pending.get_or_insert_with(|| entry.status.clone());
+            if entry.status() == COMPLETE {
+                return Err(IRIS.malformed(format!(
+                    "a complete message of {} bytes is too short for a CCTP header",
+                    bytes.len()
+                )));
+            }
+            pending.get_or_insert_with(|| waiting(entry));
             continue;
         };
-        if dest != destination_domain {
-            continue;
+        if dest == destination_domain {
+            return read_entry(entry, bytes);
         }
-        if entry.status != "complete" {
-            return Ok(Attestation::Pending(entry.status.clone()));
-        }
-        let attestation = entry
-            .attestation
-            .as_deref()
-            .and_then(decode_hex)
-            .filter(|a| !a.is_empty() && a.len().is_multiple_of(65))
-            .ok_or_else(|| IRIS.malformed("a complete message without a hex attestation"))?;
-        return Ok(Attestation::Complete {
-            message: bytes,
-            attestation,
-        });
     }
-    match pending {
-        Some(status) => Ok(Attestation::Pending(status)),
-        None => Err(RailError::new(
+    pending.ok_or_else(|| {
+        RailError::new(
             RailErrorKind::UpstreamMalformed,
             format!("Circle attestation API: the transaction holds no message for domain {destination_domain}"),
-        )),
+        )
+    })
+}
+
+/// The entry bound for the route's destination.
+fn read_entry(entry: &Message, message: Vec<u8>) -> Result<Attestation, RailError> {
+    if entry.status() != COMPLETE {
+        return Ok(waiting(entry));
+    }
+    let attestation = entry
+        .attestation
+        .as_deref()
+        .and_then(decode_hex)
+        .filter(|a| !a.is_empty() && a.len().is_multiple_of(65))
+        .ok_or_else(|| IRIS.malformed("a complete message without a hex attestation"))?;
+    Ok(Attestation::Complete {
+        message,
+        attestation,
+    })
+}
+
+/// An entry that is not signed yet: pending when Circle says so, else
+/// an unknown status, reported.
+fn waiting(entry: &Message) -> Attestation {
+    let status = entry.status();
+    if PENDING_WORDS.contains(&status) {
+        Attestation::Pending {
+            status: status.to_string(),
+            delay_reason: entry.delay_reason.clone().filter(|d| !d.is_empty()),
+        }
+    } else {
+        Attestation::Unknown(clip(status))
     }
 }
 

@@ -19,6 +19,26 @@
 //! 3. the host sends it and tracks again with `reference` = the follow-up's
 //!    hash; its receipt makes the route DONE.
 //!
+//! How every answer maps (Circle's values in [`iris`]):
+//!
+//! | what the rail sees | state | stage |
+//! |---|---|---|
+//! | no source transaction yet | `PENDING` | — |
+//! | Circle: 404, or `messages: []` (not observed yet) | `PENDING` | — |
+//! | Circle: `pending_confirmations` / `pending` (with or without `delayReason`) | `BRIDGING`, message names the delay | `RECEIVING` |
+//! | Circle: another status word | `PENDING`, message names it | — |
+//! | Circle: `complete` with message and attestation | `BRIDGING` + follow-up `receiveMessage` | `SENDING` |
+//! | Circle: `complete` without attestation, unreadable or foreign-only messages, a body not in Circle's format | `UPSTREAM_MALFORMED` error | — |
+//! | Circle: 400 | `INVALID_INPUT` error | — |
+//! | Circle: 429, 5xx, unreachable | `UPSTREAM` error, retryable | — |
+//! | the mint (`reference`) not mined yet | `BRIDGING` | `SENDING` |
+//! | the mint's receipt succeeded | `DONE` (`destTx` = the mint) | `COMPLETED` |
+//! | the mint reverted | `FAILED` | — |
+//!
+//! CCTP has no refund: a burn is either minted on the destination or
+//! waits (Circle's API can re-attest an expired message); nothing maps to
+//! `REFUNDED`.
+//!
 //! Operator configuration (`[rails.cctp]`): `attestation_base` (default
 //! `https://iris-api.circle.com`; the sandbox is `iris-api-sandbox`),
 //! `token_messenger.<chainId>`, `message_transmitter.<chainId>`,
@@ -202,16 +222,32 @@ impl Rail for Cctp {
         }
         Ok(match iris::fetch(host, src.domain, dst.domain, burn_tx)? {
             Attestation::NotObserved => track_status(
-                TrackState::Bridging,
-                Some("RECEIVING"),
+                TrackState::Pending,
+                None,
                 None,
                 "burn sent; Circle has not observed it yet",
             ),
-            Attestation::Pending(status) => track_status(
+            Attestation::Pending {
+                status,
+                delay_reason,
+            } => track_status(
                 TrackState::Bridging,
                 Some("RECEIVING"),
                 None,
-                format!("burn observed by Circle ({status}); waiting for source finality"),
+                match delay_reason {
+                    Some(why) => format!(
+                        "burn observed by Circle ({status}); attestation delayed: {why}"
+                    ),
+                    None => {
+                        format!("burn observed by Circle ({status}); waiting for source finality")
+                    }
+                },
+            ),
+            Attestation::Unknown(status) => track_status(
+                TrackState::Pending,
+                None,
+                None,
+                format!("Circle reports the burn as {status:?}, a status it does not document; asking again"),
             ),
             Attestation::Complete {
                 message,

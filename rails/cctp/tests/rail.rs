@@ -176,10 +176,8 @@ fn track_asks_circle_for_the_burn_by_source_domain_and_hash() {
     let s = Cctp
         .track(&host, &track_request(BASE, ARB, None, Some(BURN_TX)))
         .unwrap();
-    assert_eq!(
-        (s.state, s.stage.as_deref()),
-        (TrackState::Bridging, Some("RECEIVING"))
-    );
+    // Circle documents 404 as "not observed yet": pending, not a failure.
+    assert_eq!((s.state, s.stage.as_deref()), (TrackState::Pending, None));
     let req = host.only_request();
     assert!(
         req.url.starts_with("http://127.0.0.1:9/v2/messages/6?"),
@@ -362,4 +360,28 @@ fn manifest_declares_circles_hosts_chains_and_contracts() {
         .iter()
         .any(|c| c.chain == ARB && c.address == MESSAGE_TRANSMITTER_V2));
     assert!(m.upstream.unwrap().contains("/v2/messages"));
+}
+
+#[test]
+fn unknown_status_words_are_pending_and_delays_are_named() {
+    let track = |body: &str| {
+        let host = RecordingHost::new().answer("/v2/messages/6", 200, body);
+        Cctp.track(&host, &track_request(BASE, ARB, None, Some(BURN_TX)))
+            .unwrap()
+    };
+    let odd = track(r#"{"messages":[{"message":"0x","status":"re_attesting"}]}"#);
+    assert_eq!(odd.state, TrackState::Pending);
+    assert!(odd.message.unwrap().contains("re_attesting"));
+    let delayed = track(
+        r#"{"messages":[{"message":"0x","attestation":"PENDING","status":"pending_confirmations","delayReason":"insufficient_fee"}]}"#,
+    );
+    assert_eq!(
+        (delayed.state, delayed.stage.as_deref()),
+        (TrackState::Bridging, Some("RECEIVING"))
+    );
+    assert!(delayed.message.unwrap().contains("insufficient_fee"));
+    let bare = track(r#"{"messages":[{"status":"pending_confirmations"}]}"#);
+    assert_eq!(bare.state, TrackState::Bridging);
+    let empty = track(r#"{"messages":[]}"#);
+    assert_eq!(empty.state, TrackState::Pending);
 }

@@ -351,8 +351,15 @@ fn statuses_map_to_route_states() {
             .state,
         TrackState::Pending
     );
+    // A status LI.FI does not document is pending, reported — not garbage.
     let odd = RecordingHost::new().answer("/v1/status", 200, &fixture("status_unknown.json"));
-    let e = Lifi.track(&odd, &track_request(Some(SRC_TX))).unwrap_err();
+    let s = Lifi.track(&odd, &track_request(Some(SRC_TX))).unwrap();
+    assert_eq!(s.state, TrackState::Pending);
+    assert!(s.message.unwrap().contains("EXPLODED"));
+    let no_status = RecordingHost::new().answer("/v1/status", 200, r#"{"substatus":"COMPLETED"}"#);
+    let e = Lifi
+        .track(&no_status, &track_request(Some(SRC_TX)))
+        .unwrap_err();
     assert_eq!(e.kind, RailErrorKind::UpstreamMalformed);
     let down = RecordingHost::new().answer("/v1/status", 500, "{}");
     assert!(

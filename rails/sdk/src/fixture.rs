@@ -17,8 +17,12 @@
 //!       "body": { "feeBps": 10, "minFee": "1000", "etaSeconds": 60 } } ] }
 //! ```
 //!
-//! An answer matches a request with the same method and path (the query is
-//! ignored); a request nothing matches gets a 404 naming what was asked.
+//! An answer matches a request with the same method whose path is, or ends
+//! with, the answer's (the query is ignored; a `base_url` with a path prefix
+//! still matches); a request nothing matches gets a 404 naming what was
+//! asked.
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -49,6 +53,22 @@ pub struct RecordedAnswer {
     /// The JSON body.
     #[serde(default)]
     pub body: Value,
+    /// A body that is not JSON, served as it is (instead of `body`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Response headers.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+}
+
+impl RecordedAnswer {
+    /// The body's bytes as served: `text` as it is, else `body` as JSON.
+    pub fn body_bytes(&self) -> Vec<u8> {
+        match &self.text {
+            Some(t) => t.as_bytes().to_vec(),
+            None => self.body.to_string().into_bytes(),
+        }
+    }
 }
 
 fn get() -> String {
@@ -70,7 +90,7 @@ impl Fixture {
         let path = path.split('?').next().unwrap_or(path);
         self.answers
             .iter()
-            .find(|a| a.method.eq_ignore_ascii_case(method) && a.path == path)
+            .find(|a| a.method.eq_ignore_ascii_case(method) && path.ends_with(&a.path))
     }
 
     /// The body served when nothing matches (with status 404).
@@ -95,6 +115,7 @@ mod tests {
         assert_eq!(f.answer("get", "/v1/fees?x=1").unwrap().body["feeBps"], 10);
         assert_eq!(f.answer("POST", "/v1/fees").unwrap().status, 405);
         assert!(f.answer("GET", "/v1/other").is_none());
+        assert_eq!(f.answer("GET", "/api/v1/fees").unwrap().status, 200);
         assert!(Fixture::parse(r#"{"answers":[],"extra":1}"#).is_err());
     }
 }

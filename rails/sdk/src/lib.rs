@@ -46,6 +46,7 @@ pub mod quantity;
 pub mod testing;
 pub mod track;
 pub mod upstream;
+pub mod vendor;
 // Added for the non-EVM and burn-mint rails (cctp, stablebridge, btc, sui, tron):
 pub mod evm_abi;
 pub mod evm_read;

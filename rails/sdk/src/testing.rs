@@ -9,6 +9,11 @@ use relay_plugin_api::{
     ChainRef, Host, HostError, HostErrorKind, HttpRequest, HttpResponse, LogLevel,
 };
 
+pub use crate::vendor::{
+    default_quote as usdc_base_to_arbitrum, default_track as track_for, token, ARB_USDC, BASE_USDC,
+    RELAYER, SRC_TX, USER,
+};
+
 /// The instant a [`RecordingHost`]'s clock reads.
 pub const NOW_MS: u64 = 1_767_225_600_000;
 
@@ -34,7 +39,13 @@ impl RecordingHost {
     pub fn from_fixture(fixture: &crate::fixture::Fixture) -> Self {
         let mut host = Self::new().config("base_url", "https://fixture.invalid");
         for a in &fixture.answers {
-            host = host.answer(&a.path, a.status, &a.body.to_string());
+            let headers: Vec<(&str, &str)> = a
+                .headers
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            let body = String::from_utf8_lossy(&a.body_bytes()).into_owned();
+            host = host.answer_with_headers(&a.path, a.status, &body, &headers);
         }
         host
     }
@@ -182,47 +193,11 @@ pub fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-/// A relayer address the samples use (the Permit2 spender and upstream sender).
-pub const RELAYER: &str = "0x552008c0f6870c2f77e5cC1d2eb9bdff03e30Ea0";
-/// A user address the samples use.
-pub const USER: &str = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
-/// USDC on Base.
-pub const BASE_USDC: &str = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
-/// USDC on Arbitrum.
-pub const ARB_USDC: &str = "0xaf88d065e77c8cC2239327C5EDb3A432268e5831";
-/// A source transaction hash the samples track.
-pub const SRC_TX: &str = "0x5862726dbc6643c6a34b3496bb15e91f11771f6756ccf83826304846bbc93c0a";
-
 /// A recorded upstream sample: `tests/fixtures/<name>` of the crate at
 /// `manifest_dir` (pass `env!("CARGO_MANIFEST_DIR")`).
 pub fn fixture(manifest_dir: &str, name: &str) -> String {
     std::fs::read_to_string(format!("{manifest_dir}/tests/fixtures/{name}"))
         .unwrap_or_else(|e| panic!("fixture {name}: {e}"))
-}
-
-/// A 6-decimal token.
-pub fn token(symbol: &str, address: &str) -> relay_plugin_api::Token {
-    relay_plugin_api::Token {
-        symbol: symbol.into(),
-        address: Some(address.into()),
-        decimals: 6,
-    }
-}
-
-/// `amount` USDC units from Base to Arbitrum, from [`USER`] to [`RELAYER`],
-/// 50 bps slippage.
-pub fn usdc_base_to_arbitrum(amount: u128) -> relay_plugin_api::QuoteRequest {
-    relay_plugin_api::QuoteRequest {
-        from_chain: ChainRef::Evm(8453),
-        to_chain: ChainRef::Evm(42161),
-        from_token: token("USDC", BASE_USDC),
-        to_token: token("USDC", ARB_USDC),
-        amount: relay_plugin_api::Amount::from_u128(amount),
-        from_address: Some(USER.into()),
-        to_address: Some(RELAYER.into()),
-        slippage_bps: 50,
-        member: false,
-    }
 }
 
 /// What the engine asks `prepare` for a Base → Arbitrum USDC `quote`.
@@ -245,20 +220,61 @@ pub fn prepare_for(
     }
 }
 
-/// What the engine asks `track` for a Base → Arbitrum route.
-pub fn track_for(reference: Option<&str>, src_tx: Option<&str>) -> relay_plugin_api::TrackRequest {
-    relay_plugin_api::TrackRequest {
-        route_id: "rt_test".into(),
-        reference: reference.map(str::to_string),
-        from_chain: ChainRef::Evm(8453),
-        to_chain: ChainRef::Evm(42161),
-        src_tx: src_tx.map(str::to_string),
-    }
-}
-
 /// Compares query pairs with expected `(key, value)`s, in order.
 pub fn assert_query(req: &HttpRequest, expected: &[(&str, &str)]) {
     let got = query_pairs(&req.url);
     let got: Vec<(&str, &str)> = got.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     assert_eq!(got, expected, "query of {}", req.url);
+}
+
+/// Runs every vendor case of the crate at `manifest_dir`
+/// (`tests/fixtures/vendor/`, see [`crate::vendor`]) through `rail` on a
+/// recording host configured with `config`; panics naming every case whose
+/// outcome differs from what it expects. Returns how many ran.
+pub fn check_vendor_cases(
+    manifest_dir: &str,
+    rail: &dyn relay_plugin_api::Rail,
+    config: &[(&str, &str)],
+) -> usize {
+    let dir = std::path::Path::new(manifest_dir).join("tests/fixtures/vendor");
+    let cases = crate::vendor::load(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    assert!(!cases.is_empty(), "{}: no vendor cases", dir.display());
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|(name, case)| {
+            let host = config
+                .iter()
+                .fold(RecordingHost::from_fixture(&case.fixture()), |h, (k, v)| {
+                    h.config(k, v)
+                });
+            run_case(rail, &host, case)
+                .err()
+                .map(|e| format!("{name}: {e}"))
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} vendor cases differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+    cases.len()
+}
+
+fn run_case(
+    rail: &dyn relay_plugin_api::Rail,
+    host: &RecordingHost,
+    case: &crate::vendor::VendorCase,
+) -> Result<(), String> {
+    match case.call {
+        crate::vendor::VendorCall::Quote => {
+            let req = case.quote_request()?;
+            case.expect.check_quote(&rail.quote(host, &req))
+        }
+        crate::vendor::VendorCall::Track => {
+            let req = case.track_request()?;
+            case.expect.check_track(&rail.track(host, &req))
+        }
+    }
 }

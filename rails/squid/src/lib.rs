@@ -13,15 +13,23 @@
 //!   decimal strings, `slippage` a percentage number, native asset
 //!   `0xEeee…EEeE`) → `{route: {quoteId, estimate{fromAmount, toAmount,
 //!   toAmountMin, feeCosts[{name, amount, token}], gasCosts[{gasLimit,
-//!   amount, token}], estimatedRouteDuration}, transactionRequest{routeType,
-//!   target, data, value, gasLimit, gasPrice}}}` and an `x-request-id`
-//!   response header, kept as the quote's `upstreamRef`.
+//!   amount, token}], estimatedRouteDuration}, transactionRequest?{type,
+//!   routeType, target, data, value, gasLimit, gasPrice}}}` and an
+//!   `x-request-id` response header, kept as the quote's `upstreamRef`.
+//!   Only a `transactionRequest` of type `ON_CHAIN_EXECUTION` (or untyped)
+//!   is carried; Squid's types (`0xsquid/squid-types` `RouteResponse`) make
+//!   it optional.
 //! - `GET {base}/v2/status?transactionId&requestId&fromChainId&toChainId&quoteId`
-//!   → `{id, squidTransactionStatus: success|ongoing|needs_gas|partial_success|not_found|refunded,
-//!   toChain{transactionId}}`; 404 while the transaction is not indexed yet.
+//!   → `{id, status, squidTransactionStatus?: success|needs_gas|ongoing|partial_success|not_found|failed_on_destination|refunded,
+//!   toChain{transactionId}}` (the enum of `0xsquid/squid-types`; the docs
+//!   also spell `refund`); 404 while the transaction is not indexed yet.
+//!   The mapping of every value is tabled in `status.rs`.
 //! - Errors: `{message, type}` (`BAD_REQUEST`, `UNAUTHORIZED`, `NOT_FOUND`,
-//!   `RATE_LIMITED`, `INTERNAL_ERROR`) with messages such as "No route
-//!   found", "Amount too low", "Unsupported token".
+//!   `RATE_LIMITED`, `INTERNAL_ERROR`; `errorType` in Squid's `SquidError`
+//!   type) with messages such as "No route found", "Amount too low",
+//!   "Unsupported token", "Too many quote requests for this address".
+//!
+//! Vendor material checked: `tests/fixtures/vendor/SOURCES`.
 //!
 //! Squid requires an integrator id on every request: configure a credential
 //! (`[capabilities.credentials.squid] header = "x-integrator-id"`), grant it

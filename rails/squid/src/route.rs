@@ -54,7 +54,8 @@ struct RouteAnswer {
 struct Route {
     quote_id: Option<String>,
     estimate: Estimate,
-    transaction_request: TransactionRequest,
+    /// Optional in Squid's `RouteResponse` (absent for `quoteOnly`).
+    transaction_request: Option<TransactionRequest>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -94,8 +95,12 @@ struct GasCost {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct TransactionRequest {
-    target: String,
-    data: String,
+    /// Squid's `SquidDataType`; only `ON_CHAIN_EXECUTION` is a plain call.
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    /// Absent from the deposit-address members of Squid's `SquidData`.
+    target: Option<String>,
+    data: Option<String>,
     value: Option<Quantity>,
     gas_limit: Option<Quantity>,
 }
@@ -131,14 +136,7 @@ pub fn parse(
         e.to_amount,
         e.to_amount_min,
     )?;
-    let tx = &r.transaction_request;
-    let call = EvmCall {
-        to: tx.target.clone(),
-        data: tx.data.clone(),
-        value: tx.value.unwrap_or_default().0,
-        gas_limit: tx.gas_limit.and_then(Quantity::to_u64),
-    }
-    .checked(&UPSTREAM)?;
+    let call = executable(r.transaction_request.as_ref())?.checked(&UPSTREAM)?;
     let gas = estimate::gas(
         req.from_chain,
         e.gas_costs
@@ -189,12 +187,39 @@ pub fn parse(
     })
 }
 
+/// The route's transaction as a call, when it is a plain on-chain call the
+/// plan can send: none at all is not the answer to a `quoteOnly: false`
+/// request; a deposit-address or signature route is not this rail's lane.
+fn executable(tx: Option<&TransactionRequest>) -> Result<EvmCall, RailError> {
+    let tx = tx
+        .ok_or_else(|| UPSTREAM.malformed("route without transactionRequest (quoteOnly: false)"))?;
+    if let Some(kind) = tx.kind.as_deref().filter(|k| *k != "ON_CHAIN_EXECUTION") {
+        let kind: String = kind.chars().take(40).collect();
+        return Err(RailError::unsupported(format!(
+            "Squid offered a {kind} route; only ON_CHAIN_EXECUTION is carried"
+        )));
+    }
+    let (Some(to), Some(data)) = (&tx.target, &tx.data) else {
+        return Err(UPSTREAM.malformed("route: transactionRequest without target or data"));
+    };
+    Ok(EvmCall {
+        to: to.clone(),
+        data: data.clone(),
+        value: tx.value.unwrap_or_default().0,
+        gas_limit: tx.gas_limit.and_then(Quantity::to_u64),
+    })
+}
+
 /// Squid's error answer as a typed rail error: the documented messages
-/// refine what the status says.
+/// ("Error Codes") refine what the status says.
 fn error(resp: &HttpResponse) -> RailError {
     let report = error_report(resp);
     let base = UPSTREAM.status_error(&report);
     let m = report.message.to_ascii_lowercase();
+    // "Too many quote requests for this address": wait `retryAfter`.
+    if m.contains("too many") {
+        return RailError::upstream(base.message);
+    }
     let kind = if m.contains("amount too low") || m.contains("amount too high") {
         RailErrorKind::AmountOutOfRange
     } else if m.contains("no route")

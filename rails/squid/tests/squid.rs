@@ -275,12 +275,20 @@ fn squid_statuses_map_to_route_states() {
             Some("SENDING"),
             None,
         ),
+        // A refund is never a delivery, whatever toChain says.
         (
             "status_refunded.json",
             200,
             TrackState::Refunded,
             None,
-            delivered,
+            None,
+        ),
+        (
+            "status_failed_on_destination.json",
+            200,
+            TrackState::Failed,
+            None,
+            None,
         ),
         (
             "status_not_found.json",
@@ -306,9 +314,20 @@ fn squid_statuses_map_to_route_states() {
             "{f}"
         );
     }
+    // Not Squid's vocabulary: still waiting, and the message says which word.
     let odd = RecordingHost::new().answer("/v2/status", 200, &fixture("status_unknown.json"));
-    let e = Squid.track(&odd, &track_request(Some(SRC_TX))).unwrap_err();
-    assert_eq!(e.kind, RailErrorKind::UpstreamMalformed);
+    let s = Squid.track(&odd, &track_request(Some(SRC_TX))).unwrap();
+    assert_eq!(s.state, TrackState::Pending);
+    assert!(s.message.unwrap().contains("teleported"));
+    // squidTransactionStatus is optional in Squid's types.
+    let none = RecordingHost::new().answer(
+        "/v2/status",
+        200,
+        r#"{"id":"0x1","status":"source_gateway_called","gasStatus":"","axelarTransactionUrl":""}"#,
+    );
+    let s = Squid.track(&none, &track_request(Some(SRC_TX))).unwrap();
+    assert_eq!(s.state, TrackState::Pending);
+    assert!(s.message.unwrap().contains("source_gateway_called"));
     let down = RecordingHost::new().answer("/v2/status", 502, "bad gateway");
     assert!(
         Squid

@@ -14,10 +14,18 @@
 //!   destinationChainSymbol, sendAmount, signaturesCount, signaturesNeeded,
 //!   send: {…}, receive?: {txId, …}}`.
 //!
-//! Errors are NestJS `{statusCode, message, errorCode?}` bodies, 400 for
-//! anything the SDK refuses. Tokens are identified by address; the chain
-//! symbols (`sourceChain`, `destinationChain`) are also sent — the REST API
-//! ignores them, they keep requests readable and self-describing.
+//! Errors are NestJS `HttpExceptionBody`s, `{statusCode, message,
+//! errorCode?}`, 400 for anything refused: the SDK's refusals carry its
+//! `errorCode`; since REST API 3.28 their message, and that of every other
+//! failure the REST API did not word itself, is `"Bad request"` — including
+//! the status of a transaction Allbridge has not indexed yet (a bare
+//! `{"statusCode":400,"message":"Bad request"}`). The tables of [`parse_status`],
+//! [`error`] and [`error_code_kind`] say how each answer maps to a
+//! `TrackState` or a `RailError` kind.
+//!
+//! Tokens are identified by address; the chain symbols (`sourceChain`,
+//! `destinationChain`) are also sent — the REST API ignores them, they keep
+//! requests readable and self-describing.
 //!
 //! Allbridge publishes this API as a service integrators run themselves
 //! (docker image `allbridge/io.allbridge.rest-api`), so there is no public
@@ -320,7 +328,9 @@ pub fn parse_raw_evm(body: &[u8], sender: &str) -> Result<EvmCall, RailError> {
 /// Where a transfer stands.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Progress {
-    /// Allbridge has not indexed the source transaction yet.
+    /// Allbridge has not indexed the source transaction yet (or its core
+    /// API did not answer the REST API: the two read alike, see
+    /// [`parse_status`]).
     NotIndexed,
     /// Source seen; `signatures` of `needed` collected.
     Signing {
@@ -333,7 +343,41 @@ pub enum Progress {
     Received(String),
 }
 
-/// Reads a `/transfer/status` answer.
+/// Reads a `/transfer/status` answer (`TransferStatusResponse` of the SDK,
+/// `HttpExceptionBody` for a 400).
+///
+/// | Allbridge answers | [`Progress`] | `TrackState` (stage) |
+/// |---|---|---|
+/// | 200, `receive.txId` not empty | `Received` | `DONE` (`COMPLETED`), `destTx` = `receive.txId` |
+/// | 200, no `receive` (or an empty `receive.txId`), `signaturesCount` < `signaturesNeeded` | `Signing` | `BRIDGING` (`RECEIVING`) |
+/// | 200, no `receive`, `signaturesCount` ≥ `signaturesNeeded` > 0 | `Signing` | `BRIDGING` (`SENDING`) |
+/// | 400 `{"statusCode":400,"message":"Bad request"}`, no `errorCode` (REST API ≥ 3.28) | `NotIndexed` | `PENDING` |
+/// | 400 `"Request failed with status code …"` (REST API < 3.28, the core API's answer in words) | `NotIndexed` | `PENDING` |
+/// | 400 `"Invalid chain"` | error | `UNSUPPORTED_LANE` |
+/// | 400 `"chain is required"` / `"txId is required"` | error | `INVALID_INPUT` |
+/// | 400 with an `errorCode` | error | per [`error_code_kind`] |
+/// | 404 (no such route: the REST API never answers 404 for a transfer, so `base_url` is wrong) | error | `UNSUPPORTED_LANE` |
+/// | 429, 5xx | error | `UPSTREAM` (retryable); 408/504 `UPSTREAM_TIMEOUT` |
+/// | 200 that is not a `TransferStatusResponse` | error | `UPSTREAM_MALFORMED` |
+///
+/// Why a bare "Bad request" is pending here: the REST API answers the
+/// status call by asking Allbridge's core API (`GET /chain/{chain}/{txId}`);
+/// for a transaction the core API has not indexed yet it answers 404, and
+/// the REST API turns every error that is not its own (`HttpException`) or
+/// the SDK's (`SdkRootError`, which carries an `errorCode`) into
+/// `{"statusCode":400,"message":"Bad request"}` (`rest-api/src/error/errors.ts`
+/// since 3.28; before, the message was the core API's error text). The
+/// status call's own refusals keep their words (`Invalid chain`, `txId is
+/// required`) and this rail never sends them; so on this call a bare "Bad
+/// request" is "not indexed yet" (or the core API unreachable — also worth
+/// asking again), never the caller's mistake. The host's track deadline
+/// bounds a transaction that never gets indexed.
+///
+/// Allbridge Core's status has no failed or refunded notion (no status
+/// field; `receive` appears once delivered), so this rail never reports
+/// `FAILED` or `REFUNDED`: a transfer that is never received stays
+/// `BRIDGING` until the host's deadline. `receive.isClaimable` (optional,
+/// undocumented) is not read.
 pub fn parse_status(resp: &HttpResponse) -> Result<Progress, RailError> {
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -361,55 +405,127 @@ pub fn parse_status(resp: &HttpResponse) -> Result<Progress, RailError> {
                 },
             })
         }
-        404 => Ok(Progress::NotIndexed),
-        400 => {
-            // The REST API wraps the core API's 404 for an unknown
-            // transaction in a 400 carrying its message.
-            let m = error_report(resp).message.to_ascii_lowercase();
-            if m.contains("not found") || m.contains("404") {
-                return Ok(Progress::NotIndexed);
-            }
-            Err(error(resp))
-        }
+        400 if not_indexed(resp) => Ok(Progress::NotIndexed),
         _ => Err(error(resp)),
     }
 }
 
-/// An error answer as a typed rail error: a token or chain Allbridge does
-/// not carry is `UNSUPPORTED_LANE`; the SDK's liquidity and amount refusals
-/// (`errorCode` such as `InsufficientPoolLiquidityError`,
-/// `AmountNotEnoughError`) are `AMOUNT_OUT_OF_RANGE`; other 400s
-/// `INVALID_INPUT`; the rest per status (429/5xx retryable).
+/// The message the REST API (≥ 3.28) gives every 400 it did not word itself.
+pub const GENERIC_BAD_REQUEST: &str = "Bad request";
+
+/// Whether a status call's 400 says the core API did not find (or did not
+/// answer for) the transaction: no `errorCode`, and the generic message or
+/// (REST API < 3.28) the core API's HTTP error in words.
+fn not_indexed(resp: &HttpResponse) -> bool {
+    let (code, message) = error_fields(resp);
+    code.is_none()
+        && (message.eq_ignore_ascii_case(GENERIC_BAD_REQUEST)
+            || message.starts_with("Request failed with status code"))
+}
+
+/// `errorCode` and `message` of an error body.
+fn error_fields(resp: &HttpResponse) -> (Option<String>, String) {
+    let code = serde_json::from_slice::<serde_json::Value>(&resp.body)
+        .ok()
+        .and_then(|v| v.get("errorCode")?.as_str().map(str::to_string))
+        .filter(|c| !c.is_empty());
+    (code, error_report(resp).message.trim().to_string())
+}
+
+/// What an `errorCode` of the SDK (`ErrorCode` in
+/// `@allbridge/bridge-core-sdk` `src/exceptions/exceptions.ts`; the REST API
+/// sends it with a 400 whenever the SDK refused) means for the caller:
+///
+/// | `errorCode` | kind | retryable |
+/// |---|---|---|
+/// | `InvalidAmountError`, `AmountNotEnoughError` (amount does not cover the fee), `InsufficientPoolLiquidityError` | `AMOUNT_OUT_OF_RANGE` | no |
+/// | `InvalidGasFeePaymentOptionError`, `InvalidMessengerOptionError`, `MethodNotSupportedError`, `CCTPDoesNotSupportedError`, `OFTDoesNotSupportedError`, `YieldDoesNotSupportedError` | `UNSUPPORTED_LANE` | no |
+/// | `NodeRpcUrlNotInitializedError` (the deployment has no RPC for that chain) | `UNSUPPORTED_LANE` | no |
+/// | `SdkError`, `InvalidTxError`, `ExtraGasMaxLimitExceededError`, `ArgumentInvalidDecimalsError` | `INVALID_INPUT` | no |
+/// | `JupiterError`, `VerifyTxError`, `TxTooLargeError` ("try again later") | `UPSTREAM` | yes |
+/// | `TimeoutError` | `UPSTREAM_TIMEOUT` | yes |
+/// | any other value | `None`: read as a 400 without one (`INVALID_INPUT`) | no |
+pub fn error_code_kind(code: &str) -> Option<RailErrorKind> {
+    use RailErrorKind::*;
+    Some(match code {
+        "InvalidAmountError" | "AmountNotEnoughError" | "InsufficientPoolLiquidityError" => {
+            AmountOutOfRange
+        }
+        "InvalidGasFeePaymentOptionError"
+        | "InvalidMessengerOptionError"
+        | "MethodNotSupportedError"
+        | "CCTPDoesNotSupportedError"
+        | "OFTDoesNotSupportedError"
+        | "YieldDoesNotSupportedError"
+        | "NodeRpcUrlNotInitializedError" => UnsupportedLane,
+        "SdkError"
+        | "InvalidTxError"
+        | "ExtraGasMaxLimitExceededError"
+        | "ArgumentInvalidDecimalsError" => InvalidInput,
+        "JupiterError" | "VerifyTxError" | "TxTooLargeError" => Upstream,
+        "TimeoutError" => UpstreamTimeout,
+        _ => return None,
+    })
+}
+
+/// The REST API's own 400 messages (`HttpException`s of its controllers and
+/// `utils/validation.ts`) that name a token, chain or option Allbridge does
+/// not carry.
+const UNSUPPORTED_MESSAGES: [&str; 9] = [
+    "Source token not found",
+    "Destination token not found",
+    "Bridge token not found",
+    "Token not found",
+    "Invalid chain",
+    "Invalid messenger",
+    "Invalid feePaymentMethod",
+    "Unsupported type",
+    "For cross-chain swaps",
+];
+
+/// An error answer as a typed rail error (any call):
+///
+/// | Allbridge answers | kind | retryable |
+/// |---|---|---|
+/// | 400 with an `errorCode` | per [`error_code_kind`] | per kind |
+/// | 400 `Source token not found`, `Destination token not found`, `Invalid chain`, `Invalid messenger`, `Invalid feePaymentMethod`, … | `UNSUPPORTED_LANE` | no |
+/// | 400 `Invalid amount`, `<param> is required`, any other words | `INVALID_INPUT` | no |
+/// | 400 `Bad request` with no `errorCode` | `INVALID_INPUT` — see below | no |
+/// | 401/403 | `CAPABILITY` | no |
+/// | 404 (no such route: `base_url` is not the REST API) | `UNSUPPORTED_LANE` | no |
+/// | 408/504 | `UPSTREAM_TIMEOUT` | yes |
+/// | 429, other 5xx | `UPSTREAM` | yes |
+///
+/// A bare "Bad request" on a quote or a raw transaction stays the
+/// caller's typed, non-retryable error: the Swagger documents every 400 of
+/// these endpoints as "Bad request" (the request), and the SDK's refusals
+/// of an amount or a route arrive with their `errorCode`. Only the status
+/// call reads it as "not indexed yet" ([`parse_status`]).
 pub fn error(resp: &HttpResponse) -> RailError {
-    let mut report = error_report(resp);
-    if report.code.is_none() {
-        report.code = serde_json::from_slice::<serde_json::Value>(&resp.body)
-            .ok()
-            .and_then(|v| v.get("errorCode")?.as_str().map(str::to_string));
+    let (code, message) = error_fields(resp);
+    let what = match &code {
+        Some(c) => format!("{} {} ({c}): {message}", ALLBRIDGE.name, resp.status),
+        None => format!("{} {}: {message}", ALLBRIDGE.name, resp.status),
+    };
+    if resp.status != 400 {
+        let mut report = error_report(resp);
+        report.code = report.code.or(code);
+        return ALLBRIDGE.status_error(&report);
     }
-    let text = format!(
-        "{} {}",
-        report.code.as_deref().unwrap_or(""),
-        report.message
-    )
-    .to_ascii_lowercase();
-    let unsupported = [
-        "token not found",
-        "unsupported",
-        "invalid chain",
-        "invalid token",
-    ];
-    if report.status == 400 && unsupported.iter().any(|w| text.contains(w)) {
-        return RailError::unsupported(format!("{} 400: {}", ALLBRIDGE.name, report.message));
-    }
-    let out_of_range = ["liquidity", "amount", "too low", "insufficient"];
-    if report.status == 400 && out_of_range.iter().any(|w| text.contains(w)) {
-        return RailError::new(
-            RailErrorKind::AmountOutOfRange,
-            format!("{} 400: {}", ALLBRIDGE.name, report.message),
-        );
-    }
-    ALLBRIDGE.status_error(&report)
+    let kind = match code.as_deref().and_then(error_code_kind) {
+        Some(kind) => kind,
+        None if names_unsupported(&message) => RailErrorKind::UnsupportedLane,
+        None => RailErrorKind::InvalidInput,
+    };
+    RailError::new(kind, what)
+}
+
+/// Whether a 400's message is one of [`UNSUPPORTED_MESSAGES`].
+fn names_unsupported(message: &str) -> bool {
+    let message = message.to_ascii_lowercase();
+    UNSUPPORTED_MESSAGES
+        .iter()
+        .any(|m| message.starts_with(&m.to_ascii_lowercase()))
 }
 
 /// Sends `req` and returns a 200 body, or the typed error of any other answer.

@@ -9,7 +9,9 @@
 //!
 //! - EVM → node: Permit2 pull → approve Allbridge's bridge → its transaction
 //!   → await Allbridge; `track` reads `/transfer/status` until the
-//!   destination receive is seen.
+//!   destination receive is seen. How every answer maps to a `TrackState`
+//!   or a `RailError` kind: [`allbridge::parse_status`], [`allbridge::error`]
+//!   and [`allbridge::error_code_kind`].
 //! - solana → EVM: the relayer would be the solana sender, so the lane is
 //!   funds-gated on its solana float (`float.solana.<ASSET>`, smallest units,
 //!   reported by the operator; `relayer.solana` its account). Unfunded, it
@@ -164,8 +166,8 @@ impl Rail for StableBridge {
         let resp = ALLBRIDGE.send(host, allbridge::status_request(host, chain, src_tx)?)?;
         Ok(match allbridge::parse_status(&resp)? {
             Progress::NotIndexed => track_status(
-                TrackState::Bridging,
-                Some("RECEIVING"),
+                TrackState::Pending,
+                None,
                 None,
                 "sent; Allbridge has not indexed the source transaction yet",
             ),

@@ -1,6 +1,7 @@
 //! This crate's integration tests, one binary.
 
 mod aggregators;
+mod chainflip;
 mod circle;
 mod common;
 mod faults;

@@ -6,9 +6,9 @@
 use crate::common;
 
 use alloy::primitives::U256;
-use common::{field, mesh, wait_for, Call, Mesh, DST, SRC};
+use common::{field, mesh, mesh_with, wait_for, Call, Mesh, DST, SRC};
 use relay_devnet::{keys, Token};
-use relay_simulators::{Node, Upstream};
+use relay_simulators::{AllbridgeConfig, Node, SimConfig, Upstream};
 use serde_json::{json, Value};
 
 const SOL_USER: &str = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
@@ -32,14 +32,10 @@ fn raw_call(raw: &Value, token: alloy::primitives::Address, amount: u64) -> Call
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn allbridge_evm_to_solana_credits_the_simulated_ledger() {
-    let m = mesh().await;
-    let user = keys::anvil_address(8);
-    let usdc = m.token(SRC, Token::Usdc);
-    let base = m.url(Upstream::Allbridge);
+/// The simulated SOL USDC token address the Allbridge simulator lists.
+async fn sol_usdc(m: &Mesh, base: &str) -> String {
     let (_, tokens) = m.get(&format!("{base}/tokens"), &[]).await;
-    let sol_usdc = tokens
+    tokens
         .as_array()
         .unwrap()
         .iter()
@@ -47,11 +43,21 @@ async fn allbridge_evm_to_solana_credits_the_simulated_ledger() {
         .expect("SOL USDC listed")["tokenAddress"]
         .as_str()
         .unwrap()
-        .to_string();
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn allbridge_evm_to_solana_credits_the_simulated_ledger() {
+    let m = mesh().await;
+    let user = keys::anvil_address(8);
+    let usdc = m.token(SRC, Token::Usdc);
+    let base = m.url(Upstream::Allbridge);
+    let sol_usdc = sol_usdc(&m, &base).await;
     let ask = format!("amount=5000000&sourceToken={usdc}&sourceChain=ETH&destinationToken={sol_usdc}&destinationChain=SOL");
     let (status, quote) = m.get(&format!("{base}/bridge/quote?{ask}"), &[]).await;
     assert_eq!(status, 200, "{quote}");
     common::assert_shape("allbridge/bridge_quote.json", &quote);
+    common::assert_vendor_schema("stablebridge", "BridgeQuoteResponse", &quote);
     let pm = &quote["options"][0]["paymentMethods"][0];
     assert_eq!(pm["feePaymentMethod"], "WITH_STABLECOIN");
     assert_eq!(pm["estimatedAmount"]["min"], "4995000");
@@ -59,6 +65,7 @@ async fn allbridge_evm_to_solana_credits_the_simulated_ledger() {
     let raw_url = format!("{base}/raw/bridge?{ask}&sender={user}&recipient={SOL_USER}&messenger=ALLBRIDGE&feePaymentMethod=WITH_STABLECOIN&fee=5000");
     let (_, raw) = m.get(&raw_url, &[]).await;
     common::assert_shape("allbridge/raw_bridge_evm.json", &raw);
+    common::assert_vendor_schema("stablebridge", "EssentialWeb3Transaction", &raw);
     let src_tx = m.execute(SRC, user, &raw_call(&raw, usdc, 5_000_000)).await;
     let url = format!("{base}/transfer/status?chain=ETH&txId={src_tx}");
     let st = wait_for("allbridge receive", || async {
@@ -67,6 +74,7 @@ async fn allbridge_evm_to_solana_credits_the_simulated_ledger() {
     })
     .await;
     common::assert_shape("allbridge/transfer_status_received.json", &st);
+    common::assert_vendor_schema("stablebridge", "TransferStatusResponse", &st);
     let receive = st["receive"]["txId"].as_str().unwrap();
     assert!(receive.starts_with("sim-solana-"), "{receive}");
     let l = ledger(&m, &base, "solana", SOL_USER, "USDC").await;
@@ -77,6 +85,67 @@ async fn allbridge_evm_to_solana_credits_the_simulated_ledger() {
         m.sims.ledger_balance(Node::Solana, SOL_USER, "USDC"),
         4_995_000
     );
+}
+
+/// The body Allbridge's REST API (>= 3.28) answers for a transaction not
+/// indexed yet, as the stable bridge rail's vendor case records it.
+fn vendor_not_indexed_body() -> Value {
+    let path = format!(
+        "{}/../../rails/stablebridge/tests/fixtures/vendor/track_not_indexed_bad_request.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let case: Value = serde_json::from_str(&text).unwrap();
+    case["answers"][0]["body"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn allbridge_answers_bad_request_until_a_sent_transfer_is_indexed() {
+    let config = SimConfig {
+        allbridge: AllbridgeConfig {
+            not_indexed_polls: 2,
+        },
+        // Held back, so that the first indexed answer is still in flight.
+        settle_delay: std::time::Duration::from_secs(3),
+        ..SimConfig::default()
+    };
+    let m = mesh_with(config).await;
+    let user = keys::anvil_address(7);
+    let usdc = m.token(SRC, Token::Usdc);
+    let base = m.url(Upstream::Allbridge);
+    let sol_usdc = sol_usdc(&m, &base).await;
+    let ask = format!("amount=3000000&sourceToken={usdc}&sourceChain=ETH&destinationToken={sol_usdc}&destinationChain=SOL");
+    let raw_url = format!("{base}/raw/bridge?{ask}&sender={user}&recipient={SOL_USER}&messenger=ALLBRIDGE&feePaymentMethod=WITH_STABLECOIN");
+    let (_, raw) = m.get(&raw_url, &[]).await;
+    let src_tx = m.execute(SRC, user, &raw_call(&raw, usdc, 3_000_000)).await;
+    let url = format!("{base}/transfer/status?chain=ETH&txId={src_tx}");
+    let not_indexed = vendor_not_indexed_body();
+    assert_eq!(not_indexed["message"], "Bad request");
+    // Sent but not seen yet: the generic 400 (polls are not counted yet).
+    let tx = src_tx.to_string();
+    wait_for("the deposit seen", || async {
+        m.sims.settlement().transfer(&tx).map(drop)
+    })
+    .await;
+    // Seen: the first two polls are still "not indexed", word for word.
+    for poll in 1..=2 {
+        let (status, body) = m.get(&url, &[]).await;
+        assert_eq!(status, 400, "poll {poll}: {body}");
+        assert_eq!(body, not_indexed, "poll {poll}");
+        common::assert_vendor_schema("stablebridge", "HttpExceptionBody", &body);
+    }
+    let (status, body) = m.get(&url, &[]).await;
+    assert_eq!(status, 200, "indexed after the window: {body}");
+    assert_eq!(body["txId"], src_tx.to_string());
+    assert!(body.get("receive").is_none(), "still in flight: {body}");
+    common::assert_shape("allbridge/transfer_status_pending.json", &body);
+    common::assert_vendor_schema("stablebridge", "TransferStatusResponse", &body);
+    let received = wait_for("allbridge receive", || async {
+        let (_, v) = m.get(&url, &[]).await;
+        v["receive"]["txId"].is_string().then_some(v)
+    })
+    .await;
+    common::assert_vendor_schema("stablebridge", "TransferStatusResponse", &received);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -110,6 +179,7 @@ async fn allbridge_tron_to_evm_pays_out_once_the_simulated_raw_transaction_is_su
     })
     .await;
     assert_eq!(st["receive"]["amount"], "7992000");
+    common::assert_vendor_schema("stablebridge", "TransferStatusResponse", &st);
     assert!(
         m.succeeded(DST, st["receive"]["txId"].as_str().unwrap())
             .await
@@ -130,6 +200,7 @@ async fn allbridge_serves_evm_to_stellar_and_refuses_stellar_sources_in_its_erro
         .get(&format!("{base}/bridge/quote?{to_stellar}"), &[])
         .await;
     assert_eq!(status, 200, "{quote}");
+    common::assert_vendor_schema("stablebridge", "BridgeQuoteResponse", &quote);
     // 6-decimal USDC in, 7-decimal stellar USDC out, less the 10 bps fee.
     assert_eq!(
         quote["options"][0]["paymentMethods"][0]["estimatedAmount"]["max"],
@@ -142,6 +213,7 @@ async fn allbridge_serves_evm_to_stellar_and_refuses_stellar_sources_in_its_erro
         .await;
     assert_eq!(status, 400);
     common::assert_shape("allbridge/error_bad_request.json", &err);
+    common::assert_vendor_schema("stablebridge", "HttpExceptionBody", &err);
     assert!(
         err["message"].as_str().unwrap().contains("Stellar"),
         "{err}"

@@ -7,7 +7,9 @@
 //! upstream to DONE; balances are asserted on chain (or on the simulated
 //! ledger for non-EVM legs). Unfunded lanes answer FUNDS_REQUIRED with no
 //! transaction; bitcoin → EVM answers AWAITING_DEPOSIT with the address; a
-//! dead winning upstream makes execute fail over to the next rail.
+//! dead winning upstream makes execute fail over to the next rail. Upstream
+//! failures end where the vendor says the money is: a LI.FI refund, a Squid
+//! destination failure and a Chainflip fill-or-kill refund.
 
 use crate::common;
 use alloy::primitives::U256;
@@ -94,6 +96,11 @@ async fn cctp_burns_waits_for_the_attestation_mints_and_delivers_one_to_one() {
     devnet.stop();
 }
 
+/// Every Allbridge transfer passes through the simulator's not-indexed
+/// window first (`AllbridgeConfig::not_indexed_polls`: the current REST
+/// API's bare `400 {"statusCode":400,"message":"Bad request"}` on
+/// `/transfer/status`), so this route also proves the window end to end:
+/// the rail reads it as "not indexed yet" and the route goes on to DONE.
 #[tokio::test(flavor = "multi_thread")]
 async fn stablebridge_pays_solana_and_answers_funds_required_back() {
     let (devnet, _dir, h) = mesh().await;
@@ -130,16 +137,15 @@ async fn stablebridge_pays_solana_and_answers_funds_required_back() {
     devnet.stop();
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn bitcoin_to_evm_awaits_the_users_deposit_then_pays_out() {
-    let (devnet, _dir, h) = mesh().await;
-    let recipient = keys::anvil_address(3);
-    let before = usdc_balance(&devnet, ARB, recipient).await;
+/// A bitcoin → Arbitrum USDC route of 150 000 sats to `recipient` (refund
+/// address [`BTC_REFUND`]): its receipt, AWAITING_DEPOSIT with the deposit
+/// address, once the user sent the BTC there.
+async fn bitcoin_sent(h: &Running, recipient: alloy::primitives::Address) -> Value {
     let body = json!({
         "fromChain": "bitcoin", "toChain": ARB, "fromToken": "BTC", "toToken": "USDC",
         "amount": "150000", "fromAddress": BTC_REFUND, "toAddress": recipient, "live": true,
     });
-    let receipt = execute(&h, &body).await;
+    let receipt = execute(h, &body).await;
     assert_eq!(receipt["status"], "AWAITING_DEPOSIT", "{receipt}");
     let address = receipt["deposit"]["address"].as_str().unwrap();
     let sats: u64 = receipt["deposit"]["amount"]
@@ -149,12 +155,56 @@ async fn bitcoin_to_evm_awaits_the_users_deposit_then_pays_out() {
         .unwrap();
     assert_eq!(sats, 150_000);
     h.sims.send_btc(address, sats).expect("the user sends BTC");
+    receipt
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bitcoin_to_evm_awaits_the_users_deposit_then_pays_out() {
+    let (devnet, _dir, h) = mesh().await;
+    let recipient = keys::anvil_address(3);
+    let before = usdc_balance(&devnet, ARB, recipient).await;
+    let receipt = bitcoin_sent(&h, recipient).await;
     let done = until_terminal(&h.base, receipt["id"].as_str().unwrap()).await;
     assert_eq!(done["status"], "DONE", "{done}");
     let got = usdc_balance(&devnet, ARB, recipient).await - before;
     assert!(
         got >= amount(&done["to"]["min"]) && !got.is_zero(),
         "{got} for {done}"
+    );
+    devnet.stop();
+}
+
+/// Chainflip's fill-or-kill refund, the vendor's way (`COMPLETED` with a
+/// `refundEgress` and no `swapEgress`): the route ends FAILED, refunded by
+/// the upstream — never DONE — the user's bitcoin is back at the refund
+/// address and nothing was paid out.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_chainflip_fill_or_kill_refund_returns_the_bitcoin_and_is_never_delivered() {
+    let (devnet, _dir, h) = mesh().await;
+    let refund = FaultConfig {
+        mode: FaultMode::AcceptThenFail,
+        ..FaultConfig::default()
+    };
+    h.sims.set_faults(Upstream::Chainflip, refund);
+    let recipient = keys::anvil_address(4);
+    let before = usdc_balance(&devnet, ARB, recipient).await;
+    let refunded0 = h.sims.ledger_balance(Node::Bitcoin, BTC_REFUND, "BTC");
+    let receipt = bitcoin_sent(&h, recipient).await;
+    let failed = until_terminal(&h.base, receipt["id"].as_str().unwrap()).await;
+    assert_eq!(failed["status"], "FAILED", "{failed}");
+    assert_eq!(
+        failed["failure"]["code"], "REFUNDED_BY_UPSTREAM",
+        "{failed}"
+    );
+    assert_eq!(
+        h.sims.ledger_balance(Node::Bitcoin, BTC_REFUND, "BTC") - refunded0,
+        150_000,
+        "the deposit is back at the refund address: {failed}"
+    );
+    assert_eq!(
+        usdc_balance(&devnet, ARB, recipient).await,
+        before,
+        "{failed}"
     );
     devnet.stop();
 }
@@ -266,25 +316,32 @@ async fn a_lane_switched_off_with_the_cli_leaves_quotes_and_execute_at_once_and_
     devnet.stop();
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn an_upstream_that_takes_the_deposit_then_fails_ends_failed_with_the_refund_paid() {
+/// A route on `rail` whose upstream takes the deposit and then fails as
+/// `mode` says ends FAILED with `code`, and the sender is refunded from
+/// the relayer's inventory: everything but the relayer's gas comes back.
+async fn an_upstream_failure_is_refunded(
+    rail: &str,
+    upstream: Upstream,
+    mode: FaultMode,
+    code: &str,
+) {
     let (devnet, _dir, h) = mesh().await;
     h.sims.set_faults(
-        Upstream::Lifi,
+        upstream,
         FaultConfig {
-            mode: FaultMode::AcceptThenFail,
+            mode,
             ..FaultConfig::default()
         },
     );
     let user = keys::anvil_address(1);
     let before = usdc_balance(&devnet, BASE, user).await;
     let mut body = permit_body(&devnet, (BASE, ARB), 6_000_000, 600);
-    body["rail"] = json!("lifi");
+    body["rail"] = json!(rail);
     let receipt = execute(&h, &body).await;
     let failed = until_terminal(&h.base, receipt["id"].as_str().unwrap()).await;
     assert_eq!(failed["status"], "FAILED", "{failed}");
     let f = &failed["failure"];
-    assert_eq!(f["code"], "UPSTREAM_FAILED", "{failed}");
+    assert_eq!(f["code"], code, "{failed}");
     assert!(
         f["refundTx"].as_str().unwrap().starts_with("0x"),
         "{failed}"
@@ -295,6 +352,21 @@ async fn an_upstream_that_takes_the_deposit_then_fails_ends_failed_with_the_refu
         "everything but the relayer's gas came back: {failed}"
     );
     devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upstream_that_takes_the_deposit_then_refunds_it_ends_refunded_by_upstream() {
+    // LI.FI reports the refund as DONE / REFUNDED: never delivered.
+    let refund = FaultMode::AcceptThenFail;
+    an_upstream_failure_is_refunded("lifi", Upstream::Lifi, refund, "REFUNDED_BY_UPSTREAM").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_squid_route_that_failed_on_the_destination_ends_failed_with_the_refund_paid() {
+    // Squid's `failed_on_destination`: nothing delivered, nothing refunded
+    // by the bridge; the sender is made whole from the relayer's inventory.
+    let mode = FaultMode::FailOnDestination;
+    an_upstream_failure_is_refunded("squid", Upstream::Squid, mode, "UPSTREAM_FAILED").await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -226,3 +226,37 @@ fn missing_keys(sample: &Value, live: &Value, at: String, out: &mut Vec<String>)
         _ => {}
     }
 }
+
+/// `body` is valid against `component` of the schema the vendor of `rail`
+/// publishes (`rails/<rail>/tests/fixtures/vendor/schema.json`, listed in
+/// that directory's `SOURCES`), checked by the reference validator (PyPI
+/// `jsonschema`, `$RELAY_JSONSCHEMA_PY`: `conformance/tools/jsonschema.sh`
+/// prints it) through `conformance/tools/vendor_schema.py`.
+pub fn assert_vendor_schema(rail: &str, component: &str, body: &Value) {
+    use std::io::Write;
+    let root = format!("{}/../..", env!("CARGO_MANIFEST_DIR"));
+    let py = std::env::var("RELAY_JSONSCHEMA_PY")
+        .expect("RELAY_JSONSCHEMA_PY (conformance/tools/jsonschema.sh prints it)");
+    let mut child = std::process::Command::new(py)
+        .arg(format!("{root}/conformance/tools/vendor_schema.py"))
+        .arg(format!(
+            "{root}/rails/{rail}/tests/fixtures/vendor/schema.json"
+        ))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run the schema validator");
+    let cases = serde_json::json!([{"name": component, "component": component, "body": body}]);
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(cases.to_string().as_bytes())
+        .expect("write the body");
+    let out = child.wait_with_output().expect("the validator's verdict");
+    assert!(
+        out.status.success(),
+        "{rail}'s vendor schema refuses the simulator's answer:\n{}\nanswer: {body}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
