@@ -39,8 +39,13 @@ use relay_plugin_api::{
     SourceMode, TrackRequest, TrackStatus,
 };
 use relay_rail_sdk::{
-    evm_plan, evm_read::erc20_balance, health::probe, lane::is_evm_address, non_evm::is_bitcoin,
-    plan::PlanBuilder, QUOTE_TTL_MS,
+    evm_plan,
+    evm_read::erc20_balance,
+    health::{probe_documented, ProbeShapes},
+    lane::is_evm_address,
+    non_evm::is_bitcoin,
+    plan::PlanBuilder,
+    QUOTE_TTL_MS,
 };
 use serde::{Deserialize, Serialize};
 
@@ -139,7 +144,8 @@ impl Rail for Btc {
         let names = [lanes::EVM_TO_BITCOIN, lanes::BITCOIN_TO_EVM];
         // A channel that cannot exist: Chainflip answers 404 quickly when up.
         let probe_req = CHAINFLIP.get(host, "/v2/swaps/0-Bitcoin-0", &[]);
-        let mut h = probe(host, &CHAINFLIP, probe_req, &names);
+        let shapes: ProbeShapes = &[&["state"], &["message"]];
+        let mut h = probe_documented(host, &CHAINFLIP, probe_req, &names, shapes);
         let broker = chainflip::broker_url(host).is_ok();
         for l in &mut h.lanes {
             l.execute_ready &= broker;

@@ -89,7 +89,7 @@
 //! | HTTP 429 (rate limit: 20 RPS per key by default) and 5xx | `UPSTREAM` | yes |
 //! | `success: false` on HTTP 200 | `UPSTREAM` | yes |
 //! | quote without a route, or only routes that are not `userOp: tx` with `txData.kind: evm_tx` (deposit, CEX routes) | `UNSUPPORTED_LANE` | no |
-//! | track with a reference that has no `quoteId` (e.g. a route recorded by the former v2 rail) | `INVALID_INPUT` | no |
+//! | track with a reference that has no `quoteId` (a route sent by the former v2 rail) | `UNSUPPORTED_LANE`, the "no status API" answer: the host watches the destination chain for the payout | no |
 //! | a body outside the documented shape (missing `output.amount`, neither `status` nor `statusCode`, non-hex calldata, a transaction for another chain, an approval of another token or above the amount) | `UPSTREAM_MALFORMED` | no |
 //!
 //! # What it must never do
@@ -146,5 +146,8 @@ relay_rail_sdk::aggregator_rail! {
         parse_quote: quote::parse,
         track: status::track,
         probe_request: status::probe_request,
+        // The status answer, or the documented error body of an unknown
+        // transaction.
+        probe_shapes: &[&["success", "statusCode"]],
     }
 }

@@ -59,10 +59,12 @@ pub fn track(host: &dyn Host, req: &TrackRequest) -> Result<TrackStatus, RailErr
     let track: TrackRef = read_track_ref(req);
     let quote_id = track.quote_id.filter(|q| !q.is_empty());
     if req.src_tx.is_some() && quote_id.is_none() {
-        return Err(RailError::invalid(
-            "reference.quoteId",
-            "missing: Socket Swap V3 tracks a route by its quoteId",
-        ));
+        // A route sent before this rail moved to Swap V3 (its reference is
+        // the v2 rail's `{"bridgeName":…}`): Socket cannot be asked about
+        // it by quoteId, so the host watches the destination for the
+        // payout itself — the route is never failed (and the sender never
+        // refunded) while the bridge may still deliver.
+        return Err(RailError::no_status_api());
     }
     let quote_id = quote_id.unwrap_or_default();
     track_via(

@@ -59,7 +59,7 @@ use relay_plugin_api::{
     RailQuote, RailRole, TrackRequest, TrackState, TrackStatus,
 };
 use relay_rail_sdk::{
-    health::{probe, PROBE_TX},
+    health::{probe_documented, ProbeShapes, PROBE_TX},
     lane::is_evm_address,
     plan::PlanBuilder,
     track::track_status,
@@ -281,7 +281,9 @@ impl Rail for Cctp {
         // A lookup of a transaction that cannot exist: Circle answers 404
         // quickly when it is up; nothing moves.
         let req = iris::messages_request(host, 0, PROBE_TX);
-        probe(host, &iris::IRIS, req, &[LANE])
+        // Its answer: the messages, or the error body of an unknown one.
+        let shapes: ProbeShapes = &[&["messages"], &["message"]];
+        probe_documented(host, &iris::IRIS, req, &[LANE], shapes)
     }
 }
 

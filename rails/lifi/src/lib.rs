@@ -82,5 +82,8 @@ relay_rail_sdk::aggregator_rail! {
         parse_quote: quote::parse,
         track: status::track,
         probe_request: status::probe_request,
+        // The status answer, or the documented error body of an unknown
+        // transaction.
+        probe_shapes: &[&["status"], &["message", "code"]],
     }
 }

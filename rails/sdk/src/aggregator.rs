@@ -49,6 +49,10 @@ pub trait Aggregator {
     /// A cheap status request whose answer shows the upstream is up.
     fn probe_request(host: &dyn Host) -> HttpRequest;
 
+    /// The documented shapes of the probe's answer
+    /// ([`crate::health::probe_documented`]; default: any JSON).
+    const PROBE_SHAPES: crate::health::ProbeShapes = &[];
+
     /// Quote: coverage check, upstream request, parse.
     fn quote(host: &dyn Host, req: &QuoteRequest) -> Result<RailQuote, RailError> {
         let transfer = Self::COVERAGE.check(host, req)?;
@@ -68,6 +72,8 @@ pub trait Aggregator {
 ///         coverage: COVERAGE, upstream: UPSTREAM,
 ///         quote_request: quote::request, parse_quote: quote::parse,
 ///         track: status::track, probe_request: status::probe_request,
+///         // optional; default: any JSON answer to the probe
+///         probe_shapes: &[&["status"], &["message", "code"]],
 ///         // optional; default: the quote's own transaction
 ///         prepare: quote::build,
 ///     }
@@ -80,6 +86,7 @@ macro_rules! aggregator_rail {
         coverage: $coverage:expr, upstream: $upstream:expr,
         quote_request: $quote_request:path, parse_quote: $parse_quote:path,
         track: $track:path, probe_request: $probe:path
+        $(, probe_shapes: $shapes:expr)?
         $(, prepare: $prepare:path)? $(,)?
     }) => {
         impl $crate::aggregator::Aggregator for $ty {
@@ -89,6 +96,7 @@ macro_rules! aggregator_rail {
             const DOC: &'static str = $doc;
             const COVERAGE: $crate::lane::EvmCoverage = $coverage;
             const UPSTREAM: $crate::Upstream = $upstream;
+            $(const PROBE_SHAPES: $crate::health::ProbeShapes = $shapes;)?
 
             fn quote_request(
                 host: &dyn relay_plugin_api::Host,
@@ -168,11 +176,12 @@ macro_rules! aggregator_rail {
 
             fn health(&self, host: &dyn relay_plugin_api::Host) -> relay_plugin_api::RailHealth {
                 use $crate::aggregator::Aggregator as A;
-                $crate::health::probe(
+                $crate::health::probe_documented(
                     host,
                     &<$ty as A>::UPSTREAM,
                     <$ty as A>::probe_request(host),
                     &<$ty as A>::COVERAGE.lane_names(),
+                    <$ty as A>::PROBE_SHAPES,
                 )
             }
         }

@@ -39,7 +39,7 @@ use relay_plugin_api::{
 };
 use relay_rail_sdk::{
     evm_plan,
-    health::{probe, PROBE_TX},
+    health::{probe_documented, PROBE_TX},
     track::track_status,
     QUOTE_TTL_MS,
 };
@@ -200,7 +200,14 @@ impl Rail for StableBridge {
     fn health(&self, host: &dyn Host) -> RailHealth {
         let names: Vec<&str> = LANES.iter().map(|l| l.name).collect();
         let mut h = match allbridge::status_request(host, "ETH", PROBE_TX) {
-            Ok(req) => probe(host, &ALLBRIDGE, req, &names),
+            // A transfer's status, or NestJS's error body (not indexed).
+            Ok(req) => probe_documented(
+                host,
+                &ALLBRIDGE,
+                req,
+                &names,
+                &[&["txId"], &["statusCode", "message"]],
+            ),
             Err(e) => not_configured(&names, e.message),
         };
         for (l, lane) in h.lanes.iter_mut().zip(LANES) {

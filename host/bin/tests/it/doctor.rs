@@ -1,7 +1,8 @@
 //! `relay doctor --config …` against a live `relay devnet`: the written
 //! configuration passes every check; a wrong chain id, an unreachable RPC,
-//! a key that is not the configured relayer's and a relayer without gas
-//! each fail (exit 1), on the row of the check, with its fix.
+//! a key that is not the configured relayer's, a relayer without gas and
+//! an upstream base URL that serves another API each fail (exit 1), on the
+//! row of the check, with its fix.
 
 use crate::common::free_port;
 use crate::devnet_serve::{relayer_key_hex, StandaloneDevnet, DST, SRC};
@@ -129,6 +130,28 @@ async fn doctor_passes_the_devnet_and_names_each_broken_check_with_its_fix() {
     assert!(r[at].contains("FAIL") && r[at].contains("down"), "{out}");
     assert!(r[at + 1].contains("fix: check rails.lifi.config"), "{out}");
 
+    // A base URL that serves JSON, but not the upstream's documented answer
+    // (another service, an outdated API).
+    let other = other_api().await;
+    let mut moved = devnet.config.clone();
+    let bungee = moved.rails.get_mut("bungee").unwrap();
+    bungee.config.insert("base_url".into(), other.clone());
+    let (code, out) = doctor(&devnet, &moved, "other-api.toml", &[]);
+    assert_eq!(code, 1, "{out}");
+    let r = rows(&out, "upstream.health");
+    let at = r
+        .iter()
+        .position(|l| l.contains(&format!("bungee {other}")))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        r[at].contains("FAIL") && r[at].contains("documented shape"),
+        "{out}"
+    );
+    assert!(
+        r[at + 1].contains("fix: check rails.bungee.config"),
+        "{out}"
+    );
+
     // A key that is not the configured relayer's.
     let other = format!(
         "0x{}",
@@ -170,4 +193,19 @@ async fn doctor_passes_the_devnet_and_names_each_broken_check_with_its_fix() {
             .any(|l| l.contains(&format!("chain {DST}")) && l.contains("pass")),
         "{out}"
     );
+}
+
+/// A loopback service that answers every request with its own JSON 404
+/// (`{"errorCode": "NOT_FOUND"}`): what a rail finds at a base URL that is
+/// not its upstream's API. Serves for the rest of the test.
+async fn other_api() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let answer = || async {
+        let body = json!({"errorCode": "NOT_FOUND", "error": "no such path"});
+        (axum::http::StatusCode::NOT_FOUND, axum::Json(body))
+    };
+    let app = axum::Router::new().fallback(answer);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
 }
