@@ -250,21 +250,24 @@ impl Watcher {
         let seq = row.seq + 1;
         let key = run_key(&row.id, seq);
         let live = s.live && s.authority == Some(Authority::Owner);
+        // A run recorded by an earlier holder is not run again: the record
+        // only moves past it.
         let run = match self.d.store.run_by_key(&key).await? {
-            Some(_) => true,
-            None => {
-                let extra = json!({});
-                self.run_once(row, seq, (&s.route, live), extra, now_ms)
-                    .await?
-            }
+            Some(_) => None,
+            None => match self
+                .perform_run(row, seq, (&s.route, live), json!({}), now_ms)
+                .await
+            {
+                Some(run) => Some(run),
+                None => {
+                    self.d
+                        .store
+                        .release_primitive(&row.id, &self.owner, row.next_ms)
+                        .await?;
+                    return Ok(false);
+                }
+            },
         };
-        if !run {
-            self.d
-                .store
-                .release_primitive(&row.id, &self.owner, row.next_ms)
-                .await?;
-            return Ok(false);
-        }
         let after = if seq >= s.count {
             After {
                 status: "completed",
@@ -276,7 +279,13 @@ impl Watcher {
                 next_ms: Some(s.due_ms(seq)),
             }
         };
-        self.finish(row, seq, after, now_ms).await?;
+        match run {
+            Some(run) => {
+                self.record_and_finish(row, seq, &run, after, now_ms)
+                    .await?
+            }
+            None => self.finish(row, seq, after, now_ms).await?,
+        }
         Ok(true)
     }
 
@@ -382,23 +391,49 @@ impl Watcher {
         &self,
         row: &PrimitiveRow,
         seq: u64,
-        (route, live): (&Value, bool),
+        route: (&Value, bool),
         extra: Value,
         now_ms: u64,
     ) -> Result<bool, StoreError> {
+        let Some(run) = self.perform_run(row, seq, route, extra, now_ms).await else {
+            return Ok(false);
+        };
         let key = run_key(&row.id, seq);
+        self.record(row, seq, &key, &run, now_ms).await?;
+        Ok(true)
+    }
+
+    /// Runs `seq` once (simulated or live): the run's body to record, or
+    /// `None` when it is to be retried later.
+    async fn perform_run(
+        &self,
+        row: &PrimitiveRow,
+        seq: u64,
+        (route, live): (&Value, bool),
+        extra: Value,
+        now_ms: u64,
+    ) -> Option<Value> {
         let live = self.d.live_gate && live;
         let mut run = match perform(self.d.runner.as_ref(), live, (&row.id, seq), route).await {
             Ok(run) => run,
             Err(why) => {
                 tracing::info!(primitive = %row.id, seq, why = %why, "primitive run retried later");
-                return Ok(false);
+                return None;
             }
         };
         merge(&mut run, json!({"seq": seq, "at": now_ms / 1000}));
         merge(&mut run, extra);
-        self.record(row, seq, &key, &run, now_ms).await?;
-        Ok(true)
+        Some(run)
+    }
+
+    fn run_row(row: &PrimitiveRow, seq: u64, key: &str, run: &Value, now_ms: u64) -> RunRow {
+        RunRow {
+            primitive_id: row.id.clone(),
+            seq,
+            run_key: key.into(),
+            body: run.to_string(),
+            created_ms: now_ms,
+        }
     }
 
     async fn record(
@@ -409,15 +444,18 @@ impl Watcher {
         run: &Value,
         now_ms: u64,
     ) -> Result<(), StoreError> {
-        let r = RunRow {
-            primitive_id: row.id.clone(),
-            seq,
-            run_key: key.into(),
-            body: run.to_string(),
-            created_ms: now_ms,
-        };
+        let r = Self::run_row(row, seq, key, run, now_ms);
         self.d.store.record_run(&r).await?;
         Ok(())
+    }
+
+    fn run_end(seq: u64, after: After, now_ms: u64) -> RunEnd {
+        RunEnd {
+            seq,
+            status: after.status.into(),
+            next_ms: after.next_ms,
+            now_ms,
+        }
     }
 
     async fn finish(
@@ -427,13 +465,31 @@ impl Watcher {
         after: After,
         now_ms: u64,
     ) -> Result<(), StoreError> {
-        let end = RunEnd {
-            seq,
-            status: after.status.into(),
-            next_ms: after.next_ms,
-            now_ms,
-        };
+        let end = Self::run_end(seq, after, now_ms);
         if !self.d.store.finish_run(&row.id, &self.owner, &end).await? {
+            tracing::warn!(primitive = %row.id, seq, "lease lost before the run was moved on");
+        }
+        Ok(())
+    }
+
+    /// Records run `seq` and moves the record past it in one write, so no
+    /// reader sees the run with the record's old next run.
+    async fn record_and_finish(
+        &self,
+        row: &PrimitiveRow,
+        seq: u64,
+        run: &Value,
+        after: After,
+        now_ms: u64,
+    ) -> Result<(), StoreError> {
+        let r = Self::run_row(row, seq, &run_key(&row.id, seq), run, now_ms);
+        let end = Self::run_end(seq, after, now_ms);
+        if !self
+            .d
+            .store
+            .record_and_finish(&r, &self.owner, &end)
+            .await?
+        {
             tracing::warn!(primitive = %row.id, seq, "lease lost before the run was moved on");
         }
         Ok(())

@@ -92,6 +92,17 @@ pub trait PrimitiveStore: Send + Sync {
     /// when `owner` no longer holds it. A record cancelled meanwhile stays
     /// cancelled.
     async fn finish_run(&self, id: &str, owner: &str, end: &RunEnd) -> Result<bool, StoreError>;
+    /// Records `run` (unless a run with its key was recorded before) and
+    /// moves the record past it as [`PrimitiveStore::finish_run`] does, in
+    /// one transaction: a reader sees the run and the record's next run
+    /// together, never one without the other. The run is kept even when
+    /// `owner` no longer holds the record (it happened); `false` then.
+    async fn record_and_finish(
+        &self,
+        run: &RunRow,
+        owner: &str,
+        end: &RunEnd,
+    ) -> Result<bool, StoreError>;
     /// Releases a record `owner` holds without a run (not yet due, or to
     /// retry), next looked at `next_ms`.
     async fn release_primitive(
@@ -240,18 +251,7 @@ impl PrimitiveStore for Store {
     }
 
     async fn record_run(&self, run: &RunRow) -> Result<bool, StoreError> {
-        let done = sqlx::query(
-            "INSERT INTO primitive_runs (primitive_id, seq, run_key, body, created_ms) \
-             VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
-        )
-        .bind(&run.primitive_id)
-        .bind(int(run.seq))
-        .bind(&run.run_key)
-        .bind(&run.body)
-        .bind(int(run.created_ms))
-        .execute(self.pool())
-        .await?;
-        Ok(done.rows_affected() == 1)
+        insert_run(self.pool(), run).await
     }
 
     async fn run_by_key(&self, run_key: &str) -> Result<Option<RunRow>, StoreError> {
@@ -265,22 +265,20 @@ impl PrimitiveStore for Store {
     }
 
     async fn finish_run(&self, id: &str, owner: &str, end: &RunEnd) -> Result<bool, StoreError> {
-        let done = sqlx::query(
-            "UPDATE primitives SET seq = $1, \
-             status = CASE WHEN status = 'cancelled' THEN status ELSE $2 END, \
-             next_ms = CASE WHEN status = 'cancelled' THEN NULL ELSE CAST($3 AS BIGINT) END, \
-             lease_until_ms = 0, lease_owner = NULL, updated_ms = $4 \
-             WHERE id = $5 AND lease_owner = $6",
-        )
-        .bind(int(end.seq))
-        .bind(&end.status)
-        .bind(end.next_ms.map(int))
-        .bind(int(end.now_ms))
-        .bind(id)
-        .bind(owner)
-        .execute(self.pool())
-        .await?;
-        Ok(done.rows_affected() == 1)
+        move_past(self.pool(), id, owner, end).await
+    }
+
+    async fn record_and_finish(
+        &self,
+        run: &RunRow,
+        owner: &str,
+        end: &RunEnd,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        insert_run(&mut *tx, run).await?;
+        let moved = move_past(&mut *tx, &run.primitive_id, owner, end).await?;
+        tx.commit().await?;
+        Ok(moved)
     }
 
     async fn release_primitive(
@@ -341,6 +339,50 @@ impl PrimitiveStore for Store {
     }
 }
 
+/// Inserts `run` unless its key was recorded before; `true` when inserted.
+async fn insert_run<'c, E>(e: E, run: &RunRow) -> Result<bool, StoreError>
+where
+    E: sqlx::Executor<'c, Database = sqlx::Any>,
+{
+    let done = sqlx::query(
+        "INSERT INTO primitive_runs (primitive_id, seq, run_key, body, created_ms) \
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+    )
+    .bind(&run.primitive_id)
+    .bind(int(run.seq))
+    .bind(&run.run_key)
+    .bind(&run.body)
+    .bind(int(run.created_ms))
+    .execute(e)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Moves the record `id` that `owner` holds past a run and releases it (a
+/// record cancelled meanwhile stays cancelled); `false` when `owner` no
+/// longer holds it.
+async fn move_past<'c, E>(e: E, id: &str, owner: &str, end: &RunEnd) -> Result<bool, StoreError>
+where
+    E: sqlx::Executor<'c, Database = sqlx::Any>,
+{
+    let done = sqlx::query(
+        "UPDATE primitives SET seq = $1, \
+         status = CASE WHEN status = 'cancelled' THEN status ELSE $2 END, \
+         next_ms = CASE WHEN status = 'cancelled' THEN NULL ELSE CAST($3 AS BIGINT) END, \
+         lease_until_ms = 0, lease_owner = NULL, updated_ms = $4 \
+         WHERE id = $5 AND lease_owner = $6",
+    )
+    .bind(int(end.seq))
+    .bind(&end.status)
+    .bind(end.next_ms.map(int))
+    .bind(int(end.now_ms))
+    .bind(id)
+    .bind(owner)
+    .execute(e)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,6 +403,43 @@ mod tests {
             seq: 0,
             created_ms: 1,
         }
+    }
+
+    #[tokio::test]
+    async fn a_run_and_the_records_move_past_it_are_one_write() {
+        let (_d, s) = store().await;
+        s.insert_primitive(&row("sched_b", 100)).await.unwrap();
+        s.claim_primitive("sched_b", "r1", 100, 200).await.unwrap();
+        let run = |seq: u64| RunRow {
+            primitive_id: "sched_b".into(),
+            seq,
+            run_key: format!("sched_b:{seq}"),
+            body: "{}".into(),
+            created_ms: 100,
+        };
+        let end = |seq: u64, next: u64| RunEnd {
+            seq,
+            status: "active".into(),
+            next_ms: Some(next),
+            now_ms: 120,
+        };
+        assert!(s
+            .record_and_finish(&run(1), "r1", &end(1, 300))
+            .await
+            .unwrap());
+        let p = s.primitive("sched_b").await.unwrap().unwrap();
+        assert_eq!((p.seq, p.next_ms), (1, Some(300)));
+        assert!(s.run_by_key("sched_b:1").await.unwrap().is_some());
+        // Run 2 happened, but the lease lapsed to r2 meanwhile: the run is
+        // kept (never run again), the record is not moved by r1.
+        s.claim_primitive("sched_b", "r2", 300, 400).await.unwrap();
+        assert!(!s
+            .record_and_finish(&run(2), "r1", &end(2, 500))
+            .await
+            .unwrap());
+        assert!(s.run_by_key("sched_b:2").await.unwrap().is_some());
+        let p = s.primitive("sched_b").await.unwrap().unwrap();
+        assert_eq!((p.seq, p.next_ms), (1, Some(300)));
     }
 
     #[tokio::test]
