@@ -28,6 +28,7 @@ use relay_feature::{
     edge::{self, ParsedBody},
     Feature, HasHandles, Limit,
 };
+use relay_wire::{KeyCreateRequest, Loose};
 use serde_json::{Map, Value};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -115,21 +116,25 @@ fn required(headers: &HeaderMap, uri: &Uri) -> Result<String, ApiError> {
 }
 
 /// The body's fields (none when there is no body); anything but a JSON
-/// object is refused, as are fields outside `allowed`.
+/// object is refused.
+fn body_object(body: Option<Extension<ParsedBody>>) -> Result<Map<String, Value>, ApiError> {
+    match body {
+        None => Ok(Map::new()),
+        Some(Extension(ParsedBody(Value::Object(m)))) => Ok(m),
+        Some(_) => Err(ApiError::new(
+            ErrorCode::MalformedBody,
+            "body: expected a JSON object",
+        )),
+    }
+}
+
+/// The body's fields, as [`body_object`] reads them, none outside
+/// `allowed`.
 fn body_fields(
     body: Option<Extension<ParsedBody>>,
     allowed: &[&str],
 ) -> Result<Map<String, Value>, ApiError> {
-    let fields = match body {
-        None => Map::new(),
-        Some(Extension(ParsedBody(Value::Object(m)))) => m,
-        Some(_) => {
-            return Err(ApiError::new(
-                ErrorCode::MalformedBody,
-                "body: expected a JSON object",
-            ))
-        }
-    };
+    let fields = body_object(body)?;
     edge::only_fields(&fields, allowed).map_err(|e| match allowed.is_empty() {
         true => e.suggest("the key goes in header x-relay-key or query ?key="),
         false => e,
@@ -142,7 +147,7 @@ fn body_fields(
     path = "/api/keys/create",
     tag = "keys",
     summary = "Create a developer key (shown once; tags requests for usage and scopes rate limits to the key; never required). Limited per IP.",
-    request_body(content = Object, description = "`{label?}`: at most 64 printable characters; the body may be empty", example = json!({"label": "my dashboard"})),
+    request_body(content = KeyCreateRequest, description = "`{label?}`: at most 64 printable characters; the body may be empty"),
     responses(
         (status = 200, description = "The key, shown once", body = KeyCreated),
         (status = "default", description = "A typed error (400 INVALID_FIELD, 429 RATE_LIMITED, …)", body = ErrorBody),
@@ -153,10 +158,10 @@ async fn create(
     State(keys): State<Keys>,
     body: Option<Extension<ParsedBody>>,
 ) -> Result<Json<KeyCreated>, ApiError> {
-    let fields = body_fields(body, &["label"])?;
-    let label = match fields.get("label") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(l)) => Some(l.as_str()),
+    let req: KeyCreateRequest = relay_wire::decode(&Value::Object(body_object(body)?))?;
+    let label = match &req.label {
+        None => None,
+        Some(Loose::Typed(l)) => Some(l.as_str()),
         Some(_) => {
             return Err(
                 ApiError::new(ErrorCode::InvalidField, "label: must be a string").field("label"),

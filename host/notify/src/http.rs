@@ -39,6 +39,7 @@ use relay_feature::{
     Feature, HasHandles, Limit, Parts,
 };
 use relay_plugin_api::ChainRef;
+use relay_wire::{HookRegisterRequest, Loose};
 use serde_json::{Map, Value};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -138,6 +139,26 @@ fn text<'a>(body: &'a Map<String, Value>, field: &str) -> Result<&'a str, ApiErr
     }
 }
 
+/// A required string field of a typed body, as [`text`] reads one.
+fn given<'a>(v: &'a Option<Loose<String>>, field: &str) -> Result<&'a str, ApiError> {
+    match v {
+        Some(Loose::Typed(s)) if !s.trim().is_empty() => Ok(s.trim()),
+        None => {
+            Err(ApiError::new(ErrorCode::MissingField, format!("{field}: required")).field(field))
+        }
+        Some(_) => Err(ApiError::new(
+            ErrorCode::InvalidField,
+            format!("{field}: must be a non-empty string"),
+        )
+        .field(field)),
+    }
+}
+
+/// An optional string field of a typed body, as [`opt_text`] reads one.
+fn maybe<'a>(v: &'a Option<Loose<String>>, field: &str) -> Result<Option<&'a str>, ApiError> {
+    v.as_ref().map(|_| given(v, field)).transpose()
+}
+
 /// An optional string field.
 fn opt_text<'a>(body: &'a Map<String, Value>, field: &str) -> Result<Option<&'a str>, ApiError> {
     match body.get(field) {
@@ -207,7 +228,7 @@ fn hook_proof(
     path = "/api/hooks",
     tag = "notify",
     summary = "Register a completion webhook on a route (DONE or FAILED, delivered at least once, signed when a secret is given); only the route's sender (signature) or the owner hooks it",
-    request_body(content = Object, example = json!({"routeId": "rt_0123456789abcdef0123", "url": "https://example.com/relay-hook", "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "signature": "0x…: the route's sender's EIP-191 signature of relay-hook:v1:route=<routeId>:url=<url>"})),
+    request_body = HookRegisterRequest,
     params(("authorization" = Option<String>, Header, description = "Bearer <owner token>: hooks any route without a signature")),
     responses(
         (status = 200, description = "Registered, pending", body = HookRegistered),
@@ -220,12 +241,12 @@ async fn register(
     headers: HeaderMap,
     JsonObject(body): JsonObject,
 ) -> Result<Json<HookRegistered>, ApiError> {
-    edge::only_fields(&body, &["routeId", "url", "secret", "signature"])?;
-    let route = text(&body, "routeId")?;
+    let req: HookRegisterRequest = relay_wire::decode(&Value::Object(body))?;
+    let route = given(&req.route_id, "routeId")?;
     tracing::Span::current().record("route", route);
-    let url = text(&body, "url")?;
-    let secret = opt_text(&body, "secret")?;
-    let signature = opt_text(&body, "signature")?;
+    let url = given(&req.url, "url")?;
+    let secret = maybe(&req.secret, "secret")?;
+    let signature = maybe(&req.signature, "signature")?;
     let (known, sender) = route_known(&s, route).await?;
     let proof = hook_proof(&s, &headers, signature, (route, url, &sender));
     let hooks = &s.hooks;

@@ -33,12 +33,12 @@ use relay_engine::request::ExecuteAsk;
 use relay_errors::{ApiError, ErrorBody, ErrorCode};
 use relay_execution::receipt::RouteReceipt;
 use relay_feature::{
-    edge::{self, idempotency_key, JsonObject},
+    edge::{idempotency_key, JsonObject},
     operator::{self, is_operator, OwnerTokenHash},
     Feature, HasHandles, Limit,
 };
 use relay_store::{durable::IdemKey, Store};
-use relay_wire::SessionIssueRequest;
+use relay_wire::{Loose, SessionIssueRequest, SessionRevokeRequest};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
@@ -135,6 +135,19 @@ fn owner_only(x: &Sessions, headers: &HeaderMap) -> Result<(), ApiError> {
 }
 
 /// The API error of a refusal.
+/// The id a revoke names: required (`null` is none), a non-blank string.
+fn revoked_id(request: SessionRevokeRequest) -> Result<String, SessionError> {
+    match request.id {
+        Some(Loose::Typed(s)) if !s.trim().is_empty() => Ok(s.trim().to_string()),
+        None => Err(SessionError::Missing { field: "id".into() }),
+        Some(Loose::Other(v)) if v == "null" => Err(SessionError::Missing { field: "id".into() }),
+        Some(_) => Err(SessionError::Field {
+            field: "id".into(),
+            why: "must be a ses_ id".into(),
+        }),
+    }
+}
+
 fn refused(e: SessionError) -> ApiError {
     let message = e.to_string();
     match e {
@@ -287,7 +300,7 @@ async fn read(State(x): State<Sessions>, headers: HeaderMap, Path(id): Path<Stri
     path = "/api/session/revoke",
     tag = "sessions",
     summary = "Revoke a session (owner): new executes are refused, started routes complete, the unspent balance returns to refundTo",
-    request_body(content = Object, example = json!({"id": "ses_0123456789abcdef01234567"})),
+    request_body = SessionRevokeRequest,
     params(("authorization" = Option<String>, Header, description = "Bearer <owner token>")),
     responses(
         (status = 200, description = "Revoked", body = SessionRevoked),
@@ -299,18 +312,10 @@ async fn revoke(State(x): State<Sessions>, headers: HeaderMap, body: Bytes) -> R
     let answer = async {
         owner_only(&x, &headers)?;
         let JsonObject(obj) = JsonObject::parse(&body)?;
-        edge::only_fields(&obj, &["id"])?;
-        let id = match obj.get("id") {
-            Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
-            None | Some(Value::Null) => {
-                return Err(ApiError::new(ErrorCode::MissingField, "id: required").field("id"))
-            }
-            Some(_) => {
-                return Err(
-                    ApiError::new(ErrorCode::InvalidField, "id: must be a ses_ id").field("id"),
-                )
-            }
-        };
+        let request: SessionRevokeRequest = relay_wire::decode(&Value::Object(obj))
+            .map_err(SessionError::from)
+            .map_err(refused)?;
+        let id = revoked_id(request).map_err(refused)?;
         let revoked = x.sessions.revoke(&id).await.map_err(refused)?;
         // Return the balance now when nothing is in flight; the sweep job
         // retries otherwise.

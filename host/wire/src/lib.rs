@@ -24,7 +24,9 @@
 
 mod decode;
 mod execute;
+pub mod keys;
 mod loose;
+pub mod notify;
 mod primitives;
 mod route;
 mod routing;
@@ -37,11 +39,13 @@ pub use execute::{
     AttestationBody, Erc2612Body, ExecuteFields, ExecuteRequest, IntentBody, OrderBody,
     Permit2Body, PermittedBody,
 };
+pub use keys::KeyCreateRequest;
 pub use loose::Loose;
+pub use notify::HookRegisterRequest;
 pub use primitives::{BatchRequest, ConditionalRequest, RouteBody, ScheduleRequest, WhenRequest};
 pub use route::{Fraction, Node, RouteRequest};
 pub use routing::{
     AgentRequest, PlanConstraints, PlanRequest, PlanStepRequest, SolveRequest, SolveSource,
 };
 pub use scalar::Scalar;
-pub use session::{SessionIssueRequest, SessionPolicyRequest};
+pub use session::{SessionIssueRequest, SessionPolicyRequest, SessionRevokeRequest};

@@ -59,6 +59,18 @@ pub struct SessionIssueRequest {
     pub refund_to: Option<Loose<String>>,
 }
 
+/// `POST /api/session/revoke`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schema(example = json!({"id": "ses_0123456789abcdef01234567"}))]
+pub struct SessionRevokeRequest {
+    /// The session's id (`ses_…`). Absent is `None`; `null` is kept (as
+    /// `Other("null")`) for the domain to refuse as missing.
+    #[serde(default, deserialize_with = "crate::loose::present")]
+    #[schema(value_type = String, required = true)]
+    pub id: Option<Loose<String>>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,6 +83,18 @@ mod tests {
             "policy": {"chains": [8453, "42161"], "tokens": ["usdc"], "recipients": ["0xabc"],
                        "perTxCap": "2000000", "rolling24hCap": 5000000, "expiresAt": 1900000000},
         })
+    }
+
+    #[test]
+    fn a_revoke_body_keeps_its_id_as_sent_and_names_unknown_fields() {
+        let r: SessionRevokeRequest = decode(&json!({"id": "ses_1"})).unwrap();
+        assert_eq!(r.id, Some(Loose::Typed("ses_1".into())));
+        let r: SessionRevokeRequest = decode(&json!({"id": 7})).unwrap();
+        assert_eq!(r.id, Some(Loose::Other("7".into())));
+        let r: SessionRevokeRequest = decode(&json!({})).unwrap();
+        assert_eq!(r.id, None);
+        let e = decode::<SessionRevokeRequest>(&json!({"id": "ses_1", "ids": []})).unwrap_err();
+        assert_eq!(e.to_string(), "ids: unknown field (allowed: id)");
     }
 
     #[test]
