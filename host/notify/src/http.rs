@@ -33,13 +33,12 @@ use relay_engine::{
     tokens,
 };
 use relay_errors::{ApiError, ErrorBody, ErrorCode};
-use relay_feature::{
-    edge::{self, JsonObject},
-    operator::is_operator,
-    Feature, HasHandles, Limit, Parts,
-};
+use relay_feature::{edge::JsonObject, operator::is_operator, Feature, HasHandles, Limit, Parts};
 use relay_plugin_api::ChainRef;
-use relay_wire::{HookRegisterRequest, Loose};
+use relay_wire::{
+    BalanceSubscribeRequest, HookRegisterRequest, Loose, PriceSubscribeRequest, Scalar,
+    SubscribeRequest,
+};
 use serde_json::{Map, Value};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -139,7 +138,7 @@ fn text<'a>(body: &'a Map<String, Value>, field: &str) -> Result<&'a str, ApiErr
     }
 }
 
-/// A required string field of a typed body, as [`text`] reads one.
+/// A required string field of a typed body: trimmed, not blank.
 fn given<'a>(v: &'a Option<Loose<String>>, field: &str) -> Result<&'a str, ApiError> {
     match v {
         Some(Loose::Typed(s)) if !s.trim().is_empty() => Ok(s.trim()),
@@ -154,17 +153,9 @@ fn given<'a>(v: &'a Option<Loose<String>>, field: &str) -> Result<&'a str, ApiEr
     }
 }
 
-/// An optional string field of a typed body, as [`opt_text`] reads one.
+/// An optional string field of a typed body, as [`given`] reads one.
 fn maybe<'a>(v: &'a Option<Loose<String>>, field: &str) -> Result<Option<&'a str>, ApiError> {
     v.as_ref().map(|_| given(v, field)).transpose()
-}
-
-/// An optional string field.
-fn opt_text<'a>(body: &'a Map<String, Value>, field: &str) -> Result<Option<&'a str>, ApiError> {
-    match body.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(_) => text(body, field).map(Some),
-    }
 }
 
 /// What this host knows of a route id, and the route's sender.
@@ -282,7 +273,7 @@ async fn hook_state(
     path = "/api/events/subscribe",
     tag = "notify",
     summary = "Subscribe to price webhooks (an asset crossing a USD threshold) or balance webhooks (an address's token balance changing)",
-    request_body(content = Object, example = json!({"type": "balance", "chainId": 8453, "token": "USDC", "address": "0x000000000000000000000000000000000000bEEF", "url": "https://example.com/relay-events", "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})),
+    request_body = SubscribeRequest,
     responses(
         (status = 200, description = "The subscription, active", body = HookView),
         (status = "default", description = "A typed error (400 WEBHOOK_URL_REFUSED, INVALID_FIELD, UNKNOWN_CHAIN, UNKNOWN_TOKEN, …)", body = ErrorBody),
@@ -293,26 +284,16 @@ async fn subscribe(
     State(s): State<Notify>,
     JsonObject(body): JsonObject,
 ) -> Result<Json<HookView>, ApiError> {
-    let sub = match text(&body, "type")? {
+    let kind = text(&body, "type")?.to_string();
+    let body = Value::Object(body);
+    let (sub, url, secret) = match kind.as_str() {
         "price" => {
-            edge::only_fields(&body, &["type", "asset", "above", "below", "url", "secret"])?;
-            let asset = text(&body, "asset")?;
-            if let Err(Unpriced::NoPrice(_)) = price_usd_e6(&s.parts.prices, asset) {
-                return Err(ApiError::new(
-                    ErrorCode::InvalidField,
-                    format!("asset: the host has no price for {asset:?} (GET /api/pricefeeds lists them)"),
-                )
-                .field("asset"));
-            }
-            Subscription::price(asset, opt_text(&body, "above")?, opt_text(&body, "below")?)
-                .map_err(refused)?
+            let r: PriceSubscribeRequest = relay_wire::decode(&body)?;
+            (price_subscription(&s, &r)?, r.url, r.secret)
         }
         "balance" => {
-            edge::only_fields(
-                &body,
-                &["type", "chainId", "token", "address", "url", "secret"],
-            )?;
-            balance_subscription(&s.parts.config, &body)?
+            let r: BalanceSubscribeRequest = relay_wire::decode(&body)?;
+            (balance_subscription(&s.parts.config, &r)?, r.url, r.secret)
         }
         other => {
             return Err(ApiError::new(
@@ -322,29 +303,42 @@ async fn subscribe(
             .field("type"))
         }
     };
-    let url = text(&body, "url")?;
-    let secret = opt_text(&body, "secret")?;
+    let url = given(&url, "url")?;
+    let secret = maybe(&secret, "secret")?;
     Ok(Json(
         s.hooks.subscribe(sub, url, secret).await.map_err(refused)?,
     ))
 }
 
+fn price_subscription(s: &Notify, r: &PriceSubscribeRequest) -> Result<Subscription, ApiError> {
+    let asset = given(&r.asset, "asset")?;
+    if let Err(Unpriced::NoPrice(_)) = price_usd_e6(&s.parts.prices, asset) {
+        return Err(ApiError::new(
+            ErrorCode::InvalidField,
+            format!("asset: the host has no price for {asset:?} (GET /api/pricefeeds lists them)"),
+        )
+        .field("asset"));
+    }
+    let (above, below) = (maybe(&r.above, "above")?, maybe(&r.below, "below")?);
+    Subscription::price(asset, above, below).map_err(refused)
+}
+
 fn balance_subscription(
     config: &HostConfig,
-    body: &Map<String, Value>,
+    r: &BalanceSubscribeRequest,
 ) -> Result<Subscription, ApiError> {
-    let chain = match body.get("chainId") {
-        Some(Value::Number(n)) => n.as_u64(),
-        Some(Value::String(s)) => s.trim().parse().ok(),
-        _ => None,
-    }
-    .ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::MissingField,
-            "chainId: an EVM chain id is required",
-        )
-        .field("chainId")
-    })?;
+    let chain = r
+        .chain_id
+        .as_ref()
+        .and_then(|c| c.typed().ok())
+        .and_then(Scalar::whole)
+        .ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::MissingField,
+                "chainId: an EVM chain id is required",
+            )
+            .field("chainId")
+        })?;
     if !config.chain_ids().contains(&chain) {
         return Err(ApiError::new(
             ErrorCode::UnknownChain,
@@ -352,7 +346,7 @@ fn balance_subscription(
         )
         .field("chainId"));
     }
-    let token = text(body, "token")?;
+    let token = given(&r.token, "token")?;
     let resolved = tokens::resolve(config, ChainRef::Evm(chain), Some(token)).map_err(|e| {
         ApiError::new(ErrorCode::UnknownToken, format!("token: {e}")).field("token")
     })?;
@@ -363,7 +357,7 @@ fn balance_subscription(
         )
         .field("token")
     })?;
-    let address = text(body, "address")?;
+    let address = given(&r.address, "address")?;
     let owner: Address = address.parse().map_err(|_| {
         ApiError::new(
             ErrorCode::InvalidAddress,

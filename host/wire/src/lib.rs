@@ -41,7 +41,9 @@ pub use execute::{
 };
 pub use keys::KeyCreateRequest;
 pub use loose::Loose;
-pub use notify::HookRegisterRequest;
+pub use notify::{
+    BalanceSubscribeRequest, HookRegisterRequest, PriceSubscribeRequest, SubscribeRequest,
+};
 pub use primitives::{BatchRequest, ConditionalRequest, RouteBody, ScheduleRequest, WhenRequest};
 pub use route::{Fraction, Node, RouteRequest};
 pub use routing::{
