@@ -99,8 +99,10 @@ async fn cctp_burns_waits_for_the_attestation_mints_and_delivers_one_to_one() {
 /// Every Allbridge transfer passes through the simulator's not-indexed
 /// window first (`AllbridgeConfig::not_indexed_polls`: the current REST
 /// API's bare `400 {"statusCode":400,"message":"Bad request"}` on
-/// `/transfer/status`), so this route also proves the window end to end:
-/// the rail reads it as "not indexed yet" and the route goes on to DONE.
+/// `/transfer/status`), so this route runs through it to DONE. How the rail
+/// reads that answer (PENDING, not the caller's mistake) is proven by its
+/// vendor case and the simulator's own test: the host asks again after any
+/// `track` error, so this route alone would not notice a rail misreading it.
 #[tokio::test(flavor = "multi_thread")]
 async fn stablebridge_pays_solana_and_answers_funds_required_back() {
     let (devnet, _dir, h) = mesh().await;
