@@ -99,10 +99,10 @@ impl ExecuteRunner {
 /// Batch legs are planned as an execute would run them.
 #[async_trait::async_trait]
 impl Planner for Routing {
-    async fn winner(
+    async fn winner<'r>(
         &self,
         ask: &RouteAsk,
-        rail: Option<&str>,
+        rail: Option<&'r str>,
     ) -> Result<(QuoteOutcome, usize), ApiError> {
         Routing::winner(self, ask, rail).await
     }

@@ -82,9 +82,21 @@ impl ExecError {
         }
     }
 
-    /// Whether the funds may have left the relayer (no automatic refund).
+    /// Whether the funds may have left the relayer, or may still be
+    /// delivered, so that no automatic refund is safe: a transaction whose
+    /// fate is unknown, or an upstream that holds the deposit and has not
+    /// answered delivery by the track timeout (it may deliver later; a
+    /// refund then would pay the route twice). Such a route ends `FAILED`
+    /// with `fundsMoved` and no `refundTx`, for the operator.
     fn funds_in_doubt(&self) -> bool {
-        matches!(self, ExecError::Send(SendError::Unknown { .. }))
+        matches!(
+            self,
+            ExecError::Send(SendError::Unknown { .. })
+                | ExecError::Upstream {
+                    code: FailureCode::UpstreamTimeout,
+                    ..
+                }
+        )
     }
 }
 
@@ -424,6 +436,13 @@ impl Executor {
         if pulled && !e.funds_in_doubt() {
             h.save(&self.store, "status").await?;
             return self.refund(h).await;
+        }
+        if e.funds_in_doubt() {
+            tracing::error!(
+                route = %h.r.id,
+                error = %e,
+                "funds in doubt: no automatic refund; left to the operator"
+            );
         }
         h.r.status = RouteStatus::Failed;
         h.save(&self.store, "failed").await

@@ -22,6 +22,8 @@ pub mod edge;
 pub mod once;
 pub mod operator;
 mod start;
+#[cfg(feature = "test-utils")]
+pub mod testing;
 
 pub use start::{
     service, start_all, Handles, HasHandles, Parts, Service, ServiceError, Start, StartError,

@@ -56,15 +56,17 @@ use crate::{
 
 /// How a batch's legs are planned: the host's quote fan-out and the
 /// answer an execute would use.
+#[cfg_attr(any(test, feature = "test-utils"), mockall::automock)]
 #[async_trait]
+#[auto_impl::auto_impl(&, Arc, Box)]
 pub trait Planner: Send + Sync {
     /// Quotes `ask` and finds the answer an execute would use (optionally
     /// only `rail`'s): the outcome and the winner's index, or the typed
     /// refusal a quote answers with.
-    async fn winner(
+    async fn winner<'r>(
         &self,
         ask: &RouteAsk,
-        rail: Option<&str>,
+        rail: Option<&'r str>,
     ) -> Result<(QuoteOutcome, usize), ApiError>;
 }
 

@@ -63,6 +63,8 @@ impl std::fmt::Display for Usd {
 }
 
 /// Where conditionals read prices. `pair` is `<ASSET>/USD`, upper case.
+#[cfg_attr(any(test, feature = "test-utils"), mockall::automock)]
+#[auto_impl::auto_impl(&, Arc, Box)]
 pub trait PriceSource: Send + Sync {
     /// The pair's current price, or `None` when the host has no usable
     /// answer for it (the conditional waits).

@@ -382,22 +382,22 @@ mod tests {
     use super::*;
     use crate::{
         record::{Leg, NOTE},
-        watcher::RunResult,
+        watcher::{MockRunner, RunResult},
     };
 
-    /// Refuses a leg of amount "0"; accepts the others as a new route.
-    struct Legs;
-
-    #[async_trait::async_trait]
-    impl Runner for Legs {
-        async fn run(&self, route: &Value, key: &str) -> RunResult {
-            match route["amount"] == "0" {
+    /// Refuses a leg of amount "0", accepts the others as a new route; and
+    /// fails the test unless it ran exactly `times` legs.
+    fn legs(times: usize) -> MockRunner {
+        let mut legs = MockRunner::new();
+        legs.expect_run()
+            .times(times)
+            .returning(|route, key| match route["amount"] == "0" {
                 true => RunResult::Failed(json!({"error": "no", "errorCode": "AMOUNT_TOO_LOW"})),
                 false => {
                     RunResult::Executed(json!({"id": format!("r-{key}"), "status": "BRIDGING"}))
                 }
-            }
-        }
+            });
+        legs
     }
 
     async fn batch(p: &Primitives, amounts: &[&str]) -> String {
@@ -466,13 +466,16 @@ mod tests {
         let url = format!("sqlite://{}/b.db?mode=rwc", dir.path().display());
         let store = relay_store::Store::connect(&url).await.unwrap();
         let p = Primitives::new(Arc::new(store), relay_types::clock::system());
+        // 3 + 2 + 2 legs, each run once: a repeat, another key or a
+        // simulated batch runs none.
+        let live = legs(7);
         for (amounts, want) in [
             (&["1", "0", "2"][..], "partial"),
             (&["0", "0"][..], "failed"),
             (&["1", "2"][..], "completed"),
         ] {
             let id = batch(&p, amounts).await;
-            let b = p.run_batch(&id, (&Legs, true), Some("k1")).await.unwrap();
+            let b = p.run_batch(&id, (&live, true), Some("k1")).await.unwrap();
             assert_eq!(b.status, want, "{amounts:?}");
             let got: Vec<_> = b
                 .runs
@@ -491,14 +494,14 @@ mod tests {
                 .collect();
             assert_eq!(got, expect, "every leg ran: {:?}", b.runs);
             assert!(matches!(
-                p.run_batch(&id, (&Legs, true), Some("k2")).await,
+                p.run_batch(&id, (&live, true), Some("k2")).await,
                 Err(ServiceError::AlreadyRun { .. })
             ));
-            let again = p.run_batch(&id, (&Legs, true), Some("k1")).await.unwrap();
+            let again = p.run_batch(&id, (&live, true), Some("k1")).await.unwrap();
             assert_eq!(again, b, "the same key answers the run as it stands");
         }
         let id = batch(&p, &["1", "0"]).await;
-        let b = p.run_batch(&id, (&Legs, false), None).await.unwrap();
+        let b = p.run_batch(&id, (&live, false), None).await.unwrap();
         assert_eq!(b.status, "completed", "the gate is off: simulated");
         assert!(b
             .runs
@@ -509,7 +512,7 @@ mod tests {
             format!("{id}:2")
         );
         assert!(matches!(
-            p.run_batch("batch_nope", (&Legs, true), None).await,
+            p.run_batch("batch_nope", (&live, true), None).await,
             Err(ServiceError::NotFound { .. })
         ));
     }

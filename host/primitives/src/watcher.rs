@@ -46,7 +46,9 @@ pub enum RunResult {
 /// [`execute_request`] makes of it (`mode:self`, `live:true`), whose
 /// request bytes are those of [`execute_body`]; `key` is its idempotency
 /// key. The host implements it with its one execute service.
+#[cfg_attr(any(test, feature = "test-utils"), mockall::automock)]
 #[async_trait]
+#[auto_impl::auto_impl(&, Arc, Box)]
 pub trait Runner: Send + Sync {
     /// Executes `route` once under `key`.
     async fn run(&self, route: &Value, key: &str) -> RunResult;
@@ -499,43 +501,40 @@ impl Watcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::service::Primitives;
+    use crate::{price::MockPriceSource, service::Primitives};
     use std::sync::Mutex;
 
-    struct Fixed(Mutex<Option<Usd>>);
+    /// What the price mock answers, changed by the test.
+    type Quoted = Arc<Mutex<Option<Usd>>>;
 
-    impl PriceSource for Fixed {
-        fn usd(&self, _pair: &str) -> Option<Usd> {
-            *self.0.lock().unwrap()
-        }
-    }
-
-    struct Refuses;
-
-    #[async_trait]
-    impl Runner for Refuses {
-        async fn run(&self, _route: &Value, _key: &str) -> RunResult {
-            RunResult::Failed(json!({"error": "no", "errorCode": "INSUFFICIENT_BALANCE"}))
-        }
-    }
-
-    async fn setup(gate: bool) -> (tempfile::TempDir, Primitives, Arc<Fixed>, WatcherDeps) {
+    /// A watcher's deps over a fresh SQLite store: `runner` runs the live
+    /// runs (a bare `MockRunner::new()` fails the test if one is run), the
+    /// price source answers what the returned cell holds.
+    async fn setup(
+        gate: bool,
+        runner: MockRunner,
+    ) -> (tempfile::TempDir, Primitives, Quoted, WatcherDeps) {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}/w.db?mode=rwc", dir.path().display());
         let store: Arc<dyn PrimitiveStore> =
             Arc::new(relay_store::Store::connect(&url).await.unwrap());
-        let prices = Arc::new(Fixed(Mutex::new(None)));
+        let quoted: Quoted = Arc::default();
+        let mut prices = MockPriceSource::new();
+        let cell = quoted.clone();
+        prices
+            .expect_usd()
+            .returning(move |_| *cell.lock().unwrap());
         let deps = WatcherDeps {
             store: store.clone(),
-            runner: Arc::new(Refuses),
-            prices: prices.clone(),
+            runner: Arc::new(runner),
+            prices: Arc::new(prices),
             lease_ms: 60_000,
             live_gate: gate,
         };
         (
             dir,
             Primitives::new(store, relay_types::clock::system()),
-            prices,
+            quoted,
             deps,
         )
     }
@@ -548,7 +547,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_schedule_runs_count_times_simulated_then_completes_and_never_doubles() {
-        let (_d, p, _, deps) = setup(false).await;
+        // The gate is off: a live run would fail the test.
+        let (_d, p, _, deps) = setup(false, MockRunner::new()).await;
         let body = json!({"everySeconds": 10, "count": 3, "live": true});
         let mut s = schedule(body, json!({"amount": "1"}));
         s.authority = Some(Authority::Owner);
@@ -581,13 +581,23 @@ mod tests {
 
     #[tokio::test]
     async fn a_failed_live_run_is_recorded_and_the_schedule_goes_on() {
-        let (_d, p, _, deps) = setup(true).await;
+        let mut runner = MockRunner::new();
+        // Once, under the run's own idempotency key, even ticked twice.
+        runner
+            .expect_run()
+            .withf(|_, key| key.ends_with(":1"))
+            .times(1)
+            .returning(|_, _| {
+                RunResult::Failed(json!({"error": "no", "errorCode": "INSUFFICIENT_BALANCE"}))
+            });
+        let (_d, p, _, deps) = setup(true, runner).await;
         let body = json!({"everySeconds": 10, "count": 2, "live": true});
         let mut s = schedule(body, json!({}));
         s.authority = Some(Authority::Owner);
         let id = p.create_schedule(s).await.unwrap().id;
         let w = Watcher::new(deps);
         w.tick(1_000_000).await.unwrap();
+        assert_eq!(w.tick(1_000_000).await.unwrap(), 0, "not due again");
         let v = p.schedule(&id).await.unwrap();
         assert_eq!((v.status.as_str(), v.remaining), ("active", 1));
         assert_eq!(v.runs[0]["ok"], false);
@@ -596,7 +606,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_price_condition_fires_only_once_it_holds_and_expires_otherwise() {
-        let (_d, p, prices, deps) = setup(false).await;
+        let (_d, p, prices, deps) = setup(false, MockRunner::new()).await;
         let now = relay_types::Clock::now_secs(&relay_types::SystemClock);
         let req = |v: Value| relay_wire::decode(&v).unwrap();
         let c = Conditional::from_request(
@@ -610,10 +620,10 @@ mod tests {
         let w = Watcher::new(deps);
         let t = now * 1000;
         assert_eq!(w.tick(t).await.unwrap(), 0, "no price: waits");
-        *prices.0.lock().unwrap() = Usd::parse("2500").ok();
+        *prices.lock().unwrap() = Usd::parse("2500").ok();
         assert_eq!(w.tick(t + 1).await.unwrap(), 0, "not strictly below");
         assert_eq!(p.conditional(&id).await.unwrap().status, "armed");
-        *prices.0.lock().unwrap() = Usd::parse("2499.99").ok();
+        *prices.lock().unwrap() = Usd::parse("2499.99").ok();
         assert_eq!(w.tick(t + 2).await.unwrap(), 1);
         let v = p.conditional(&id).await.unwrap();
         assert_eq!(v.status, "executed");

@@ -9,7 +9,8 @@
 //! transaction; bitcoin → EVM answers AWAITING_DEPOSIT with the address; a
 //! dead winning upstream makes execute fail over to the next rail. Upstream
 //! failures end where the vendor says the money is: a LI.FI refund, a Squid
-//! destination failure and a Chainflip fill-or-kill refund.
+//! destination failure and a Chainflip fill-or-kill refund; an upstream
+//! silent past the track timeout is left to the operator, not refunded.
 
 use crate::common;
 use alloy::primitives::U256;
@@ -369,6 +370,51 @@ async fn a_squid_route_that_failed_on_the_destination_ends_failed_with_the_refun
     // by the bridge; the sender is made whole from the relayer's inventory.
     let mode = FaultMode::FailOnDestination;
     an_upstream_failure_is_refunded("squid", Upstream::Squid, mode, "UPSTREAM_FAILED").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_track_timeout_leaves_the_funds_to_the_operator_and_a_late_delivery_is_paid_once() {
+    // The upstream holds the deposit past the host's track timeout (1 ms:
+    // the first PENDING answer is already late). An automatic refund would
+    // pay the sender back while the bridge still delivers.
+    let devnet = Devnet::start(DevnetConfig::with_chains([BASE, ARB]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |c| c.execution.track_timeout_ms = 1).await;
+    approve_permit2(&devnet, BASE, 1).await;
+    let held = |ms| FaultConfig {
+        settle_delay_ms: ms,
+        ..FaultConfig::default()
+    };
+    h.sims.set_faults(Upstream::Lifi, held(600_000));
+    let user = keys::anvil_address(1);
+    let (src0, dst0) = (
+        usdc_balance(&devnet, BASE, user).await,
+        usdc_balance(&devnet, ARB, user).await,
+    );
+    let mut body = permit_body(&devnet, (BASE, ARB), 6_000_000, 700);
+    body["rail"] = json!("lifi");
+    let receipt = execute(&h, &body).await;
+    let failed = until_terminal(&h.base, receipt["id"].as_str().unwrap()).await;
+    assert_eq!(failed["status"], "FAILED", "{failed}");
+    let f = &failed["failure"];
+    assert_eq!(f["code"], "UPSTREAM_TIMEOUT", "{failed}");
+    assert_eq!(f["fundsMoved"], true, "{failed}");
+    assert!(f["refundTx"].is_null(), "no automatic refund: {failed}");
+    let paid = U256::from(6_000_000u64);
+    assert_eq!(src0 - usdc_balance(&devnet, BASE, user).await, paid);
+
+    // The bridge delivers late: the recipient is paid, the sender paid once.
+    h.sims.set_faults(Upstream::Lifi, held(0));
+    common::wait_up_to(
+        "the late delivery",
+        std::time::Duration::from_secs(60),
+        async || usdc_balance(&devnet, ARB, user).await > dst0,
+    )
+    .await;
+    assert_eq!(src0 - usdc_balance(&devnet, BASE, user).await, paid);
+    devnet.stop();
 }
 
 #[tokio::test(flavor = "multi_thread")]
