@@ -119,6 +119,13 @@ function renderRoutes(d) {
       <td><code>${esc(r.lane)}</code></td><td>${esc(r.fromChain)} → ${esc(r.toChain)}</td>
       <td class="num">${esc(r.amount)} ${esc(r.fromToken)}</td><td>${esc(when(r.createdMs))}</td></tr>`),
     "No routes in flight."));
+  put("doubt-body", table("Failed routes whose funds moved and were not refunded: settle each with its upstream",
+    ["Route", "Failure", "Rail", "From → to", "Amount", "Started"],
+    (d.routes.fundsInDoubt || []).map((r) => `<tr><th scope="row"><a href="${esc(r.receipt)}">${esc(r.id)}</a></th>
+      <td><strong class="bad">${esc(r.code)}</strong><br><small>${esc(r.message)}</small></td><td>${esc(r.rail)}</td>
+      <td>${esc(r.fromChain)} → ${esc(r.toChain)}</td>
+      <td class="num">${esc(r.amount)} ${esc(r.fromToken)}</td><td>${esc(when(r.createdMs))}</td></tr>`),
+    "No route's funds are in doubt."));
 }
 
 function renderRest(d) {

@@ -26,6 +26,9 @@ use utoipa::ToSchema;
 
 /// How many routes in flight the dashboard lists.
 pub const ROUTES_LISTED: u32 = 100;
+/// How many of the newest failed routes it looks through for funds in
+/// doubt.
+pub const FAILURES_SCANNED: u32 = 500;
 /// How many audit entries it shows.
 pub const AUDIT_LISTED: u32 = 50;
 /// The statuses of a route in flight.
@@ -232,6 +235,24 @@ pub struct RoutesView {
     pub by_status: BTreeMap<String, u64>,
     /// The newest ones.
     pub in_flight: Vec<RouteView>,
+    /// Failed routes whose funds moved and were not refunded (a
+    /// transaction of unknown fate, an upstream silent past the track
+    /// timeout): the operator settles each with the upstream. Among the
+    /// newest [`FAILURES_SCANNED`] failures, newest first.
+    pub funds_in_doubt: Vec<DoubtView>,
+}
+
+/// A failed route whose funds are in doubt.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DoubtView {
+    /// The route.
+    #[serde(flatten)]
+    pub route: RouteView,
+    /// Its `failure.code` (`UPSTREAM_TIMEOUT`, `EXECUTION_FAILED`).
+    pub code: String,
+    /// Its `failure.message`.
+    pub message: String,
 }
 
 /// One route in flight.
@@ -382,7 +403,31 @@ async fn routes(store: &Store) -> Result<RoutesView, SnapshotError> {
         .routes_in_flight(ROUTES_LISTED)
         .await?
         .into_iter()
-        .map(|r| RouteView {
+        .map(RouteView::of)
+        .collect();
+    let funds_in_doubt = store
+        .recent_failed_routes(FAILURES_SCANNED)
+        .await?
+        .into_iter()
+        .filter_map(|mut r| {
+            let f = r.failure.take()?;
+            (f.funds_moved && f.refund_tx.is_none()).then(|| DoubtView {
+                route: RouteView::of(r),
+                code: f.code,
+                message: f.message,
+            })
+        })
+        .collect();
+    Ok(RoutesView {
+        by_status,
+        in_flight,
+        funds_in_doubt,
+    })
+}
+
+impl RouteView {
+    fn of(r: relay_types::RouteRecord) -> Self {
+        RouteView {
             receipt: format!("/api/route/status?id={}", r.id),
             id: r.id,
             status: r.status.as_str().into(),
@@ -394,12 +439,8 @@ async fn routes(store: &Store) -> Result<RoutesView, SnapshotError> {
             from_token: r.from_token,
             amount: r.amount.to_string(),
             created_ms: r.created_ms,
-        })
-        .collect();
-    Ok(RoutesView {
-        by_status,
-        in_flight,
-    })
+        }
+    }
 }
 
 /// Reads the chain part: balances (each bounded by `timeout`) and float.

@@ -8,7 +8,8 @@
 //! - [`dashboard`]: the snapshot the page renders: rails with packaging,
 //!   quarantine and health; lanes; float per chain and token with
 //!   `capNow`; the relayer's native balance per chain with a low-balance
-//!   flag; routes in flight by status; the webhook backlog; rate-limit
+//!   flag; routes in flight by status; failed routes whose funds are in
+//!   doubt (moved, not refunded); the webhook backlog; rate-limit
 //!   hits; recent errors; the audit log.
 //! - [`signals`]: what the HTTP edge reports to the dashboard (rate-limit
 //!   hits, recent error answers), held in memory per host.

@@ -3,7 +3,7 @@
 //! the webhook delivery backlog.
 
 use super::{routes::corrupt, Store, StoreError};
-use relay_types::route::RouteRecord;
+use relay_types::route::{RouteRecord, RouteStatus};
 use sqlx::Row;
 
 /// One change of operator state, as recorded.
@@ -94,6 +94,20 @@ impl Store {
         let rows = sqlx::query(
             "SELECT body FROM routes WHERE terminal = 0 ORDER BY created_ms DESC, id DESC LIMIT $1",
         )
+        .bind(i64::from(limit))
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| serde_json::from_str(&r.try_get::<String, _>("body")?).map_err(corrupt))
+            .collect()
+    }
+
+    /// The newest `limit` routes that ended `FAILED`, newest first.
+    pub async fn recent_failed_routes(&self, limit: u32) -> Result<Vec<RouteRecord>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT body FROM routes WHERE status = $1 ORDER BY created_ms DESC, id DESC LIMIT $2",
+        )
+        .bind(RouteStatus::Failed.as_str())
         .bind(i64::from(limit))
         .fetch_all(self.pool())
         .await?;

@@ -456,6 +456,12 @@ async fn the_audit_log_and_backlog_queries_run_on_postgres_too() {
     let flying = store.routes_in_flight(10).await.unwrap();
     assert_eq!(flying.len(), 1);
     assert_eq!(flying[0].id, "rt_admin_pg");
+    let mut failed = common::sample_route("rt_admin_pg_failed");
+    failed.status = relay_types::RouteStatus::Failed;
+    common::store_idle_route(&store, &failed).await;
+    let failures = store.recent_failed_routes(10).await.unwrap();
+    let ids: Vec<&str> = failures.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["rt_admin_pg_failed"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]

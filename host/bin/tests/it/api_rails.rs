@@ -404,6 +404,17 @@ async fn a_track_timeout_leaves_the_funds_to_the_operator_and_a_late_delivery_is
     assert!(f["refundTx"].is_null(), "no automatic refund: {failed}");
     let paid = U256::from(6_000_000u64);
     assert_eq!(src0 - usdc_balance(&devnet, BASE, user).await, paid);
+    // The operator's dashboard lists it to settle with the upstream.
+    let snap = common::send(
+        common::http()
+            .get(format!("{}/admin/api/snapshot", h.base))
+            .bearer_auth(relay_host::devnet::DEVNET_OWNER_TOKEN),
+    )
+    .await;
+    assert_eq!(snap.status, 200, "{}", snap.body);
+    let doubt = &snap.body["routes"]["fundsInDoubt"];
+    assert_eq!(doubt[0]["id"], receipt["id"], "{doubt}");
+    assert_eq!(doubt[0]["code"], "UPSTREAM_TIMEOUT", "{doubt}");
 
     // The bridge delivers late: the recipient is paid, the sender paid once.
     h.sims.set_faults(Upstream::Lifi, held(0));
