@@ -22,7 +22,7 @@ pub mod edge;
 pub mod once;
 pub mod operator;
 mod start;
-#[cfg(feature = "test-utils")]
+#[cfg(any(test, feature = "test-utils"))]
 pub mod testing;
 
 pub use start::{

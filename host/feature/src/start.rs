@@ -210,27 +210,7 @@ mod tests {
     }
 
     async fn parts(dir: &tempfile::TempDir) -> Parts {
-        let url = format!("sqlite://{}?mode=rwc", dir.path().join("f.db").display());
-        let clock = relay_types::clock::system();
-        let store = Store::connect_with_clock(&url, clock.clone())
-            .await
-            .unwrap();
-        let config = Arc::new(HostConfig::default());
-        let reader = Arc::new(ChainReader::new(&config));
-        let prices = Arc::new(PriceBook::new(
-            config.clone(),
-            reader.clone(),
-            clock.clone(),
-        ));
-        Parts {
-            config,
-            store,
-            reader,
-            prices,
-            senders: None,
-            clock,
-            owner: None,
-        }
+        crate::testing::parts(dir.path(), HostConfig::default()).await
     }
 
     #[tokio::test]

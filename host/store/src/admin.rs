@@ -97,9 +97,7 @@ impl Store {
         .bind(i64::from(limit))
         .fetch_all(self.pool())
         .await?;
-        rows.iter()
-            .map(|r| serde_json::from_str(&r.try_get::<String, _>("body")?).map_err(corrupt))
-            .collect()
+        bodies(&rows)
     }
 
     /// The newest `limit` routes that ended `FAILED`, newest first.
@@ -111,9 +109,7 @@ impl Store {
         .bind(i64::from(limit))
         .fetch_all(self.pool())
         .await?;
-        rows.iter()
-            .map(|r| serde_json::from_str(&r.try_get::<String, _>("body")?).map_err(corrupt))
-            .collect()
+        bodies(&rows)
     }
 
     /// The webhook delivery backlog.
@@ -135,6 +131,13 @@ impl Store {
             failed: ms(row.try_get("failed")?),
         })
     }
+}
+
+/// Route records from rows of their `body` column.
+fn bodies(rows: &[sqlx::any::AnyRow]) -> Result<Vec<RouteRecord>, StoreError> {
+    rows.iter()
+        .map(|r| serde_json::from_str(&r.try_get::<String, _>("body")?).map_err(corrupt))
+        .collect()
 }
 
 #[cfg(test)]
