@@ -14,7 +14,9 @@ fi
 package=$1
 version=$2
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-venv="$root/.tools/venv"
+# the real path: a venv's scripts name their python by the path it was
+# made at, and .tools may be a link to a cache a later clone reuses
+venv=$(realpath -m "$root/.tools/venv")
 py="$venv/bin/python"
 [ -x "$py" ] || python3 -m venv "$venv" >&2
 if ! "$py" -c "import importlib.metadata as m, sys; sys.exit(m.version('$package') != '$version')" 2>/dev/null; then

@@ -5,7 +5,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 version=4.32.5
-venv="$root/.tools/venv"
+# the real path: a venv's scripts name their python by the path it was
+# made at, and .tools may be a link to a cache a later clone reuses
+venv=$(realpath -m "$root/.tools/venv")
 st="$venv/bin/st"
 if [ ! -x "$st" ] || ! "$st" --version 2>/dev/null | grep -q "$version"; then
   python3 -m venv "$venv" >&2

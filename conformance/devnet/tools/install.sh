@@ -15,7 +15,9 @@ OZ_VERSION="5.1.0"
 
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo_root="$(cd "$script_dir/../../.." && pwd)"
-tools="$repo_root/.tools"
+# the real path (.tools may be a link to a cache later clones reuse): the
+# anvil link then names a file that outlives this clone
+tools=$(realpath -m "$repo_root/.tools")
 bin="$tools/bin"
 mkdir -p "$bin"
 
