@@ -71,7 +71,10 @@ impl<'a> Upstream<'a> {
             if self.ex.store.clock().now_ms() > deadline {
                 return Err(failed(
                     FailureCode::UpstreamTimeout,
-                    Some(format!("no delivery within {} ms", cfg.track_timeout_ms)),
+                    Some(format!(
+                        "no delivery seen within {} ms; the upstream holds the deposit and may still deliver it, so nothing was refunded automatically: the operator settles it with the upstream",
+                        cfg.track_timeout_ms
+                    )),
                 ));
             }
             tokio::time::sleep(every).await;

@@ -402,6 +402,11 @@ async fn a_track_timeout_leaves_the_funds_to_the_operator_and_a_late_delivery_is
     assert_eq!(f["code"], "UPSTREAM_TIMEOUT", "{failed}");
     assert_eq!(f["fundsMoved"], true, "{failed}");
     assert!(f["refundTx"].is_null(), "no automatic refund: {failed}");
+    let said = f["message"].as_str().unwrap();
+    assert!(
+        said.contains("may still deliver"),
+        "the user is told why: {said}"
+    );
     let paid = U256::from(6_000_000u64);
     assert_eq!(src0 - usdc_balance(&devnet, BASE, user).await, paid);
     // The operator's dashboard lists it to settle with the upstream.
