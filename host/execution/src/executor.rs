@@ -84,19 +84,21 @@ impl ExecError {
 
     /// Whether the funds may have left the relayer, or may still be
     /// delivered, so that no automatic refund is safe: a transaction whose
-    /// fate is unknown, or an upstream that holds the deposit and has not
-    /// answered delivery by the track timeout (it may deliver later; a
-    /// refund then would pay the route twice). Such a route ends `FAILED`
-    /// with `fundsMoved` and no `refundTx`, for the operator.
-    fn funds_in_doubt(&self) -> bool {
-        matches!(
-            self,
-            ExecError::Send(SendError::Unknown { .. })
-                | ExecError::Upstream {
-                    code: FailureCode::UpstreamTimeout,
-                    ..
-                }
-        )
+    /// fate is unknown, or — once the relayer `pulled` the sender's funds —
+    /// an upstream that holds the deposit and has not answered delivery by
+    /// the track timeout (it may deliver later; a refund then would pay the
+    /// route twice). Such a route ends `FAILED` with `fundsMoved` and no
+    /// `refundTx`, for the operator. A route that timed out awaiting the
+    /// user's own deposit moved nothing of the relayer's: not in doubt.
+    fn funds_in_doubt(&self, pulled: bool) -> bool {
+        match self {
+            ExecError::Send(SendError::Unknown { .. }) => true,
+            ExecError::Upstream {
+                code: FailureCode::UpstreamTimeout,
+                ..
+            } => pulled,
+            _ => false,
+        }
     }
 }
 
@@ -427,17 +429,18 @@ impl Executor {
     async fn fail(&self, h: &mut Held, e: ExecError) -> Result<(), ExecError> {
         tracing::warn!(error = %e, step = h.r.next_step, "route failed");
         let pulled = pulled(&h.r);
+        let in_doubt = e.funds_in_doubt(pulled);
         h.r.failure = Some(Failure {
             code: e.code().as_str().into(),
             message: e.to_string(),
-            funds_moved: pulled || e.funds_in_doubt(),
+            funds_moved: pulled || in_doubt,
             refund_tx: None,
         });
-        if pulled && !e.funds_in_doubt() {
+        if pulled && !in_doubt {
             h.save(&self.store, "status").await?;
             return self.refund(h).await;
         }
-        if e.funds_in_doubt() {
+        if in_doubt {
             tracing::error!(
                 route = %h.r.id,
                 error = %e,

@@ -72,7 +72,7 @@ impl<'a> Upstream<'a> {
                 return Err(failed(
                     FailureCode::UpstreamTimeout,
                     Some(format!(
-                        "no delivery seen within {} ms; the upstream holds the deposit and may still deliver it, so nothing was refunded automatically: the operator settles it with the upstream",
+                        "no delivery seen within {} ms; the upstream may still deliver, so nothing is refunded automatically: where funds moved, the operator settles it with the upstream",
                         cfg.track_timeout_ms
                     )),
                 ));

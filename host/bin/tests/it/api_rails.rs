@@ -434,6 +434,43 @@ async fn a_track_timeout_leaves_the_funds_to_the_operator_and_a_late_delivery_is
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_route_that_times_out_awaiting_the_users_deposit_moved_nothing() {
+    // Bitcoin → Arbitrum: the user never sends the BTC. Nothing reached the
+    // relayer, so the timeout owes no one anything and is not in doubt.
+    let devnet = Devnet::start(DevnetConfig::with_chains([BASE, ARB]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |c| c.execution.track_timeout_ms = 1).await;
+    let body = json!({
+        "fromChain": "bitcoin", "toChain": ARB, "fromToken": "BTC", "toToken": "USDC",
+        "amount": "150000", "fromAddress": BTC_REFUND,
+        "toAddress": keys::anvil_address(3), "live": true,
+    });
+    let receipt = execute(&h, &body).await;
+    assert_eq!(receipt["status"], "AWAITING_DEPOSIT", "{receipt}");
+    let failed = until_terminal(&h.base, receipt["id"].as_str().unwrap()).await;
+    assert_eq!(failed["status"], "FAILED", "{failed}");
+    let f = &failed["failure"];
+    assert_eq!(f["code"], "UPSTREAM_TIMEOUT", "{failed}");
+    assert_eq!(f["fundsMoved"], false, "{failed}");
+    assert!(f["refundTx"].is_null(), "{failed}");
+    let snap = common::send(
+        common::http()
+            .get(format!("{}/admin/api/snapshot", h.base))
+            .bearer_auth(relay_host::devnet::DEVNET_OWNER_TOKEN),
+    )
+    .await;
+    assert_eq!(
+        snap.body["routes"]["fundsInDoubt"],
+        json!([]),
+        "{}",
+        snap.body
+    );
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_status_read_rechecks_the_upstream_and_shows_its_delivery_at_once() {
     let devnet = Devnet::start(DevnetConfig::with_chains([BASE, ARB]))
         .await
