@@ -29,7 +29,7 @@
 
 use super::{auth, edge::JsonObject, ApiError, AppState, ErrorCode};
 use axum::{
-    extract::{ConnectInfo, MatchedPath, Path, Query, Request, State},
+    extract::{ConnectInfo, Path, Query, Request, State},
     http::{header, HeaderMap, HeaderValue, StatusCode},
     response::{
         sse::{Event, KeepAlive, Sse},
@@ -647,10 +647,10 @@ pub(crate) struct Observe(pub Arc<Signals>, pub relay_types::SharedClock);
 
 impl crate::around::Around for Observe {
     /// The request's method and matched route (each a reference count).
-    type Seen = (axum::http::Method, Option<MatchedPath>);
+    type Seen = (axum::http::Method, Option<String>);
 
     fn before(&self, req: &Request) -> Result<Self::Seen, Box<Response>> {
-        let route = req.extensions().get::<MatchedPath>().cloned();
+        let route = crate::operations::route_of(req).map(str::to_string);
         Ok((req.method().clone(), route))
     }
 
@@ -661,7 +661,7 @@ impl crate::around::Around for Observe {
         self.0.record(RecentError {
             at_ms: self.1.now_ms(),
             method: method.as_str().to_string(),
-            route: route.map_or("(unmatched)".to_string(), |m| m.as_str().to_string()),
+            route: route.unwrap_or_else(|| "(unmatched)".to_string()),
             status: resp.status().as_u16(),
             error_code: resp
                 .extensions()

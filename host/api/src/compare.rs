@@ -34,7 +34,7 @@ async fn compare_get(
 
 #[utoipa::path(post, path = "/api/route/compare", tag = "best-execution", summary = "Every applicable rail ranked (12 s cache)", request_body = relay_wire::RouteRequest, responses((status = 200, description = "OK", body = CompareResult), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(lane, cached))]
-async fn compare_post(
+pub(crate) async fn compare_post(
     State(q): State<Quoting>,
     query: QueryFields,
     body: JsonObject,

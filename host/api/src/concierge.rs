@@ -140,7 +140,7 @@ fn question(body: Option<Extension<edge::ParsedBody>>) -> Result<String, ApiErro
     )
 )]
 #[tracing::instrument(skip_all)]
-async fn ask(
+pub(crate) async fn ask(
     State(s): State<AppState>,
     body: Option<Extension<edge::ParsedBody>>,
 ) -> Result<Json<Answer>, ApiError> {
@@ -166,7 +166,7 @@ pub struct Terms {
 }
 
 #[utoipa::path(get, path = "/api/terms", tag = "concierge", summary = "The terms of service: version, SHA-256 and text", responses((status = 200, description = "OK", body = Terms)))]
-async fn terms() -> Response {
+pub(crate) async fn terms() -> Response {
     let body = Terms {
         version: TERMS_VERSION,
         sha256: hex::encode(Sha256::digest(TERMS_TEXT.as_bytes())),

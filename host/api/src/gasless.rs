@@ -25,7 +25,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
 
 #[utoipa::path(get, path = "/api/gasless/info", tag = "discovery", summary = "Gasless signing info and the EIP-712 domain", params(("chainId" = Option<u64>, Query, description = "the chain the domain is for (default: the lowest configured)")), responses((status = 200, description = "OK", body = gasless::GaslessInfo), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn info(
+pub(crate) async fn info(
     State(s): State<AppState>,
     query: QueryFields,
 ) -> Result<Json<gasless::GaslessInfo>, ApiError> {

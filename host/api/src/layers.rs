@@ -115,9 +115,7 @@ pub fn edge<S: Clone + Send + Sync + 'static>(
         }))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(AroundLayer(crate::metrics::Track))
-        .layer(CatchPanicLayer::custom(|_: Box<dyn std::any::Any + Send>| {
-            ApiError::new(ErrorCode::Internal, "the host failed while answering").into_response()
-        }))
+        .layer(CatchPanicLayer::custom(panicked))
         .layer(crate::limits::cors())
         .layer(AroundLayer(JsonErrors))
         .layer(AroundLayer(crate::limits::Enforce(limiter)))
@@ -134,6 +132,11 @@ pub fn edge<S: Clone + Send + Sync + 'static>(
         .layer(MapRequestBodyLayer::new(Body::new))
         .layer(middleware::from_fn_with_state(gate, body_gate));
     router.layer(stack)
+}
+
+/// The answer to a handler that panicked: 500 `INTERNAL`.
+pub(crate) fn panicked(_: Box<dyn std::any::Any + Send>) -> Response {
+    ApiError::new(ErrorCode::Internal, "the host failed while answering").into_response()
 }
 
 /// 414 `URI_TOO_LONG` above this many bytes of path and query.
@@ -194,7 +197,7 @@ impl Around for HeaderCap {
 
 /// Rewrites an error answer that is not JSON into the error object.
 #[derive(Clone, Copy)]
-struct JsonErrors;
+pub(crate) struct JsonErrors;
 
 impl Around for JsonErrors {
     type Seen = ();

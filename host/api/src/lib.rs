@@ -31,6 +31,7 @@ pub mod limits;
 mod membership;
 pub mod metrics;
 pub mod openapi;
+pub mod operations;
 mod plan;
 mod preflight;
 mod pricefeeds;
@@ -165,11 +166,24 @@ pub fn limit_table() -> Vec<relay_feature::Limit> {
 
 /// The whole API router: every feature's routes behind the HTTP edge.
 pub fn router(state: AppState) -> Router {
+    doors(state).0
+}
+
+/// The API's two doors over one rate limiter: the router (every
+/// feature's routes behind the HTTP edge) and the public operations the
+/// hosted MCP endpoint calls ([`operations`]).
+pub fn doors(state: AppState) -> (Router, operations::Operations) {
     let limiter = Arc::new(limits::RateLimiter::with_keys(
         &state.config.limits,
         state.keys.clone(),
         state.clock.clone(),
     ));
+    let operations = operations::Operations::new(&state, limiter.clone());
+    (http_router(state, limiter), operations)
+}
+
+/// The router over `limiter`.
+fn http_router(state: AppState, limiter: Arc<limits::RateLimiter>) -> Router {
     metrics::handle();
     let (documented, doc) = FEATURES
         .iter()

@@ -82,7 +82,7 @@ use std::{
 
 use super::{ApiError, ErrorCode};
 use axum::{
-    extract::{ConnectInfo, MatchedPath, Request},
+    extract::{ConnectInfo, Request},
     http::{HeaderMap, HeaderName, HeaderValue, Method},
     response::{IntoResponse, Response},
 };
@@ -535,7 +535,7 @@ impl crate::around::Around for Enforce {
             .get::<ConnectInfo<SocketAddr>>()
             .map(|c| c.0.ip());
         let (client, key_status) = limiter.client(req.headers(), peer);
-        let route = req.extensions().get::<MatchedPath>().map(|m| m.as_str());
+        let route = crate::operations::route_of(req);
         let Some(bucket) = limiter.bucket(req.method(), req.uri().path(), route) else {
             return Ok((None, key_status));
         };

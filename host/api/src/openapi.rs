@@ -59,6 +59,11 @@ pub fn finish(doc: utoipa::openapi::OpenApi) -> Value {
     v
 }
 
+/// The document as JSON (`Null` before the router is built).
+pub fn document_value() -> Value {
+    DOCUMENT.get().cloned().unwrap_or_default()
+}
+
 /// The two routes of the document itself.
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -69,7 +74,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
 /// The document (complete once the router is built).
 #[utoipa::path(get, path = "/api/openapi.json", tag = "discovery", summary = "This document (OpenAPI 3.1)", responses((status = 200, description = "OK", body = Object)))]
 async fn document() -> Json<Value> {
-    Json(DOCUMENT.get().cloned().unwrap_or_default())
+    Json(document_value())
 }
 
 /// A page over the document.

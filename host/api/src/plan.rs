@@ -144,7 +144,10 @@ fn parse_constraints(v: Option<&Value>) -> Result<Constraints, ApiError> {
 
 #[utoipa::path(post, path = "/api/route/plan", tag = "routing", summary = "Feasibility of a multi-step plan under constraints", request_body = relay_wire::PlanRequest, responses((status = 200, description = "OK", body = PlanAnswer), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(steps, feasible))]
-async fn plan(State(q): State<Quoting>, body: JsonObject) -> Result<Json<PlanAnswer>, ApiError> {
+pub(crate) async fn plan(
+    State(q): State<Quoting>,
+    body: JsonObject,
+) -> Result<Json<PlanAnswer>, ApiError> {
     let steps = parse_steps(&q, &body.0)?;
     let constraints = parse_constraints(body.0.get("constraints"))?;
     let span = tracing::Span::current();

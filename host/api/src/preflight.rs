@@ -70,19 +70,24 @@ use relay_execution::{
 };
 
 #[derive(Clone)]
-struct Preflight {
+pub(crate) struct Preflight {
     q: Quoting,
     reader: Arc<ChainReader>,
     service: Arc<ExecuteService>,
 }
 
 pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
-    let reader = q.app.reader.clone();
-    let service = q.service.clone();
     OpenApiRouter::new()
         .routes(routes!(preflight))
         .routes(routes!(preflight_full))
-        .with_state(Preflight { q, reader, service })
+        .with_state(state(q))
+}
+
+/// The preflight handlers' state over `q`.
+pub(crate) fn state(q: Quoting) -> Preflight {
+    let reader = q.app.reader.clone();
+    let service = q.service.clone();
+    Preflight { q, reader, service }
 }
 
 fn deep_flag(query: QueryFields) -> Result<bool, ApiError> {
@@ -281,7 +286,7 @@ fn parse_unsigned(
 
 #[utoipa::path(post, path = "/api/route/preflight", tag = "routing", summary = "GO/NO_GO with blockers and warnings for an execute body; deep=1 reads chain state; signs and moves nothing", request_body = relay_wire::ExecuteRequest, params(("deep" = Option<String>, Query, description = "1: also read the relayer's balance and the owner's balance and Permit2 allowance"), ("authorization" = Option<String>, Header, description = "Bearer <owner token>: mode self is checked as the operator")), responses((status = 200, description = "OK", body = PreflightAnswer), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(lane, decision))]
-async fn preflight(
+pub(crate) async fn preflight(
     State(p): State<Preflight>,
     query: QueryFields,
     headers: HeaderMap,

@@ -82,16 +82,22 @@ impl Quoting {
 }
 
 pub(super) fn routes(q: Quoting) -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(quote))
+        .with_state(state(q))
+}
+
+/// The quote handler's state over `q`.
+pub(crate) fn state(q: Quoting) -> QuoteState {
     let service = q.service.clone();
     let key = q.app.relayer.as_ref().map(|r| r.signer().clone());
     let attest = Arc::new(attest::QuoteSigner::new(key));
-    OpenApiRouter::new()
-        .routes(routes!(quote))
-        .with_state(QuoteState { q, service, attest })
+    QuoteState { q, service, attest }
 }
 
+/// What the quote handler reads.
 #[derive(Clone)]
-struct QuoteState {
+pub(crate) struct QuoteState {
     q: Quoting,
     service: std::sync::Arc<relay_execution::execute::ExecuteService>,
     /// Signs attestations, batching quotes answered together.
@@ -134,7 +140,7 @@ async fn intent_for(
 
 #[utoipa::path(post, path = "/api/route/quote", tag = "routing", summary = "Best-of-N quote: every applicable rail compared by net output after every fee", request_body = relay_wire::RouteRequest, responses((status = 200, description = "OK", body = Quote), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(lane, rail, best_of))]
-async fn quote(
+pub(crate) async fn quote(
     State(s): State<QuoteState>,
     peer: Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
     headers: axum::http::HeaderMap,

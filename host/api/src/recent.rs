@@ -24,7 +24,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
 
 #[utoipa::path(get, path = "/api/routes/recent", tag = "routing", summary = "Recent routes, coarse: no addresses, hashes or amounts", params(("limit" = Option<u32>, Query, description = "1 to 100 (default 25)")), responses((status = 200, description = "OK", body = recent::RecentRoutes), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(limit))]
-async fn recent_routes(
+pub(crate) async fn recent_routes(
     State(s): State<AppState>,
     query: QueryFields,
 ) -> Result<Json<recent::RecentRoutes>, ApiError> {

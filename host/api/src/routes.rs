@@ -11,7 +11,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
 
 #[utoipa::path(get, path = "/api/route/chains", tag = "discovery", summary = "The mesh, derived from the loaded rails and live health", responses((status = 200, description = "OK", body = mesh::Mesh), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn chains(State(s): State<AppState>) -> Result<Json<mesh::Mesh>, ApiError> {
+pub(crate) async fn chains(State(s): State<AppState>) -> Result<Json<mesh::Mesh>, ApiError> {
     let mut m = super::with_mesh(&s, mesh::route_chains).await?;
     // Settlement verified on chain (spec §2.3 `settlementProven`); a store
     // that cannot answer leaves every node unproven.

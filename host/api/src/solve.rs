@@ -52,7 +52,7 @@ async fn solve_get(
 
 #[utoipa::path(post, path = "/api/intent/solve", tag = "best-execution", summary = "Best source among 1-10 for a goal (never executes)", request_body = relay_wire::SolveRequest, responses((status = 200, description = "OK", body = SolveAnswer), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(sources, goal))]
-async fn solve_post(
+pub(crate) async fn solve_post(
     State(q): State<Quoting>,
     query: QueryFields,
     body: JsonObject,

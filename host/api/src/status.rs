@@ -14,13 +14,13 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
 }
 
 #[utoipa::path(get, path = "/api/errors", tag = "discovery", summary = "The catalogue of every errorCode, blocker, warning and failure code", responses((status = 200, description = "OK", body = super::error::Catalogue), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
-async fn errors() -> Json<super::error::Catalogue> {
+pub(crate) async fn errors() -> Json<super::error::Catalogue> {
     Json(super::error::catalogue(&crate::error_codes()))
 }
 
 #[utoipa::path(get, path = "/api/status", tag = "discovery", summary = "Service health: nodes, rails, endpoints (30 s cache)", responses((status = 200, description = "OK", body = StatusAnswer), (status = "default", description = "A typed error: `{error, errorCode, retryable, …}`", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn status(State(s): State<AppState>) -> Result<Json<StatusAnswer>, ApiError> {
+pub(crate) async fn status(State(s): State<AppState>) -> Result<Json<StatusAnswer>, ApiError> {
     let mut status = super::with_mesh(&s, mesh::status).await?;
     status.endpoints = endpoints(&s).await;
     Ok(Json(StatusAnswer {

@@ -48,7 +48,7 @@ struct StreamEvent {
 /// `?id=<route id>`.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
-struct IdQuery {
+pub(crate) struct IdQuery {
     /// The route id (`rt_…` or `sbx_…`).
     id: Option<String>,
 }
@@ -122,7 +122,7 @@ fn required_id(q: IdQuery) -> Result<String, ApiError> {
 
 #[utoipa::path(get, path = "/api/route/status", tag = "routing", summary = "A route's receipt; live routes are re-checked through their rail", params(IdQuery), responses((status = 200, description = "OK", body = RouteReceipt), (status = "default", description = "A typed error (404 `unknown route id` for an unknown id)", body = crate::openapi::ErrorBody)))]
 #[tracing::instrument(skip_all, fields(route))]
-async fn status(
+pub(crate) async fn status(
     State(s): State<AppState>,
     Query(q): Query<IdQuery>,
 ) -> Result<Json<RouteReceipt>, ApiError> {

@@ -11,10 +11,7 @@
 
 use std::sync::Arc;
 
-use axum::{
-    extract::{MatchedPath, Request},
-    response::Response,
-};
+use axum::{extract::Request, response::Response};
 use relay_keys::{KeyHash, KeyService, UNKNOWN_PATH};
 
 /// The middleware (module docs; [`crate::around::Around`]).
@@ -34,10 +31,7 @@ impl crate::around::Around for Record {
         else {
             return Ok(None);
         };
-        let path = req
-            .extensions()
-            .get::<MatchedPath>()
-            .map_or(UNKNOWN_PATH, |m| m.as_str());
+        let path = crate::operations::route_of(req).unwrap_or(UNKNOWN_PATH);
         let method = req.method().as_str().to_string();
         Ok(Some((hash, keys.now_ms(), method, path.to_string())))
     }

@@ -358,7 +358,8 @@ impl Host {
         tracing::info!(?addr, "relay host listening");
         let http = state.config.http.clone();
         let limits = state.config.limits.clone();
-        let app = relay_mcp::hosted::with_mcp(api::router(state), &http, &limits).await;
+        let (router, operations) = api::doors(state);
+        let app = relay_mcp::hosted::with_mcp(router, operations, &http, &limits);
         crate::accept::serve(listener, app, &http, shutdown).await;
         jobs.shutdown().await;
         Ok(())

@@ -1,19 +1,22 @@
-//! Where a tool's [`ApiCall`] goes: the host's own API router in process
-//! (the hosted endpoint, [`InProcess`]) or a host's HTTP API over the
-//! network (`relay mcp`, [`Remote`]). Either way the API answers it, with
-//! its rate limits, key tagging and validation; the tools add nothing.
+//! Where a tool's [`ApiCall`] goes: the host's own public operations in
+//! process (the hosted endpoint, [`InProcess`]: called directly, not
+//! through the router) or a host's HTTP API over the network (`relay mcp`,
+//! [`Remote`]). Either way the API's handlers answer it, with its rate
+//! limits, key tagging and validation; the tools add nothing.
 
 use crate::tools::ApiCall;
 use axum::{
-    body::Body,
     extract::ConnectInfo,
-    http::{request::Parts, Request},
-    Router,
+    http::{request::Parts, HeaderMap, HeaderName, HeaderValue, Request},
+    response::IntoResponse,
 };
 use http_body_util::BodyExt;
+use relay_api::{
+    operations::{Invocation, Operations},
+    ApiError, ErrorCode,
+};
 use serde_json::Value;
 use std::{future::Future, net::SocketAddr, pin::Pin};
-use tower::ServiceExt;
 
 /// The API's answer to a call.
 #[derive(Clone, Debug, PartialEq)]
@@ -70,43 +73,69 @@ where
 /// Headers of the caller that the API reads for limits and usage.
 const FORWARDED: &[&str] = &["x-relay-key", "x-forwarded-for"];
 
-/// The host's own API router, called in process.
+/// The host's own public operations, called in process
+/// ([`relay_api::operations`]: each its handler, under the HTTP edge's
+/// rate limits, usage and refusal signing — not through the router).
 #[derive(Clone)]
-pub struct InProcess(pub Router);
+pub struct InProcess(pub Operations);
+
+impl InProcess {
+    /// `call` as an invocation, with the caller's forwarded headers and
+    /// peer; a header the tool was given that HTTP cannot carry is the
+    /// caller's mistake (`INVALID_FIELD` naming it).
+    fn invocation(call: ApiCall, caller: Option<&Parts>) -> Result<Invocation, ApiError> {
+        let mut headers = HeaderMap::new();
+        for (k, v) in &call.headers {
+            let (Ok(name), Ok(value)) = (
+                HeaderName::try_from(k.as_str()),
+                HeaderValue::try_from(v.as_str()),
+            ) else {
+                return Err(ApiError::new(
+                    ErrorCode::InvalidField,
+                    format!("{k}: not a valid HTTP header value"),
+                )
+                .field(k.clone()));
+            };
+            headers.append(name, value);
+        }
+        let mut peer = None;
+        if let Some(parts) = caller {
+            for name in FORWARDED {
+                for v in parts.headers.get_all(*name) {
+                    headers.append(*name, v.clone());
+                }
+            }
+            peer = parts
+                .extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map(|c| c.0);
+        }
+        // A tool's body is always the object of its arguments.
+        let body = call.body.and_then(|b| match b {
+            Value::Object(m) => Some(m),
+            _ => None,
+        });
+        Ok(Invocation {
+            method: call.method,
+            path_and_query: call.path_and_query,
+            headers,
+            peer,
+            body,
+        })
+    }
+}
 
 impl Backend for InProcess {
     fn send<'a>(&'a self, call: ApiCall, caller: Option<&'a Parts>) -> AnswerFuture<'a> {
         Box::pin(async move {
-            let mut req = Request::builder()
-                .method(call.method)
-                .uri(&call.path_and_query);
-            for (k, v) in &call.headers {
-                req = req.header(k, v);
-            }
-            let body = match &call.body {
-                Some(b) => {
-                    req = req.header("content-type", "application/json");
-                    Body::from(b.to_string())
-                }
-                None => Body::empty(),
+            let resp = match Self::invocation(call, caller) {
+                Ok(inv) => self
+                    .0
+                    .call(inv)
+                    .await
+                    .map_err(|e| Unreachable(e.to_string()))?,
+                Err(refused) => refused.into_response(),
             };
-            let mut req = req.body(body).map_err(|e| Unreachable(e.to_string()))?;
-            if let Some(parts) = caller {
-                for name in FORWARDED {
-                    for v in parts.headers.get_all(*name) {
-                        req.headers_mut().append(*name, v.clone());
-                    }
-                }
-                if let Some(peer) = parts.extensions.get::<ConnectInfo<SocketAddr>>() {
-                    req.extensions_mut().insert(*peer);
-                }
-            }
-            let resp = self
-                .0
-                .clone()
-                .oneshot(req)
-                .await
-                .map_err(|e| Unreachable(e.to_string()))?;
             answer(resp).await
         })
     }

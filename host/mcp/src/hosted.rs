@@ -5,10 +5,12 @@
 //!   batch) calls a private-lane tool is answered HTTP 421
 //!   `{error, errorCode: "PRIVATE_LANE_REQUIRED", retryable: false,
 //!   agentFix}` before the MCP session sees it.
-//! - **Limits and keys.** Each tool call is a request to the API router
+//! - **Limits and keys.** Each tool call is a call of the API's own
+//!   operation ([`relay_api::operations`]: its handler, not the router)
 //!   carrying the caller's `x-relay-key` (and `X-Forwarded-For`) and TCP
-//!   peer, so the API's per-endpoint rate limits and usage tagging apply
-//!   exactly as to the same request sent to the API.
+//!   peer, counted in the HTTP API's own rate limiter, so the per-endpoint
+//!   limits and usage tagging apply exactly as to the same request sent
+//!   to the API.
 //! - **Sessions are capped** per IP and in total ([`crate::sessions`]:
 //!   `limits.mcp_sessions_per_ip`, 8, and `limits.mcp_sessions_total`,
 //!   256): past either, `initialize` is 429 `RATE_LIMITED` with
@@ -22,12 +24,11 @@
 //!   capped at `http.body_limit_bytes`.
 
 use crate::{
-    backend::{Backend, InProcess},
+    backend::InProcess,
     private_lane_body,
     server::{Door, RelayTools},
     sessions::{self, Capped, SessionCaps},
-    tools::{self, ApiCall},
-    MCP_PATH,
+    tools, MCP_PATH,
 };
 use axum::{
     body::Body,
@@ -37,7 +38,7 @@ use axum::{
     response::{IntoResponse, Response},
     Json, Router,
 };
-use relay_api::{ApiError, ErrorCode};
+use relay_api::{operations::Operations, ApiError, ErrorCode};
 use relay_config::{HttpConfig, LimitsConfig};
 use rmcp::transport::{
     streamable_http_server::session::local::LocalSessionManager, StreamableHttpServerConfig,
@@ -47,10 +48,19 @@ use serde_json::Value;
 use std::{net::SocketAddr, sync::Arc};
 
 /// `api` with the hosted tool endpoint merged in at [`MCP_PATH`], its
-/// sessions capped by `limits`.
-pub async fn with_mcp(api: Router, http: &HttpConfig, limits: &LimitsConfig) -> Router {
-    let backend = InProcess(api.clone());
-    let doc = openapi(&backend).await;
+/// tools calling `operations` (the API's own, over the same rate
+/// limiter), its sessions capped by `limits`.
+pub fn with_mcp(
+    api: Router,
+    operations: Operations,
+    http: &HttpConfig,
+    limits: &LimitsConfig,
+) -> Router {
+    let doc = operations.openapi();
+    if doc.is_null() {
+        tracing::error!("no OpenAPI document: the hosted MCP endpoint lists no tools");
+    }
+    let backend = InProcess(operations);
     let tools = tools::resolve_all(&doc);
     tracing::info!(tools = tools.len(), path = MCP_PATH, "hosted MCP endpoint");
     let server = RelayTools::new(Door::Hosted, tools, backend);
@@ -85,24 +95,6 @@ struct Gate {
     body_limit: usize,
     limits: Arc<LimitsConfig>,
     caps: Arc<SessionCaps>,
-}
-
-/// The host's OpenAPI document, asked of its own router.
-async fn openapi(backend: &InProcess) -> Value {
-    let call = ApiCall {
-        method: Method::GET,
-        path_and_query: "/api/openapi.json".into(),
-        headers: Vec::new(),
-        body: None,
-        session_bearer: false,
-    };
-    match backend.send(call, None).await {
-        Ok(a) => a.body,
-        Err(e) => {
-            tracing::error!(%e, "no OpenAPI document: the hosted MCP endpoint lists no tools");
-            Value::Null
-        }
-    }
 }
 
 /// The private tool a JSON-RPC body calls, if any (batches included).

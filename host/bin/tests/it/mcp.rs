@@ -189,6 +189,131 @@ async fn the_hosted_endpoint_answers_as_the_api_and_refuses_private_tools() {
     assert_eq!(entry["status"], 421);
 }
 
+/// Each public tool with its arguments, and the HTTP request it stands
+/// for (method, path and query, JSON body).
+fn public_calls() -> Vec<(&'static str, Value, &'static str, String, Option<Value>)> {
+    let solve = json!({"toChain": DST, "toToken": "USDC", "from": [{"chain": SRC, "token": "USDC", "amount": "5000000"}]});
+    vec![
+        ("status", json!({}), "GET", "/api/status".into(), None),
+        ("chains", json!({}), "GET", "/api/route/chains".into(), None),
+        (
+            "gasless_info",
+            json!({"chainId": SRC}),
+            "GET",
+            format!("/api/gasless/info?chainId={SRC}"),
+            None,
+        ),
+        (
+            "gasless_info",
+            json!({"chainId": "nine"}),
+            "GET",
+            "/api/gasless/info?chainId=nine".into(),
+            None,
+        ),
+        (
+            "solve",
+            solve.clone(),
+            "POST",
+            "/api/intent/solve".into(),
+            Some(solve),
+        ),
+        (
+            "preflight",
+            json!({}),
+            "POST",
+            "/api/route/preflight".into(),
+            Some(json!({})),
+        ),
+        (
+            "plan",
+            json!({"steps": []}),
+            "POST",
+            "/api/route/plan".into(),
+            Some(json!({"steps": []})),
+        ),
+        (
+            "route_status",
+            json!({"id": "rt_unknown"}),
+            "GET",
+            "/api/route/status?id=rt_unknown".into(),
+            None,
+        ),
+        (
+            "recent_routes",
+            json!({"limit": 5}),
+            "GET",
+            "/api/routes/recent?limit=5".into(),
+            None,
+        ),
+        (
+            "recent_routes",
+            json!({"limit": 0}),
+            "GET",
+            "/api/routes/recent?limit=0".into(),
+            None,
+        ),
+        ("errors", json!({}), "GET", "/api/errors".into(), None),
+        (
+            "ask",
+            json!({"question": "which chains?"}),
+            "POST",
+            "/api/ask".into(),
+            Some(json!({"question": "which chains?"})),
+        ),
+        (
+            "ask",
+            json!({"question": 7}),
+            "POST",
+            "/api/ask".into(),
+            Some(json!({"question": 7})),
+        ),
+        ("terms", json!({}), "GET", "/api/terms".into(), None),
+    ]
+}
+
+/// Every public tool reaches its own operation: each answers, success or
+/// typed refusal, as the HTTP API answers the same request — none is a
+/// 404 of an operation the door does not know.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_public_tool_answers_as_its_http_operation() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |_| {}).await;
+    let calls = public_calls();
+    let plan: Vec<Value> = calls.iter().map(|(t, a, ..)| json!([t, a])).collect();
+    let seen = reference_client(
+        "http",
+        json!({"url": format!("{}/mcp", h.base), "calls": plan}),
+    )
+    .await;
+    let seen = seen["calls"].as_array().unwrap();
+    assert_eq!(seen.len(), calls.len());
+    for ((tool, _, method, path, body), call) in calls.iter().zip(seen) {
+        let (status, http) = match body {
+            Some(b) => {
+                let (c, text) = common::post(&h.base, path, b, &[]).await;
+                (c, serde_json::from_str::<Value>(&text).unwrap())
+            }
+            None => {
+                assert_eq!(*method, "GET");
+                get(&format!("{}{path}", h.base)).await
+            }
+        };
+        let tool_code = call["structured"]["errorCode"].clone();
+        assert_ne!(tool_code, json!("NOT_FOUND"), "{tool}: {call}");
+        assert_eq!(
+            (call["isError"].as_bool(), tool_code),
+            (Some(status >= 400), http["errorCode"].clone()),
+            "{tool} {path}: {call}\nHTTP {status}: {http}"
+        );
+        if ["errors", "terms"].contains(tool) {
+            assert_eq!(call["structured"], http, "{tool}");
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn tool_calls_are_limited_and_tagged_like_api_requests() {
     let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
