@@ -374,4 +374,20 @@ mod tests {
             (Method::GET, "/api/route/status?id=sbx_1+2", None)
         );
     }
+
+    /// The hosted door reaches exactly the public tools' operations: each
+    /// is one the API serves in process, and no private one is.
+    #[test]
+    fn the_in_process_operations_are_the_public_tools() {
+        let served = |t: &ToolSpec| {
+            relay_api::operations::PATHS
+                .iter()
+                .any(|(m, p)| m.as_str() == t.method && *p == t.path)
+        };
+        for t in TOOLS {
+            assert_eq!(served(t), t.lane == Lane::Public, "{}", t.name);
+        }
+        let public = TOOLS.iter().filter(|t| t.lane == Lane::Public).count();
+        assert_eq!(public, relay_api::operations::PATHS.len());
+    }
 }
