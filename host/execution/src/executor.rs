@@ -84,19 +84,20 @@ impl ExecError {
 
     /// Whether the funds may have left the relayer, or may still be
     /// delivered, so that no automatic refund is safe: a transaction whose
-    /// fate is unknown, or — once the relayer `pulled` the sender's funds —
-    /// an upstream that holds the deposit and has not answered delivery by
-    /// the track timeout (it may deliver later; a refund then would pay the
-    /// route twice). Such a route ends `FAILED` with `fundsMoved` and no
-    /// `refundTx`, for the operator. A route that timed out awaiting the
-    /// user's own deposit moved nothing of the relayer's: not in doubt.
-    fn funds_in_doubt(&self, pulled: bool) -> bool {
+    /// fate is unknown, or an upstream that has not answered delivery by
+    /// the track timeout once it may hold the funds — the relayer pulled
+    /// them, or the user's own deposit reached it (it may deliver later; a
+    /// refund then would pay the route twice). Such a route ends `FAILED`
+    /// with `fundsMoved` and no `refundTx`, for the operator. Only a route
+    /// still `awaiting_deposit` (the upstream never saw the user's deposit)
+    /// moved nothing: not in doubt.
+    fn funds_in_doubt(&self, awaiting_deposit: bool) -> bool {
         match self {
             ExecError::Send(SendError::Unknown { .. }) => true,
             ExecError::Upstream {
                 code: FailureCode::UpstreamTimeout,
                 ..
-            } => pulled,
+            } => !awaiting_deposit,
             _ => false,
         }
     }
@@ -429,7 +430,7 @@ impl Executor {
     async fn fail(&self, h: &mut Held, e: ExecError) -> Result<(), ExecError> {
         tracing::warn!(error = %e, step = h.r.next_step, "route failed");
         let pulled = pulled(&h.r);
-        let in_doubt = e.funds_in_doubt(pulled);
+        let in_doubt = e.funds_in_doubt(h.r.status == RouteStatus::AwaitingDeposit);
         h.r.failure = Some(Failure {
             code: e.code().as_str().into(),
             message: e.to_string(),

@@ -89,7 +89,7 @@ crate::code_table! {
         /// The upstream refunded the relayer.
         RefundedByUpstream => ("REFUNDED_BY_UPSTREAM", "the upstream refunded the transfer; the sender is refunded"),
         /// No delivery before the tracking deadline.
-        UpstreamTimeout => ("UPSTREAM_TIMEOUT", "no delivery seen within execution.track_timeout_ms; the upstream may still deliver, so nothing is refunded automatically: when the relayer had pulled the funds (fundsMoved, no refundTx) the operator settles it; a route that never got the user's deposit moved nothing"),
+        UpstreamTimeout => ("UPSTREAM_TIMEOUT", "no delivery seen within execution.track_timeout_ms; the upstream may still deliver, so nothing is refunded automatically: when the upstream may hold the funds (fundsMoved, no refundTx) the operator settles it; a route whose upstream never saw the user's deposit moved nothing"),
         /// Anything else (RPC, signing, store).
         ExecutionFailed => ("EXECUTION_FAILED", "the route could not be completed (RPC, signing or store failure); pulled funds are refunded unless a transaction's fate is unknown"),
     }

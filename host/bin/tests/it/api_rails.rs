@@ -20,6 +20,7 @@ use common::{
 use relay_devnet::{keys, Devnet, DevnetConfig};
 use relay_registry::OperatorStateStore;
 use relay_simulators::{faults::FaultConfig, faults::FaultMode, ledger::Node, Upstream};
+use relay_types::{Clock as _, ManualClock, SystemClock};
 use serde_json::{json, Value};
 
 const BASE: u64 = 8453;
@@ -467,6 +468,56 @@ async fn a_route_that_times_out_awaiting_the_users_deposit_moved_nothing() {
         "{}",
         snap.body
     );
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_timeout_after_the_users_deposit_reached_the_upstream_is_funds_in_doubt() {
+    // Bitcoin → Arbitrum: the user's BTC reaches the upstream, which holds
+    // it past the host's track timeout (the host's clock is moved past it,
+    // not waited for). The upstream may still deliver: the user's funds
+    // moved, and the operator settles it.
+    let devnet = Devnet::start(DevnetConfig::with_chains([BASE, ARB]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::at(SystemClock.now_ms());
+    let h = common::serve_at(&devnet, dir.path(), clock.clone(), |_| {}).await;
+    let hold = FaultConfig {
+        settle_delay_ms: 600_000,
+        ..FaultConfig::default()
+    };
+    h.sims.set_faults(Upstream::Chainflip, hold);
+    let receipt = bitcoin_sent(&h, keys::anvil_address(3)).await;
+    let id = receipt["id"].as_str().unwrap();
+    let url = format!("{}/api/route/status?id={id}", h.base);
+    let seen = tokio::time::timeout(common::SETTLES_WITHIN, async {
+        loop {
+            let (_, r) = get(&url).await;
+            if r["status"] != "AWAITING_DEPOSIT" {
+                return r;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .expect("the upstream sees the deposit");
+    assert_eq!(seen["status"], "BRIDGING", "{seen}");
+    clock.advance(h.host_state.config.execution.track_timeout_ms + 1);
+    let failed = until_terminal(&h.base, id).await;
+    assert_eq!(failed["status"], "FAILED", "{failed}");
+    let f = &failed["failure"];
+    assert_eq!(f["code"], "UPSTREAM_TIMEOUT", "{failed}");
+    assert_eq!(f["fundsMoved"], true, "{failed}");
+    assert!(f["refundTx"].is_null(), "{failed}");
+    let snap = common::send(
+        common::http()
+            .get(format!("{}/admin/api/snapshot", h.base))
+            .bearer_auth(relay_host::devnet::DEVNET_OWNER_TOKEN),
+    )
+    .await;
+    let doubt = snap.body["routes"]["fundsInDoubt"].to_string();
+    assert!(doubt.contains(id), "{doubt}");
     devnet.stop();
 }
 
