@@ -11,11 +11,13 @@
 #    (rustup's wasm32 target if installed, otherwise Debian's rustc-web), a
 #    PostgreSQL server when none answers.
 # 2. Checks: compiled contracts match their sources, rustfmt.
-# 3. Packages every rail (plugins/plugins.toml) into the test plugins dir.
-# 4. clippy -D warnings and cargo test in one build: unit, integration (real
-#    anvil chains, SQLite, Postgres, the real plugin loader, real HTTP),
-#    conformance kit, benches in test mode; the doc examples of the crates
-#    rail integrators build against.
+# 3. Builds the workspace once, clippy -D warnings riding on the build.
+# 4. Packages every rail (plugins/plugins.toml) into the test plugins dir
+#    with the packager just built.
+# 5. Runs the tests: unit, integration (real anvil chains, SQLite,
+#    Postgres, the real plugin loader, real HTTP), conformance kit, benches
+#    in test mode; the doc examples of the crates rail integrators build
+#    against.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -59,6 +61,13 @@ export RELAY_JSONSCHEMA_PY
 
 flock -u 9
 
+if [[ ${CI:-} == true ]]; then
+  # A CI clone is fresh, so every file is new to cargo: unchanged files get
+  # back the times they had when this clone path was last built, and only
+  # what changed recompiles (see the script for why that is sound).
+  python3 conformance/tools/source-mtimes.py "$CARGO_TARGET_DIR/.relay-source-mtimes.json"
+fi
+
 step "contracts match their sources"
 node conformance/devnet/contracts/build.mjs --check
 
@@ -74,20 +83,25 @@ cargo fmt --all -- --check
 export RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver"
 export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 
+step "build and lint"
+# One cargo over the whole workspace: a subset (`-p relay-host` beside
+# `--exclude relay-host`, or `cargo run -p relay-plugins`) resolves the
+# dependencies' features differently and rebuilds them (wasmtime and
+# cranelift twice: measured 736 s -> 901 s for a split), so everything,
+# the packager's binaries included, is built here once.
+cargo test --workspace --all-targets --locked --no-run
+
 step "package rails"
 export RELAY_TEST_PLUGINS="$CARGO_TARGET_DIR/relay-test-plugins"
-cargo run -q --locked -p relay-plugins -- build --out "$RELAY_TEST_PLUGINS"
+export RELAY_COMPONENTIZE="$CARGO_TARGET_DIR/debug/relay-componentize"
+"$CARGO_TARGET_DIR/debug/relay-plugins" build --out "$RELAY_TEST_PLUGINS"
 
-step "lints and tests"
+step "tests"
 # The integration tests mostly wait: on anvil, on simulators' settlement,
 # on a child host. Four at a time instead of one per core: the host's
 # integration binary 351 s -> 253 s at six on 2 cores (all green); four
 # keeps headroom for the ones that compile (the scaffolded rail) or fuzz.
 export RUST_TEST_THREADS=${RUST_TEST_THREADS:-4}
-# One cargo over the whole workspace: a subset (`-p relay-host` beside
-# `--exclude relay-host`) resolves the dev-dependencies' features (the
-# `test-utils` fakes) differently and rebuilds most crates twice — measured
-# 736 s -> 901 s for the split, so it is not split.
 cargo test --workspace --all-targets --locked --no-fail-fast
 # The doc examples that run are in the crates rail integrators build
 # against; every other crate's examples are ```text (rustdoc over all

@@ -19,7 +19,10 @@
 # crate that is its own workspace; RELAY_WASM_CORE=1 outputs the core module
 # instead of a component;
 # RELAY_WASM_TOOLCHAIN=rustup|debian forces a toolchain;
-# RELAY_WASM_TARGET_DIR overrides the wasm target directory.
+# RELAY_WASM_TARGET_DIR overrides the wasm target directory;
+# RELAY_COMPONENTIZE names a relay-componentize binary already built (the
+# test script's: `cargo run` here would resolve features for that one
+# package and rebuild its dependencies).
 set -euo pipefail
 
 if [[ $# -ne 2 ]]; then
@@ -116,4 +119,8 @@ if [[ -n ${RELAY_WASM_CORE:-} ]]; then
     exit 0
 fi
 log "componentizing $core"
-"$host_cargo" run --quiet -p relay-componentize -- "$core" "$out"
+if [[ -n ${RELAY_COMPONENTIZE:-} ]]; then
+    "$RELAY_COMPONENTIZE" "$core" "$out"
+else
+    "$host_cargo" run --quiet -p relay-componentize -- "$core" "$out"
+fi
