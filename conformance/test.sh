@@ -5,6 +5,8 @@
 #
 # 1. Installs what the tests need and is missing: anvil + solc (npm, into
 #    .tools/), viem (npm, into .tools/js: the independent EIP-712 signer),
+#    the sealed-messaging oracles (npm, into .tools/js-sealed: @hpke/core,
+#    @noble/post-quantum, ScopeLift's stealth SDK),
 #    schemathesis, jsonschema and standardwebhooks (PyPI, into .tools/venv), Playwright
 #    for Python (PyPI) with Debian's chromium (apt) for the dashboard's
 #    browser test, the wasm toolchain
@@ -58,6 +60,8 @@ RELAY_X402_PY=$(conformance/tools/x402.sh)
 export RELAY_X402_PY
 RELAY_JSONSCHEMA_PY=$(conformance/tools/jsonschema.sh)
 export RELAY_JSONSCHEMA_PY
+RELAY_SEALED_JS=$(conformance/tools/sealed-js.sh)
+export RELAY_SEALED_JS
 
 flock -u 9
 
@@ -88,7 +92,9 @@ step "build and lint"
 # `--exclude relay-host`, or `cargo run -p relay-plugins`) resolves the
 # dependencies' features differently and rebuilds them (wasmtime and
 # cranelift twice: measured 736 s -> 901 s for a split), so everything,
-# the packager's binaries included, is built here once.
+# the packager's binaries included (cargo builds a package's binary for
+# its integration tests: relay-plugins and relay-componentize have them),
+# is built here once.
 cargo test --workspace --all-targets --locked --no-run
 
 step "package rails"

@@ -120,6 +120,10 @@ if [[ -n ${RELAY_WASM_CORE:-} ]]; then
 fi
 log "componentizing $core"
 if [[ -n ${RELAY_COMPONENTIZE:-} ]]; then
+    [[ -x $RELAY_COMPONENTIZE ]] || {
+        log "RELAY_COMPONENTIZE=$RELAY_COMPONENTIZE is not an executable"
+        exit 1
+    }
     "$RELAY_COMPONENTIZE" "$core" "$out"
 else
     "$host_cargo" run --quiet -p relay-componentize -- "$core" "$out"

@@ -21,6 +21,9 @@ use wit_component::{ComponentEncoder, DecodedWasm};
 
 /// The only package a rail component may import from.
 const ALLOWED_IMPORT_PREFIX: &str = "relay:rail/";
+/// What every rail component exports (the world's `export rail`), with or
+/// without a version suffix.
+const REQUIRED_EXPORT: &str = "relay:rail/rail";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -46,7 +49,13 @@ fn componentize(module: &[u8]) -> Result<Vec<u8>> {
         .validate(true)
         .encode()
         .context("encoding the component")?;
-    let foreign = foreign_imports(&component)?;
+    let (foreign, exports_rail) = check_world(&component)?;
+    if !exports_rail {
+        bail!(
+            "the component does not export {REQUIRED_EXPORT}: the module has no relay:rail world \
+             (was it built with relay-plugin-wasm?)"
+        );
+    }
     if !foreign.is_empty() {
         bail!(
             "the component imports {} outside {ALLOWED_IMPORT_PREFIX}*; rails may only use host \
@@ -57,18 +66,25 @@ fn componentize(module: &[u8]) -> Result<Vec<u8>> {
     Ok(component)
 }
 
-/// Imports of the component's world that are not part of `relay:rail`.
-fn foreign_imports(component: &[u8]) -> Result<Vec<String>> {
+/// The component's imports outside `relay:rail`, and whether it exports
+/// the rail interface.
+fn check_world(component: &[u8]) -> Result<(Vec<String>, bool)> {
     let decoded = wit_component::decode(component).context("decoding the component")?;
     let DecodedWasm::Component(resolve, world) = decoded else {
         bail!("the output is a WIT package, not a component");
     };
-    Ok(resolve.worlds[world]
+    let world = &resolve.worlds[world];
+    let foreign = world
         .imports
         .keys()
         .map(|key| resolve.name_world_key(key))
         .filter(|name| !name.starts_with(ALLOWED_IMPORT_PREFIX))
-        .collect())
+        .collect();
+    let exports_rail = world
+        .exports
+        .keys()
+        .any(|key| resolve.name_world_key(key).starts_with(REQUIRED_EXPORT));
+    Ok((foreign, exports_rail))
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same directory,
