@@ -186,24 +186,29 @@ impl Inner {
     /// missing (no `␞nf2␞`, no JSON object, no separator before the text);
     /// meta never makes it fail.
     pub fn decode(wire: &str) -> Result<Self, SealError> {
-        let rest = wire
-            .strip_prefix(SEP)
-            .and_then(|r| r.strip_prefix(TAG))
-            .and_then(|r| r.strip_prefix(SEP))
-            .ok_or(SealError::Inner("does not start with ␞nf2␞"))?;
-        let mut values = serde_json::Deserializer::from_str(rest).into_iter::<Map<String, Value>>();
-        let map = match values.next() {
-            Some(Ok(map)) => map,
-            _ => return Err(SealError::Inner("meta is not a JSON object")),
-        };
-        let text = rest[values.byte_offset()..]
-            .strip_prefix(SEP)
-            .ok_or(SealError::Inner("no ␞ between meta and text"))?;
+        let (map, text) = split::<Map<String, Value>>(wire)?;
         Ok(Inner {
             meta: Meta::from_map(&map),
             text: text.to_string(),
         })
     }
+}
+
+/// An inner's wire form cut into its meta object (read as `T`) and text.
+pub(crate) fn split<T: DeserializeOwned>(wire: &str) -> Result<(T, &str), SealError> {
+    let rest = wire
+        .strip_prefix(SEP)
+        .and_then(|r| r.strip_prefix(TAG))
+        .and_then(|r| r.strip_prefix(SEP))
+        .ok_or(SealError::Inner("does not start with ␞nf2␞"))?;
+    let mut values = serde_json::Deserializer::from_str(rest).into_iter::<T>();
+    let Some(Ok(meta)) = values.next() else {
+        return Err(SealError::Inner("meta is not a JSON object"));
+    };
+    let text = rest[values.byte_offset()..]
+        .strip_prefix(SEP)
+        .ok_or(SealError::Inner("no ␞ between meta and text"))?;
+    Ok((meta, text))
 }
 
 #[cfg(test)]

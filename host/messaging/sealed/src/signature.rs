@@ -17,7 +17,7 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use crate::{
-    inner::{Inner, SEP, TAG},
+    inner::{self, Inner, SEP, TAG},
     SealError,
 };
 
@@ -119,18 +119,7 @@ pub struct Signed {
 
 /// Splits an inner's wire form into its signatures and the unsigned inner.
 pub fn split(wire: &str) -> Result<Signed, SealError> {
-    let rest = wire
-        .strip_prefix(SEP)
-        .and_then(|r| r.strip_prefix(TAG))
-        .and_then(|r| r.strip_prefix(SEP))
-        .ok_or(SealError::Inner("does not start with ␞nf2␞"))?;
-    let mut values = serde_json::Deserializer::from_str(rest).into_iter::<Members>();
-    let Some(Ok(Members(members))) = values.next() else {
-        return Err(SealError::Inner("meta is not a JSON object"));
-    };
-    let text = rest[values.byte_offset()..]
-        .strip_prefix(SEP)
-        .ok_or(SealError::Inner("no ␞ between meta and text"))?;
+    let (Members(members), text) = inner::split::<Members>(wire)?;
     let (mut sig, mut sig2, mut kept) = (None, None, Vec::new());
     for (key, value) in members {
         let as_string = || serde_json::from_str::<String>(value.get()).ok();
