@@ -6,7 +6,7 @@
 # 1. Installs what the tests need and is missing: anvil + solc (npm, into
 #    .tools/), viem (npm, into .tools/js: the independent EIP-712 signer),
 #    the sealed-messaging oracles (npm, into .tools/js-sealed: @hpke/core,
-#    @noble/post-quantum, ScopeLift's stealth SDK),
+#    @noble/post-quantum, ScopeLift's stealth SDK; pymerkle from PyPI),
 #    schemathesis, jsonschema and standardwebhooks (PyPI, into .tools/venv), Playwright
 #    for Python (PyPI) with Debian's chromium (apt) for the dashboard's
 #    browser test, the wasm toolchain
@@ -62,6 +62,8 @@ RELAY_JSONSCHEMA_PY=$(conformance/tools/jsonschema.sh)
 export RELAY_JSONSCHEMA_PY
 RELAY_SEALED_JS=$(conformance/tools/sealed-js.sh)
 export RELAY_SEALED_JS
+RELAY_PYMERKLE_PY=$(conformance/tools/pymerkle.sh)
+export RELAY_PYMERKLE_PY
 
 flock -u 9
 

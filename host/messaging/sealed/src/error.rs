@@ -44,4 +44,7 @@ pub enum SealError {
     /// A row's fields are malformed.
     #[error("bad row: {0}")]
     Row(&'static str),
+    /// A witness entry, proof or checkpoint does not verify.
+    #[error("witness: {0}")]
+    Witness(&'static str),
 }

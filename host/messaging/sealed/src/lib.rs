@@ -17,8 +17,15 @@
 //!   `{v:4, cid, i, n, ts, p}` frames, at most [`frames::MAX_PARTS`];
 //! - [`signature`]: optional authorship, `sig` (the sender's wallet) and
 //!   `sig2` (ML-DSA-65, the key published in the mailbox);
-//! - [`message`]: the whole path — seal to a mailbox into rows, scan rows
-//!   with a viewing key, open, reassemble.
+//! - [`message`]: the whole path — seal to a mailbox (or one copy per
+//!   group member) into rows, scan rows with a viewing key, open,
+//!   reassemble;
+//! - [`thread`]: a conversation as a reader assembles it — edits and
+//!   deletes only by the original sender, reactions and their undo,
+//!   disappearing messages, replies;
+//! - [`witness`]: the binding log's chained entries, its RFC 6962 tree with
+//!   consistency and inclusion proofs, and its signed C2SP checkpoint, so a
+//!   client detects a forged or forked head.
 
 pub mod bucket;
 pub mod envelope;
@@ -27,6 +34,8 @@ pub mod inner;
 pub mod message;
 pub mod signature;
 pub mod stealth;
+pub mod thread;
+pub mod witness;
 
 mod error;
 

@@ -114,6 +114,19 @@ pub fn seal(mailbox: &Mailbox, inner: &str, ts: u64) -> Result<Vec<Row>, SealErr
         .collect()
 }
 
+/// Seals `inner` for a group (an inner whose meta carries `g`): one sealed
+/// copy per member, each row with its own handle, the rows shuffled so
+/// their order does not tell whose copy is whose.
+pub fn seal_group(members: &[Mailbox], inner: &str, ts: u64) -> Result<Vec<Row>, SealError> {
+    use rand::seq::SliceRandom as _;
+    let mut rows = Vec::new();
+    for member in members {
+        rows.extend(seal(member, inner, ts)?);
+    }
+    rows.shuffle(&mut rand::rng());
+    Ok(rows)
+}
+
 fn seal_one(mailbox: &Mailbox, plaintext: &[u8]) -> Result<Row, SealError> {
     let handle = stealth::new_handle(&mailbox.meta);
     let padded = bucket::pad(plaintext)?;
@@ -250,6 +263,31 @@ mod tests {
             ]
         );
         assert!(Reader::new(carol).scan(&rows).is_empty());
+    }
+
+    #[test]
+    fn every_group_member_reads_its_own_copy() {
+        use crate::inner::{Group, Meta};
+        let members: Vec<Recipient> = (0..3).map(|_| Recipient::generate()).collect();
+        let mailboxes: Vec<Mailbox> = members.iter().map(Recipient::mailbox).collect();
+        let inner = Inner {
+            meta: Meta {
+                c: Some("gggggggg".into()),
+                g: Some(Group {
+                    id: "team".into(),
+                    n: "Team".into(),
+                    m: vec!["a".into(), "b".into(), "c".into()],
+                }),
+                ..Meta::default()
+            },
+            text: "to all".into(),
+        };
+        let rows = seal_group(&mailboxes, &inner.encode(), 1).expect("group");
+        assert_eq!(rows.len(), 3);
+        for member in members {
+            let found = Reader::new(member).scan(&rows);
+            assert_eq!(found, vec![Received::Inner(Box::new(inner.clone()))]);
+        }
     }
 
     #[test]

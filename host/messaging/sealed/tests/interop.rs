@@ -11,7 +11,10 @@
 //! - ERC-5564: stealth address, ephemeral key, view tag and stealth key
 //!   equal `@scopelift/stealth-address-sdk` 0.2.2's for the same keys;
 //! - ML-DSA-65: a `sig2` made by `@noble/post-quantum` verifies here, and
-//!   the reverse.
+//!   the reverse;
+//! - the witness log's RFC 6962 roots equal `pymerkle`'s (PyPI, through
+//!   `conformance/tools/merkle_roots.py`; `$RELAY_PYMERKLE_PY` names the
+//!   python that has it).
 
 use std::{path::PathBuf, process::Command};
 
@@ -258,4 +261,40 @@ fn ml_dsa_signatures_verify_across_implementations() {
         &ctx,
     ]);
     assert_eq!(ok["ok"], true, "{ok}");
+}
+
+#[test]
+fn witness_roots_equal_pymerkles() {
+    use relay_sealed::witness::{binding_hash, Log};
+    let python = std::env::var_os("RELAY_PYMERKLE_PY")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join(".tools/venv/bin/python"));
+    let mut log = Log::default();
+    let mut ours = Vec::new();
+    let leaves: Vec<String> = (0..11)
+        .map(|i| {
+            let b = binding_hash(&format!("mailbox {i}"));
+            log.append(b, i);
+            ours.push(hex::encode(log.merkle_root()));
+            hex::encode(b)
+        })
+        .collect();
+    let out = Command::new(&python)
+        .arg(repo().join("conformance/tools/merkle_roots.py"))
+        .args(&leaves)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "{} runs (conformance/tools/pymerkle.sh installs it): {e}",
+                python.display()
+            )
+        });
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let theirs: Vec<String> = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(theirs, ours);
 }
