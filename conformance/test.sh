@@ -39,33 +39,42 @@ if [[ ! -e .tools && ! -L .tools ]]; then
   mkdir -p "$tools_dir"
   ln -s "$(realpath "$tools_dir")" .tools
 fi
-exec 9>>"$(realpath .tools)/.install-lock"
-flock 9
+# What the build needs installs first; everything the tests need installs
+# in the background while the workspace compiles — the build is CPU-bound,
+# the installs wait on the network and the disk (a fresh machine's apt,
+# npm and PyPI installs and Debian's wasm toolchain, ~2.5 min, overlap the
+# build). Each install script prints what the tests read; the variables
+# are exported once the installs are done ("tools ready").
 conformance/tools/system-deps.sh
-conformance/devnet/tools/install.sh >/dev/null
-export RELAY_ANVIL="$root/.tools/bin/anvil"
-RELAY_SCHEMATHESIS=$(conformance/tools/schemathesis.sh)
-export RELAY_SCHEMATHESIS
-RELAY_TEST_POSTGRES_URL=$(conformance/tools/postgres.sh)
-export RELAY_TEST_POSTGRES_URL
-RELAY_VIEM=$(conformance/tools/viem.sh)
-export RELAY_VIEM
-RELAY_WEBHOOK_PY=$(conformance/tools/webhooks.sh)
-export RELAY_WEBHOOK_PY
-RELAY_MCP_PY=$(conformance/tools/mcp.sh)
-export RELAY_MCP_PY
-RELAY_PLAYWRIGHT_PY=$(conformance/tools/playwright.sh)
-export RELAY_PLAYWRIGHT_PY
-RELAY_X402_PY=$(conformance/tools/x402.sh)
-export RELAY_X402_PY
-RELAY_JSONSCHEMA_PY=$(conformance/tools/jsonschema.sh)
-export RELAY_JSONSCHEMA_PY
-RELAY_SEALED_JS=$(conformance/tools/sealed-js.sh)
-export RELAY_SEALED_JS
-RELAY_PYMERKLE_PY=$(conformance/tools/pymerkle.sh)
-export RELAY_PYMERKLE_PY
-
-flock -u 9
+tools_env=$(mktemp)
+tools_log=$(mktemp)
+(
+  set -euo pipefail
+  exec 9>>"$(realpath .tools)/.install-lock"
+  flock 9
+  tool() {
+    local value
+    value=$("$2")
+    printf 'export %s=%q\n' "$1" "$value" >>"$tools_env"
+  }
+  conformance/devnet/tools/install.sh >/dev/null
+  printf 'export RELAY_ANVIL=%q\n' "$root/.tools/bin/anvil" >>"$tools_env"
+  tool RELAY_SCHEMATHESIS conformance/tools/schemathesis.sh
+  tool RELAY_TEST_POSTGRES_URL conformance/tools/postgres.sh
+  tool RELAY_VIEM conformance/tools/viem.sh
+  tool RELAY_WEBHOOK_PY conformance/tools/webhooks.sh
+  tool RELAY_MCP_PY conformance/tools/mcp.sh
+  tool RELAY_PLAYWRIGHT_PY conformance/tools/playwright.sh
+  tool RELAY_X402_PY conformance/tools/x402.sh
+  tool RELAY_JSONSCHEMA_PY conformance/tools/jsonschema.sh
+  tool RELAY_SEALED_JS conformance/tools/sealed-js.sh
+  tool RELAY_PYMERKLE_PY conformance/tools/pymerkle.sh
+  plugins/build-wasm.sh --toolchain
+) >"$tools_log" 2>&1 &
+tools_pid=$!
+# Never leave the installs half done (apt holds dpkg's lock): a failed
+# build waits for them before the script exits.
+trap 'wait "$tools_pid" 2>/dev/null || true' EXIT
 
 if [[ ${CI:-} == true ]]; then
   # A CI clone is fresh, so every file is new to cargo: unchanged files get
@@ -73,9 +82,6 @@ if [[ ${CI:-} == true ]]; then
   # what changed recompiles (see the script for why that is sound).
   python3 conformance/tools/source-mtimes.py "$CARGO_TARGET_DIR/.relay-source-mtimes.json"
 fi
-
-step "contracts match their sources"
-node conformance/devnet/contracts/build.mjs --check
 
 step "format"
 cargo fmt --all -- --check
@@ -98,6 +104,21 @@ step "build and lint"
 # its integration tests: relay-plugins and relay-componentize have them),
 # is built here once.
 cargo test --workspace --all-targets --locked --no-run
+
+step "tools ready"
+tools_ok=0
+wait "$tools_pid" || tools_ok=$?
+cat "$tools_log" >&2
+if [[ $tools_ok -ne 0 ]]; then
+  echo "installing the test tools failed (exit $tools_ok): see above" >&2
+  exit 1
+fi
+# shellcheck disable=SC1090
+source "$tools_env"
+rm -f "$tools_env" "$tools_log"
+
+step "contracts match their sources"
+node conformance/devnet/contracts/build.mjs --check
 
 step "package rails"
 export RELAY_TEST_PLUGINS="$CARGO_TARGET_DIR/relay-test-plugins"

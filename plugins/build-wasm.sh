@@ -3,6 +3,7 @@
 # as a wasm component of the relay:rail world.
 #
 #   plugins/build-wasm.sh <crate> <out.wasm>
+#   plugins/build-wasm.sh --toolchain     # only install the toolchain when missing
 #
 # 1. Compiles <crate> for wasm32-unknown-unknown with the workspace's `wasm` profile:
 #    - with rustup's wasm32-unknown-unknown target when it is installed;
@@ -25,12 +26,12 @@
 # package and rebuild its dependencies).
 set -euo pipefail
 
-if [[ $# -ne 2 ]]; then
-    echo "usage: $0 <crate> <out.wasm>" >&2
+if [[ $# -ne 2 && ${1:-} != --toolchain ]]; then
+    echo "usage: $0 <crate> <out.wasm> | $0 --toolchain" >&2
     exit 2
 fi
-crate=$1
-out=$2
+crate=${1:-}
+out=${2:-}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 target=wasm32-unknown-unknown
 host_cargo=${CARGO:-cargo}
@@ -79,6 +80,13 @@ features=()
 # per-call reset scans a third the pages. Rails parse JSON into typed
 # values and recurse little.
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C link-arg=-zstack-size=262144"
+
+# `--toolchain`: only make sure the toolchain is there (the test script
+# installs it while the workspace compiles).
+if [[ $crate == --toolchain ]]; then
+    [[ $toolchain == debian ]] && { has_debian_toolchain || install_debian_toolchain; }
+    exit 0
+fi
 
 cd "$root"
 case $toolchain in

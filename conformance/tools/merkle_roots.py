@@ -1,6 +1,6 @@
 """RFC 6962 Merkle roots by pymerkle (PyPI, pinned by pymerkle.sh), an
 implementation nobody here wrote, for relay-sealed's witness-log interop
-test (host/messaging/sealed/tests/interop.rs).
+test (host/sealed/tests/interop.rs).
 
     python merkle_roots.py <leaf hex> [<leaf hex> ...]
 

@@ -1,5 +1,5 @@
 // Independent implementations of what relay-sealed does, for its interop
-// tests (host/messaging/sealed/tests/interop.rs): nobody here wrote them.
+// tests (host/sealed/tests/interop.rs): nobody here wrote them.
 //
 //   node sealed-interop.mjs <node_modules dir> <command> [args…]
 //
