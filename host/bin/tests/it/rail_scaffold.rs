@@ -3,7 +3,9 @@
 //! workspace, built against this checkout by path), then the generated
 //! README's blocks run as written — build both packagings, pass the
 //! conformance kit against the generated fixture upstream, package — and
-//! `relay rails list` loads both packagings. Nothing generated is edited.
+//! `relay rails list` loads both packagings. Nothing generated is edited;
+//! the packager and the kit the blocks `cargo run` are the ones the
+//! workspace build made ([`cargo_shim`]).
 
 use serde_json::Value;
 use std::{
@@ -23,13 +25,69 @@ fn block(markdown: &str, heading: &str) -> String {
         .join("\n")
 }
 
-/// Runs `script` with bash in `dir` against the shared target directory;
-/// its stdout.
+/// The relay binaries the workspace build made (`relay-plugins` and
+/// `relay-conformance` have integration tests, so cargo builds them).
+fn built(bin: &str) -> PathBuf {
+    relay_fixtures::target_dir().join("debug").join(bin)
+}
+
+/// A directory holding a `cargo` that runs `cargo run … -p relay-plugins`
+/// and `-p relay-conformance` as the binaries the workspace build already
+/// made from this checkout, and hands every other command to cargo. Run
+/// as written, those two would compile the packager and the kit again
+/// (wasmtime and cranelift included) under the feature set cargo resolves
+/// for that one package — minutes on a fresh machine, for binaries built
+/// from the same sources. Without the built binaries (a lone `cargo test
+/// -p relay-host`) the commands go to cargo unchanged.
+fn cargo_shim(dir: &Path) -> PathBuf {
+    let shim = dir.join("shim");
+    std::fs::create_dir_all(&shim).expect("shim dir");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let script = format!(
+        r#"#!/usr/bin/env bash
+set -euo pipefail
+if [[ ${{1:-}} == run ]]; then
+  pkg=""; prev=""; i=0
+  for arg in "$@"; do
+    i=$((i + 1))
+    [[ $prev == -p || $prev == --package ]] && pkg=$arg
+    if [[ $arg == -- ]]; then
+      case $pkg in
+        relay-plugins) bin={plugins:?} ;;
+        relay-conformance) bin={kit:?} ;;
+        *) bin="" ;;
+      esac
+      [[ -n $bin && -x $bin ]] && exec "$bin" "${{@:$((i + 1))}}"
+      break
+    fi
+    prev=$arg
+  done
+fi
+exec {cargo:?} "$@"
+"#,
+        plugins = built("relay-plugins").display().to_string(),
+        kit = built("relay-conformance").display().to_string(),
+    );
+    let path = shim.join("cargo");
+    std::fs::write(&path, script).expect("write the shim");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    shim
+}
+
+/// Runs `script` with bash in `dir` against the shared target directory,
+/// `cargo` being [`cargo_shim`]'s; its stdout.
 fn sh(dir: &Path, script: &str) -> String {
+    let shim = cargo_shim(&relay_fixtures::target_dir().join("relay-rail-scaffold-test"));
+    let path = std::env::join_paths(std::iter::once(shim).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .expect("PATH");
     let out = Command::new("bash")
         .args(["-euo", "pipefail", "-c", script])
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", relay_fixtures::target_dir())
+        .env("PATH", path)
         .output()
         .expect("bash runs");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
