@@ -450,11 +450,19 @@ async fn a_route_that_times_out_awaiting_the_users_deposit_moved_nothing() {
     });
     let receipt = execute(&h, &body).await;
     assert_eq!(receipt["status"], "AWAITING_DEPOSIT", "{receipt}");
-    let failed = until_terminal(&h.base, receipt["id"].as_str().unwrap()).await;
+    let in_doubt = timed_out(&h, receipt["id"].as_str().unwrap(), false).await;
+    assert_eq!(in_doubt, json!([]), "{in_doubt}");
+    devnet.stop();
+}
+
+/// Route `id` ends FAILED on its track timeout with `fundsMoved` =
+/// `moved` and no refund; the operator snapshot's `fundsInDoubt` list.
+async fn timed_out(h: &Running, id: &str, moved: bool) -> Value {
+    let failed = until_terminal(&h.base, id).await;
     assert_eq!(failed["status"], "FAILED", "{failed}");
     let f = &failed["failure"];
     assert_eq!(f["code"], "UPSTREAM_TIMEOUT", "{failed}");
-    assert_eq!(f["fundsMoved"], false, "{failed}");
+    assert_eq!(f["fundsMoved"], moved, "{failed}");
     assert!(f["refundTx"].is_null(), "{failed}");
     let snap = common::send(
         common::http()
@@ -462,13 +470,7 @@ async fn a_route_that_times_out_awaiting_the_users_deposit_moved_nothing() {
             .bearer_auth(relay_host::devnet::DEVNET_OWNER_TOKEN),
     )
     .await;
-    assert_eq!(
-        snap.body["routes"]["fundsInDoubt"],
-        json!([]),
-        "{}",
-        snap.body
-    );
-    devnet.stop();
+    snap.body["routes"]["fundsInDoubt"].clone()
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -491,32 +493,16 @@ async fn a_timeout_after_the_users_deposit_reached_the_upstream_is_funds_in_doub
     let receipt = bitcoin_sent(&h, keys::anvil_address(3)).await;
     let id = receipt["id"].as_str().unwrap();
     let url = format!("{}/api/route/status?id={id}", h.base);
-    let seen = tokio::time::timeout(common::SETTLES_WITHIN, async {
-        loop {
-            let (_, r) = get(&url).await;
-            if r["status"] != "AWAITING_DEPOSIT" {
-                return r;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        }
-    })
-    .await
-    .expect("the upstream sees the deposit");
-    assert_eq!(seen["status"], "BRIDGING", "{seen}");
-    clock.advance(h.host_state.config.execution.track_timeout_ms + 1);
-    let failed = until_terminal(&h.base, id).await;
-    assert_eq!(failed["status"], "FAILED", "{failed}");
-    let f = &failed["failure"];
-    assert_eq!(f["code"], "UPSTREAM_TIMEOUT", "{failed}");
-    assert_eq!(f["fundsMoved"], true, "{failed}");
-    assert!(f["refundTx"].is_null(), "{failed}");
-    let snap = common::send(
-        common::http()
-            .get(format!("{}/admin/api/snapshot", h.base))
-            .bearer_auth(relay_host::devnet::DEVNET_OWNER_TOKEN),
+    common::wait_up_to(
+        "the upstream sees the deposit",
+        common::SETTLES_WITHIN,
+        async || get(&url).await.1["status"] != "AWAITING_DEPOSIT",
     )
     .await;
-    let doubt = snap.body["routes"]["fundsInDoubt"].to_string();
+    let (_, seen) = get(&url).await;
+    assert_eq!(seen["status"], "BRIDGING", "{seen}");
+    clock.advance(h.host_state.config.execution.track_timeout_ms + 1);
+    let doubt = timed_out(&h, id, true).await.to_string();
     assert!(doubt.contains(id), "{doubt}");
     devnet.stop();
 }
