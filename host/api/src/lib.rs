@@ -139,6 +139,7 @@ pub const FEATURES: &[Feature<AppState>] = &[
     relay_netting::http::feature(),
     relay_sponsor::http::feature(),
     relay_analysis::http::feature(),
+    relay_messaging::http::feature(),
     concierge::FEATURE,
     admin::FEATURE,
     openapi::FEATURE,

@@ -193,6 +193,20 @@ impl RelayerSigner {
         crate::session_key::SessionKeys::new(self.0.to_bytes())
     }
 
+    /// A secret for `purpose` derived from this key (`HMAC-SHA256(key,
+    /// "relay-derive:v1:" ‖ purpose)`): a key of another scheme the host
+    /// needs to keep across restarts and replicas (the messaging witness's
+    /// Ed25519 key) without storing it. The relayer key stays inside; the
+    /// derivation cannot be inverted to it.
+    pub fn derive_secret(&self, purpose: &str) -> [u8; 32] {
+        use hmac::{Hmac, Mac};
+        let mut mac = Hmac::<sha2::Sha256>::new_from_slice(self.0.to_bytes().as_slice())
+            .expect("HMAC takes any key");
+        mac.update(b"relay-derive:v1:");
+        mac.update(purpose.as_bytes());
+        mac.finalize().into_bytes().into()
+    }
+
     /// The wallet that signs as the relayer (stays inside the host).
     pub fn wallet(&self) -> EthereumWallet {
         EthereumWallet::from(self.0.clone())

@@ -17,7 +17,8 @@
 
 use base64::{engine::general_purpose::STANDARD as B64, Engine as _};
 use ct_merkle::{mem_backed_tree::MemoryBackedTree, ConsistencyProof, InclusionProof, RootHash};
-use ed25519_dalek::{Signer as _, SigningKey, VerifyingKey};
+use ed25519_dalek::Signer as _;
+pub use ed25519_dalek::{SigningKey, VerifyingKey};
 use serde::{Deserialize, Serialize};
 use sha2_11::{Digest, Sha256};
 
@@ -196,7 +197,9 @@ pub fn verify_inclusion(
         .map_err(|_| SealError::Witness("the entry is not in the tree"))
 }
 
-/// A C2SP `tlog-checkpoint`: the log's origin, size and Merkle root.
+/// A C2SP `tlog-checkpoint`: the log's origin, size and Merkle root, and
+/// the extension lines the format allows after them (the host signs its
+/// chained root and its directory's hash there).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Checkpoint {
     /// The log's name (e.g. `relay.example/messages/v2/witness`).
@@ -205,6 +208,8 @@ pub struct Checkpoint {
     pub size: u64,
     /// The Merkle root.
     pub root: [u8; 32],
+    /// Extension lines (non-empty, without newlines), in order.
+    pub extensions: Vec<String>,
 }
 
 /// The signature line's marker in a signed note (U+2014 and a space).
@@ -227,22 +232,32 @@ pub fn key_id(name: &str, key: &VerifyingKey) -> [u8; 4] {
 impl Checkpoint {
     /// The checkpoint's text (the note's body).
     pub fn body(&self) -> String {
-        format!(
+        let mut body = format!(
             "{}\n{}\n{}\n",
             self.origin,
             self.size,
             B64.encode(self.root)
-        )
+        );
+        for line in &self.extensions {
+            body.push_str(line);
+            body.push('\n');
+        }
+        body
     }
 
     /// The signed note: the body, a blank line, one signature line by
     /// `key` under the name `origin`.
     pub fn sign(&self, key: &SigningKey) -> String {
         let body = self.body();
-        let sig = key.sign(body.as_bytes());
         let mut blob = key_id(&self.origin, &key.verifying_key()).to_vec();
-        blob.extend_from_slice(&sig.to_bytes());
+        blob.extend_from_slice(&self.signature(key));
         format!("{body}\n{SIG_PREFIX}{} {}\n", self.origin, B64.encode(blob))
+    }
+
+    /// `key`'s Ed25519 signature of the body (what the note's signature
+    /// line carries after the key id).
+    pub fn signature(&self, key: &SigningKey) -> [u8; 64] {
+        key.sign(self.body().as_bytes()).to_bytes()
     }
 
     /// Reads a signed note and checks its signature by `key` under the
@@ -267,6 +282,7 @@ impl Checkpoint {
             .and_then(|r| B64.decode(r).ok())
             .and_then(|r| <[u8; 32]>::try_from(r).ok())
             .ok_or(bad("no root hash"))?;
+        let extensions = lines.map(str::to_string).collect();
         let id = key_id(origin, key);
         let signed = sigs.lines().any(|line| {
             let Some(rest) = line.strip_prefix(SIG_PREFIX) else {
@@ -294,6 +310,7 @@ impl Checkpoint {
             origin: origin.to_string(),
             size,
             root,
+            extensions,
         })
     }
 }
@@ -370,6 +387,7 @@ mod tests {
             origin: "relay.test/messages/v2/witness".into(),
             size: log.len(),
             root: log.merkle_root(),
+            extensions: vec![format!("chain {}", hex::encode(log.root()))],
         };
         let note = cp.sign(&key);
         assert!(
@@ -385,5 +403,10 @@ mod tests {
         assert!(Checkpoint::verify(&note, &other).is_err());
         let forged = note.replacen("\n3\n", "\n4\n", 1);
         assert!(Checkpoint::verify(&forged, &key.verifying_key()).is_err());
+        let forged = note.replacen("chain ", "chain 0", 1);
+        assert!(
+            Checkpoint::verify(&forged, &key.verifying_key()).is_err(),
+            "the extension lines are signed"
+        );
     }
 }

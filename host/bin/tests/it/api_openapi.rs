@@ -98,6 +98,25 @@ const SERVED: &[(&str, &str)] = &[
     ("post", "/admin/api/lane"),
     ("post", "/admin/api/rail"),
     ("get", "/admin/api/events"),
+    ("get", "/api/messages/v2/info"),
+    ("get", "/api/messages/v2/directory"),
+    ("get", "/api/messages/v2/mailbox/{addressOrName}"),
+    ("post", "/api/messages/v2/mailbox"),
+    ("post", "/api/messages/v2/send"),
+    ("get", "/api/messages/v2/feed"),
+    ("get", "/api/messages/v2/witness/head"),
+    ("get", "/api/messages/v2/witness/range"),
+    ("get", "/api/messages/v2/witness/consistency"),
+    ("get", "/api/messages/v2/witness/inclusion"),
+    ("post", "/api/messages/v2/handle/transfer"),
+];
+
+/// Served operations that never answer 200, and the status whose body
+/// they document instead: messaging v1's retired send, and the credential
+/// mint no type is listed for yet.
+const REFUSING: &[(&str, &str, &str)] = &[
+    ("post", "/api/messages/send", "410"),
+    ("post", "/api/messages/v2/cred/mint", "409"),
 ];
 
 #[tokio::test(flavor = "multi_thread")]
@@ -129,6 +148,12 @@ async fn every_served_path_is_documented_and_every_documented_operation_is_serve
             "{method} {path} documents no response body"
         );
     }
+    for (method, path, status) in REFUSING {
+        assert!(
+            doc["paths"][path][method]["responses"][status]["content"].is_object(),
+            "{method} {path} documents no {status} body"
+        );
+    }
     let mut operations = 0;
     for (path, item) in paths {
         for (method, _) in item.as_object().unwrap() {
@@ -151,7 +176,12 @@ async fn every_served_path_is_documented_and_every_documented_operation_is_serve
             assert!(status < 500, "{method} {path} answered {status}: {text}");
         }
     }
-    assert_eq!(operations, SERVED.len(), "documented operations: {paths:?}");
+    assert_eq!(
+        operations,
+        SERVED.len() + REFUSING.len(),
+        "documented operations: {:?}",
+        paths.keys().collect::<Vec<_>>()
+    );
     let codes = doc["components"]["schemas"]["ErrorBody"]["properties"]["errorCode"]["enum"]
         .as_array()
         .expect("the errorCode enum");

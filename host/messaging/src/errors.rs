@@ -1,0 +1,45 @@
+//! Sealed messaging's `errorCode`s (spec §4.10, §7, §9.2): only the
+//! `/api/messages/…` endpoints answer with them. The host's catalogue
+//! (`GET /api/errors`) lists them through the feature's descriptor
+//! ([`crate::http::feature`]).
+
+relay_errors::error_codes! { pub ALL;
+    /// A row's field is malformed (the message names which).
+    MessageRowInvalid => ("MESSAGE_ROW_INVALID", BAD_REQUEST, false, "a row is {ephemeralPubKey: 0x + 33-byte compressed secp256k1 point, viewTag: 0x + 1 byte, ct: base64 of 1648 or 3184 bytes (a 512- or 2048-byte bucket sealed with X-Wing HPKE)}; the message names the field", Input),
+    /// The row's ephemeral key was used before: every row has a fresh one-time handle.
+    MessageReplayed => ("MESSAGE_REPLAYED", CONFLICT, false, "this ephemeralPubKey was already sent (the first copy is stored and released once); every row needs a fresh one-time handle", Input),
+    /// No mailbox is published under that address or name.
+    MailboxNotFound => ("MAILBOX_NOT_FOUND", NOT_FOUND, false, "no mailbox is published under that address or name (GET /api/messages/v2/directory lists every mailbox)", Input),
+    /// A mailbox key is malformed.
+    MailboxKeyInvalid => ("MAILBOX_KEY_INVALID", BAD_REQUEST, false, "metaAddress is st:eth:0x + two 33-byte compressed secp256k1 keys, kemPub 0x + a 1216-byte X-Wing public key, dsaPub (optional) 0x + a 1952-byte ML-DSA-65 key; the message names the field", Input),
+    /// The publication's signature is not the address's.
+    MailboxSignatureInvalid => ("MAILBOX_SIGNATURE_INVALID", BAD_REQUEST, false, "sig must be the address's EIP-191 signature (65 bytes, low s) of the publication text GET /api/messages/v2/info documents; sign exactly that text", Input),
+    /// The publication's `ts` is too far from the host's clock.
+    MailboxStale => ("MAILBOX_STALE", BAD_REQUEST, false, "ts must be within maxSkewMs of the host's clock (GET /api/messages/v2/info); sign a fresh publication", Input),
+    /// The publication is not newer than the one in effect.
+    MailboxReplayed => ("MAILBOX_REPLAYED", CONFLICT, false, "the address has a publication with this ts or a later one; a replayed or older publication never replaces it: sign a new one with a later ts", Input),
+    /// The name is not registered (or not owned by the releaser).
+    NameNotFound => ("NAME_NOT_FOUND", NOT_FOUND, false, "the name is not registered on this host, or its owner is not the releaser (GET /api/relaynames/quote?name=)", Input),
+    /// A transfer's release or accept signature does not verify.
+    TransferSignatureInvalid => ("TRANSFER_SIGNATURE_INVALID", BAD_REQUEST, false, "release.sig must be the owner's and accept.sig the receiver's EIP-191 signature of the transfer texts GET /api/messages/v2/info documents", Input),
+    /// A Plus pass that does not verify here.
+    PassInvalid => ("PASS_INVALID", BAD_REQUEST, false, "the Plus pass does not verify on this host (GET /api/messages/v2/info passes); send without one to use the free ceiling", Input),
+    /// No post-quantum credential type is listed.
+    CredentialUnlisted => ("CREDENTIAL_UNLISTED", CONFLICT, false, "no post-quantum credential type is listed on this host yet (GET /api/messages/v2/info credentials is empty); nothing was spent", State),
+    /// Messaging v1 is retired.
+    MessagingV1Retired => ("MESSAGING_V1_RETIRED", GONE, false, "messaging v1 is retired: send through POST /api/messages/v2/send (sealed rows; GET /api/messages/v2/info)", Input),
+    /// The operator turned messaging off.
+    MessagingDisabled => ("MESSAGING_DISABLED", NOT_FOUND, false, "this host does not serve sealed messaging ([messaging] enabled = false)", State),
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_code_answers_as_its_blame_says() {
+        for c in super::ALL {
+            assert!(c.consistent(), "{}", c.as_str());
+        }
+        assert_eq!(super::MessagingV1Retired.status().as_u16(), 410);
+        assert_eq!(super::MessageReplayed.status().as_u16(), 409);
+    }
+}

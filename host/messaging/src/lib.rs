@@ -1,0 +1,267 @@
+//! relay-messaging: sealed messaging v2 (spec §4.10, §5.8, §6.4, §8.2,
+//! §9.2), the server side — the whole feature in one home: its table
+//! (`[messaging]`, [`config`]), its schema ([`store`], migration 0019),
+//! the release grid and cover decoys ([`feed`]), mailbox publications
+//! ([`mailbox`]), the witness log ([`witness`]), its errorCodes
+//! ([`errors`]) and the HTTP adapter with its rate-limit buckets
+//! ([`http::feature`]). The client side — sealing, scanning, opening — is
+//! `relay-sealed`; the server never holds a message key and cannot read a
+//! row.
+//!
+//! What the host learns, and what it does not:
+//! - a row is three opaque fields of one of two sizes; it never learns the
+//!   sender, the recipient, the text or the thread. It keeps no IP, no
+//!   key and no arrival time finer than the row's release slot;
+//! - rows are released on the 60,000 ms grid, shuffled, among Poisson
+//!   cover decoys, so the feed says nothing of arrival order within a
+//!   minute and a reader cannot tell a real row from a decoy;
+//! - a network observer of a sender sees a POST of one of two sizes to
+//!   `send`, and of a reader a GET of the public feed (which every reader
+//!   fetches whole); recipients scan locally with their viewing key.
+//!   What the observer does learn: that an IP sends (and how many rows,
+//!   hence the message's length in frames), and when — sending through
+//!   the privacy lane hides the IP;
+//! - mailbox lookups by address (`mailbox/{addressOrName}`) tell the host
+//!   whom a reader is about to write to; the directory, the same bytes for
+//!   every reader, does not.
+
+pub mod config;
+pub mod errors;
+pub mod feed;
+pub mod http;
+pub mod mailbox;
+pub mod store;
+pub mod witness;
+
+pub use config::{MessagingConfig, SECTION};
+
+use std::sync::{
+    atomic::{AtomicU64, Ordering},
+    Arc,
+};
+
+use futures::future::BoxFuture;
+use relay_chain::signer::RelayerSigner;
+use relay_feature::{Handles, Parts, StartError};
+use relay_jobs::Jobs;
+use relay_sealed::{message::Row, witness::SigningKey, SealError};
+use relay_store::StoreError;
+use relay_types::SharedClock;
+use store::{FeedRow, Messages};
+use witness::Witness;
+
+/// The purpose the witness key is derived for from the relayer key.
+pub const WITNESS_KEY_PURPOSE: &str = "messages/v2/witness";
+
+/// Why a send is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum SendError {
+    /// A field is malformed.
+    #[error(transparent)]
+    Row(#[from] SealError),
+    /// The ephemeral key was used before.
+    #[error("ephemeralPubKey: already sent; every row needs a fresh one-time handle")]
+    Replayed,
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A page of the feed.
+#[derive(Debug)]
+pub struct Page {
+    /// The rows after the cursor.
+    pub rows: Vec<FeedRow>,
+    /// The first number still kept (rows before it aged out).
+    pub oldest: Option<u64>,
+    /// The last released number.
+    pub last: u64,
+    /// When the next slot is released, ms.
+    pub next_release_at: u64,
+}
+
+/// The messaging service.
+pub struct MessagingService {
+    store: Messages,
+    config: MessagingConfig,
+    clock: SharedClock,
+    witness: Witness,
+    /// The latest slot this replica saw released.
+    released: AtomicU64,
+}
+
+impl std::fmt::Debug for MessagingService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MessagingService")
+            .field("witness", &self.witness)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MessagingService {
+    /// The service over `store` (migrated), signing the witness log with
+    /// `key`.
+    pub fn new(
+        store: Messages,
+        config: MessagingConfig,
+        clock: SharedClock,
+        key: SigningKey,
+    ) -> Self {
+        let witness = Witness::new(store.clone(), key, config.witness_origin.clone());
+        MessagingService {
+            store,
+            config,
+            clock,
+            witness,
+            released: AtomicU64::new(0),
+        }
+    }
+
+    /// The table in effect.
+    pub fn config(&self) -> &MessagingConfig {
+        &self.config
+    }
+
+    /// The witness log.
+    pub fn witness(&self) -> &Witness {
+        &self.witness
+    }
+
+    /// Time now, ms.
+    pub fn now_ms(&self) -> u64 {
+        self.clock.now_ms()
+    }
+
+    /// Stores `row` for the next slot; when it becomes visible.
+    pub async fn send(&self, row: &Row) -> Result<u64, SendError> {
+        row.decode()?;
+        let release = feed::release_at(self.now_ms());
+        match self.store.insert_row(row, release).await? {
+            true => Ok(release),
+            false => Err(SendError::Replayed),
+        }
+    }
+
+    /// Releases the slot whose time has come, if nobody did yet (with its
+    /// decoys); the rows it released.
+    pub async fn release_due(&self) -> Result<Option<u64>, StoreError> {
+        let slot = feed::due_slot(self.now_ms());
+        if slot <= self.released.load(Ordering::Acquire) {
+            return Ok(None);
+        }
+        let (waiting, large) = self.store.pending(slot, feed::LARGE_CT_B64).await?;
+        let share = match waiting {
+            0 => 0.25,
+            n => large as f64 / n as f64,
+        };
+        let n = feed::poisson(self.config.decoys_per_minute, &mut rand::rng());
+        let decoys = tokio::task::spawn_blocking(move || feed::decoys(n, share))
+            .await
+            .unwrap_or_default();
+        let done = self.store.release(slot, &decoys).await?;
+        self.released.fetch_max(slot, Ordering::AcqRel);
+        if let Some(n) = done {
+            tracing::debug!(slot, rows = n, "messages released");
+        }
+        Ok(done)
+    }
+
+    /// Released rows after `since`, at most `limit` (the due slot is
+    /// released first).
+    pub async fn feed(&self, since: u64, limit: u32) -> Result<Page, StoreError> {
+        self.release_due().await?;
+        let rows = self.store.feed(since, limit).await?;
+        let bounds = self.store.feed_bounds().await?;
+        Ok(Page {
+            rows,
+            oldest: bounds.map(|b| b.0),
+            last: bounds.map_or(0, |b| b.1),
+            next_release_at: feed::due_slot(self.now_ms()) + feed::GRID_MS,
+        })
+    }
+
+    /// Drops released rows past the retention window.
+    pub async fn prune(&self) -> Result<u64, StoreError> {
+        let keep_ms = u64::from(self.config.retention_days) * 86_400_000;
+        self.store
+            .prune(self.now_ms().saturating_sub(keep_ms))
+            .await
+    }
+
+    /// The witness key: derived from the relayer key when the host has
+    /// one (stable across restarts and replicas); otherwise a new key for
+    /// this process, with a warning.
+    fn witness_key(relayer: Option<&RelayerSigner>) -> SigningKey {
+        match relayer {
+            Some(r) => SigningKey::from_bytes(&r.derive_secret(WITNESS_KEY_PURPOSE)),
+            None => {
+                tracing::warn!("no relayer key: the messaging witness key is new for this process; clients pinning it will see it change on restart");
+                SigningKey::from_bytes(&rand::random())
+            }
+        }
+    }
+}
+
+/// How often the release job looks at the clock.
+const RELEASE_TICK: std::time::Duration = std::time::Duration::from_secs(1);
+/// How often aged rows are dropped.
+const PRUNE_EVERY: std::time::Duration = std::time::Duration::from_secs(3_600);
+
+/// The feature's start: reads `[messaging]`; when enabled, applies the
+/// migration, builds the service (the witness key derived from the
+/// relayer key the host left in the handles), starts the release job
+/// (every second: a slot is released within a second of its time even
+/// when nobody reads) and the prune job, and leaves
+/// `Option<Arc<MessagingService>>`.
+pub fn start<'a>(
+    parts: &'a Parts,
+    jobs: &'a mut Jobs,
+    handles: &'a mut Handles,
+) -> BoxFuture<'a, Result<(), StartError>> {
+    Box::pin(async move {
+        let fail = |e: Box<dyn std::error::Error + Send + Sync>| StartError::new("messaging", e);
+        let config = MessagingConfig::from_host(&parts.config).map_err(|e| fail(e.into()))?;
+        if !config.enabled {
+            handles.insert(None::<Arc<MessagingService>>);
+            return Ok(());
+        }
+        let store = Messages::from(parts.store.clone());
+        store
+            .migrate(store::MIGRATIONS)
+            .await
+            .map_err(|e| fail(e.into()))?;
+        let relayer = handles.get::<Option<RelayerSigner>>().flatten();
+        let key = MessagingService::witness_key(relayer.as_ref());
+        let service = Arc::new(MessagingService::new(
+            store,
+            config,
+            parts.clock.clone(),
+            key,
+        ));
+        let s = service.clone();
+        jobs.repeat("messages-release", RELEASE_TICK, move || {
+            let s = s.clone();
+            async move {
+                if let Err(e) = s.release_due().await {
+                    tracing::warn!(error = %e, "messages not released; the next tick retries");
+                }
+            }
+        });
+        let s = service.clone();
+        jobs.repeat("messages-prune", PRUNE_EVERY, move || {
+            let s = s.clone();
+            async move {
+                match s.prune().await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(rows = n, "aged messages dropped"),
+                    Err(e) => tracing::warn!(error = %e, "aged messages not dropped"),
+                }
+            }
+        });
+        handles.insert(Some(service));
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,344 @@
+//! The witness log as the host keeps it (spec §4.10 `witness/head`,
+//! `witness/range`): every mailbox publication in order, stored
+//! ([`crate::store`]) and mirrored in memory as a
+//! [`relay_sealed::witness::Log`] — the spec's chained roots and an RFC
+//! 6962 tree — with the directory it implies (the latest publication per
+//! address).
+//!
+//! The head is a C2SP checkpoint signed with the host's Ed25519 witness
+//! key; beyond origin, size and Merkle root it signs two extension lines,
+//! `chain <r>` (the spec's root) and `directory <sha256>` (the hash of the
+//! exact directory bytes at that size), so two readers holding heads of
+//! one size can compare directories, and a reader holding an old head
+//! checks the new one extends it with a consistency proof.
+//!
+//! Replicas share the log through the store: every read first catches up
+//! with entries another replica appended, and an append that loses the
+//! race for its number reads again and retries.
+
+use std::{collections::BTreeMap, sync::Arc};
+
+use base64::{engine::general_purpose::STANDARD as B64, Engine as _};
+use relay_sealed::witness::{binding_hash, Checkpoint, Log, SigningKey};
+use relay_store::StoreError;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use tokio::sync::Mutex;
+use utoipa::ToSchema;
+
+use crate::{
+    mailbox::{Publication, PublishError},
+    store::{Messages, WitnessRow},
+};
+
+/// The kind of a publication's entry.
+pub const MAILBOX: &str = "mailbox";
+
+/// How many times an append retries after losing its number to another
+/// replica.
+const APPEND_TRIES: usize = 8;
+
+/// A directory entry: the publication in effect (canonical form) and its
+/// witness entry's number.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Listed {
+    /// The wallet, lowercase.
+    pub address: String,
+    /// `st:eth:0x<spendPub><viewPub>`.
+    pub meta_address: String,
+    /// The X-Wing public key, `0x` and 1216 bytes.
+    pub kem_pub: String,
+    /// The ML-DSA-65 key, when published.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dsa_pub: Option<String>,
+    /// When it was signed, ms.
+    pub ts: u64,
+    /// The wallet's signature of the publication text.
+    pub sig: String,
+    /// Its witness entry.
+    pub s: u64,
+}
+
+impl Listed {
+    fn of(p: Publication, s: u64) -> Self {
+        Listed {
+            address: p.address,
+            meta_address: p.meta_address,
+            kem_pub: p.kem_pub,
+            dsa_pub: p.dsa_pub,
+            ts: p.ts,
+            sig: p.sig,
+            s,
+        }
+    }
+}
+
+/// The directory at one size of the log.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Directory {
+    /// The log size it reflects.
+    pub size: u64,
+    /// Every mailbox, by address.
+    pub mailboxes: Vec<Listed>,
+}
+
+/// The signed head.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Head {
+    /// Entries in the log.
+    pub seq: u64,
+    /// The chained root after the last entry, hex (64 zeros when empty).
+    pub root: String,
+    /// The Ed25519 signature of the checkpoint's body, base64.
+    pub sig: String,
+    /// The RFC 6962 root, hex.
+    pub merkle_root: String,
+    /// SHA-256 of the directory's bytes at this size, hex.
+    pub directory: String,
+    /// The signed note (C2SP `tlog-checkpoint`) these fields are read from.
+    pub checkpoint: String,
+    /// The log's origin line.
+    pub origin: String,
+    /// The witness key (Ed25519), base64.
+    pub key: String,
+}
+
+/// What the log implies, in memory.
+#[derive(Default)]
+struct Book {
+    log: Log,
+    directory: BTreeMap<String, Listed>,
+    /// The directory's bytes at the log's size, and their hash.
+    bytes: Arc<str>,
+    hash: [u8; 32],
+}
+
+impl Book {
+    fn apply(&mut self, e: &WitnessRow) -> Result<(), StoreError> {
+        let corrupt = |why: &str| StoreError::Corrupt(format!("witness entry {}: {why}", e.s));
+        if e.s != self.log.len() + 1 {
+            return Err(corrupt("out of order"));
+        }
+        let b = binding_hash(&e.body);
+        if hex::encode(b) != e.b {
+            return Err(corrupt("b is not the body's hash"));
+        }
+        if self.log.append(b, e.t).r != e.r {
+            return Err(corrupt("r does not chain"));
+        }
+        if e.kind == MAILBOX {
+            let publication: Publication =
+                serde_json::from_str(&e.body).map_err(|_| corrupt("not a publication"))?;
+            let address = publication.address.clone();
+            self.directory.insert(address, Listed::of(publication, e.s));
+        }
+        Ok(())
+    }
+
+    fn render(&mut self) {
+        let directory = Directory {
+            size: self.log.len(),
+            mailboxes: self.directory.values().cloned().collect(),
+        };
+        let bytes = serde_json::to_string(&directory).expect("a directory serializes");
+        self.hash = Sha256::digest(bytes.as_bytes()).into();
+        self.bytes = bytes.into();
+    }
+}
+
+/// The witness log.
+pub struct Witness {
+    store: Messages,
+    key: SigningKey,
+    origin: String,
+    book: Mutex<Book>,
+}
+
+impl std::fmt::Debug for Witness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Witness")
+            .field("origin", &self.origin)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Witness {
+    /// The log in `store`, signed by `key` under `origin`.
+    pub fn new(store: Messages, key: SigningKey, origin: String) -> Self {
+        let mut book = Book::default();
+        book.render();
+        Witness {
+            store,
+            key,
+            origin,
+            book: Mutex::new(book),
+        }
+    }
+
+    /// The witness key, base64.
+    pub fn key(&self) -> String {
+        B64.encode(self.key.verifying_key().as_bytes())
+    }
+
+    /// The origin line.
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// Reads the entries other replicas appended.
+    async fn catch_up(&self, book: &mut Book) -> Result<(), StoreError> {
+        let mut grew = false;
+        loop {
+            let next = self.store.witness(book.log.len() + 1, 500).await?;
+            if next.is_empty() {
+                break;
+            }
+            for e in &next {
+                book.apply(e)?;
+            }
+            grew = true;
+        }
+        if grew {
+            book.render();
+        }
+        Ok(())
+    }
+
+    /// Publishes `p` (verified, canonical): appended unless the address
+    /// has a publication with the same or a later `ts`. Its entry.
+    pub async fn publish(&self, p: &Publication, now_ms: u64) -> Result<Listed, PublishOutcome> {
+        let mut book = self.book.lock().await;
+        for _ in 0..APPEND_TRIES {
+            self.catch_up(&mut book).await?;
+            if let Some(current) = book.directory.get(&p.address) {
+                if current.ts >= p.ts {
+                    return Err(PublishError::Replayed {
+                        current: current.ts,
+                    }
+                    .into());
+                }
+            }
+            let body = p.body();
+            let b = binding_hash(&body);
+            let s = book.log.len() + 1;
+            let r = relay_sealed::witness::chain(&book.log.root(), &b);
+            let row = WitnessRow {
+                s,
+                kind: MAILBOX.into(),
+                body,
+                b: hex::encode(b),
+                r: hex::encode(r),
+                t: now_ms,
+            };
+            if self.store.append_witness(&row).await? {
+                book.apply(&row)?;
+                book.render();
+                return Ok(book.directory[&p.address].clone());
+            }
+        }
+        Err(PublishOutcome::Busy)
+    }
+
+    /// The directory's bytes and hash, now.
+    pub async fn directory(&self) -> Result<(Arc<str>, [u8; 32]), StoreError> {
+        let mut book = self.book.lock().await;
+        self.catch_up(&mut book).await?;
+        Ok((book.bytes.clone(), book.hash))
+    }
+
+    /// One mailbox.
+    pub async fn mailbox(&self, address: &str) -> Result<Option<Listed>, StoreError> {
+        let mut book = self.book.lock().await;
+        self.catch_up(&mut book).await?;
+        Ok(book.directory.get(address).cloned())
+    }
+
+    /// The signed head, now.
+    pub async fn head(&self) -> Result<Head, StoreError> {
+        let mut book = self.book.lock().await;
+        self.catch_up(&mut book).await?;
+        let checkpoint = Checkpoint {
+            origin: self.origin.clone(),
+            size: book.log.len(),
+            root: book.log.merkle_root(),
+            extensions: vec![
+                format!("chain {}", hex::encode(book.log.root())),
+                format!("directory {}", hex::encode(book.hash)),
+            ],
+        };
+        Ok(Head {
+            seq: checkpoint.size,
+            root: hex::encode(book.log.root()),
+            sig: B64.encode(checkpoint.signature(&self.key)),
+            merkle_root: hex::encode(checkpoint.root),
+            directory: hex::encode(book.hash),
+            checkpoint: checkpoint.sign(&self.key),
+            origin: self.origin.clone(),
+            key: self.key(),
+        })
+    }
+
+    /// A consistency proof from size `old` to the current size (the
+    /// proof's hashes, and the size it proves to).
+    pub async fn consistency(&self, old: u64) -> Result<(Vec<String>, u64), ProofError> {
+        let mut book = self.book.lock().await;
+        self.catch_up(&mut book).await?;
+        let size = book.log.len();
+        if old == 0 || old > size {
+            return Err(ProofError::Range { size });
+        }
+        let proof = book
+            .log
+            .prove_consistency(old)
+            .map_err(|_| ProofError::Range { size })?;
+        Ok((hashes(&proof), size))
+    }
+
+    /// An inclusion proof of entry `s` in the current tree (its hashes,
+    /// and the size it proves in).
+    pub async fn inclusion(&self, s: u64) -> Result<(Vec<String>, u64), ProofError> {
+        let mut book = self.book.lock().await;
+        self.catch_up(&mut book).await?;
+        let size = book.log.len();
+        let proof = book
+            .log
+            .prove_inclusion(s)
+            .map_err(|_| ProofError::Range { size })?;
+        Ok((hashes(&proof), size))
+    }
+}
+
+/// A proof's hashes, hex, in order.
+fn hashes(proof: &[u8]) -> Vec<String> {
+    proof.chunks(32).map(hex::encode).collect()
+}
+
+/// Why a publication did not land.
+#[derive(Debug, thiserror::Error)]
+pub enum PublishOutcome {
+    /// Refused.
+    #[error(transparent)]
+    Refused(#[from] PublishError),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Other replicas kept taking the next number.
+    #[error("the witness log is busy")]
+    Busy,
+}
+
+/// Why a proof cannot be given.
+#[derive(Debug, thiserror::Error)]
+pub enum ProofError {
+    /// The size or entry is outside the log.
+    #[error("outside the log (its size is {size})")]
+    Range {
+        /// The log's size.
+        size: u64,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
