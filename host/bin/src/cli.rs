@@ -84,6 +84,21 @@ pub enum Command {
         #[arg(long, env = "RELAY_URL", default_value = "http://127.0.0.1:8787")]
         url: String,
     },
+    /// Sealed messaging v2 from the command line, against the host at
+    /// `--url`: keys stay in `--keys` (mode 0600) and the wallet key in
+    /// `RELAY_MSG_WALLET_KEY`; the host sees only sealed rows. Needs no
+    /// host configuration.
+    Msg {
+        /// The host's base URL.
+        #[arg(long, env = "RELAY_URL", default_value = "http://127.0.0.1:8787")]
+        url: String,
+        /// The mailbox's key file (its reader state sits beside it, `.inbox.json`).
+        #[arg(long, env = "RELAY_MSG_KEYS", default_value = ".relay/msg-keys.json")]
+        keys: PathBuf,
+        /// What to do.
+        #[command(subcommand)]
+        command: MsgCommand,
+    },
     /// Inspect and switch installed rails.
     Rails {
         /// What to do with them.
@@ -131,6 +146,53 @@ pub enum KeystoreCommand {
         /// The keystore file to write.
         #[arg(long)]
         out: PathBuf,
+    },
+}
+
+/// `relay msg …`.
+#[derive(Debug, Subcommand)]
+pub enum MsgCommand {
+    /// New mailbox keys (stealth spend/view, X-Wing; ML-DSA-65 with
+    /// `--dsa`) into `--keys`; prints the meta-address.
+    Keygen {
+        /// Also an ML-DSA-65 key, to sign messages post-quantum (`sig2`).
+        #[arg(long)]
+        dsa: bool,
+        /// Replace an existing key file.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Publish the mailbox, signed by the wallet in `RELAY_MSG_WALLET_KEY`.
+    Publish,
+    /// Seal a note to a mailbox from the directory and send it (frames
+    /// when long); prints its delivery state.
+    Send {
+        /// The recipient's address.
+        #[arg(long)]
+        to: String,
+        /// The text.
+        #[arg(long, conflicts_with = "file")]
+        text: Option<String>,
+        /// A file whose contents are the text.
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Sign it: `sig` with the wallet (`RELAY_MSG_WALLET_KEY`), `sig2`
+        /// with the key file's ML-DSA key when it has one.
+        #[arg(long)]
+        sign: bool,
+    },
+    /// Check the witness head, then read the feed from where the last scan
+    /// stopped; prints the messages that arrived.
+    Scan {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print every message received.
+    Read {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 

@@ -1,6 +1,7 @@
 //! The `relay` binary's library half: wiring the host's crates into a
 //! running process ([`server`]), the operator's rail commands
-//! ([`operator`]), the command line ([`cli`]) and — behind the `devnet`
+//! ([`operator`]), the command line ([`cli`]), the messaging client
+//! ([`msg`]) and — behind the `devnet`
 //! feature only — the one-command devnet ([`devnet`]).
 //!
 //! Nothing here holds logic of its own: each domain lives in its crate
@@ -14,6 +15,7 @@ pub mod cli;
 #[cfg(feature = "devnet")]
 pub mod devnet;
 pub mod doctor;
+pub mod msg;
 pub mod operator;
 pub mod server;
 #[cfg(feature = "devnet")]

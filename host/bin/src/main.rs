@@ -44,6 +44,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     if let Command::Verify { file, signer } = &cli.command {
         return verify_bundle(file, signer.as_deref());
     }
+    if let Command::Msg { url, keys, command } = &cli.command {
+        return Ok(relay_host::msg::run(url, keys, command).await?);
+    }
     if let Command::Mcp { url } = &cli.command {
         // Needs no host configuration; stdout is the MCP stream (logs go
         // to stderr).
@@ -72,6 +75,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Up { chains, block_time } => up(config, chains.0, block_time).await?,
         Command::Mcp { url } => relay_mcp::local::run_stdio(&url).await?,
         Command::Verify { file, signer } => verify_bundle(&file, signer.as_deref())?,
+        Command::Msg { url, keys, command } => relay_host::msg::run(&url, &keys, &command).await?,
     }
     Ok(())
 }

@@ -23,6 +23,9 @@
 //! - [`thread`]: a conversation as a reader assembles it — edits and
 //!   deletes only by the original sender, reactions and their undo,
 //!   disappearing messages, replies;
+//! - [`keyring`] and [`inbox`]: what a client keeps — its keys, and its
+//!   side of the feed between scans (the cursor, partial frames, the
+//!   messages, the witness head it holds);
 //! - [`witness`]: the binding log's chained entries, its RFC 6962 tree with
 //!   consistency and inclusion proofs, and its signed C2SP checkpoint, so a
 //!   client detects a forged or forked head.
@@ -30,7 +33,9 @@
 pub mod bucket;
 pub mod envelope;
 pub mod frames;
+pub mod inbox;
 pub mod inner;
+pub mod keyring;
 pub mod message;
 pub mod signature;
 pub mod stealth;

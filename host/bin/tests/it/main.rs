@@ -28,6 +28,7 @@ mod edge;
 mod keys;
 mod limits_attack;
 mod mcp;
+mod messaging;
 mod metrics_dashboard;
 mod money_holes;
 mod native_backend;
