@@ -31,15 +31,3 @@ relay_errors::error_codes! { pub ALL;
     /// The operator turned messaging off.
     MessagingDisabled => ("MESSAGING_DISABLED", NOT_FOUND, false, "this host does not serve sealed messaging ([messaging] enabled = false)", State),
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn every_code_answers_as_its_blame_says() {
-        for c in super::ALL {
-            assert!(c.consistent(), "{}", c.as_str());
-        }
-        assert_eq!(super::MessagingV1Retired.status().as_u16(), 410);
-        assert_eq!(super::MessageReplayed.status().as_u16(), 409);
-    }
-}

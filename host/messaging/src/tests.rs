@@ -62,6 +62,17 @@ async fn host() -> Host {
     host_decoying(3.0).await
 }
 
+/// Asserts an answer is the typed error `code` with `status`.
+fn refused(answer: &(u16, Value), status: u16, code: &str) {
+    let (got, body) = answer;
+    assert_eq!(
+        (*got, body["errorCode"].as_str()),
+        (status, Some(code)),
+        "{body}"
+    );
+    assert_eq!(body["retryable"], false, "{body}");
+}
+
 fn body(p: &Publication) -> Value {
     serde_json::to_value(p).unwrap()
 }
@@ -201,14 +212,12 @@ async fn the_same_row_sent_twenty_times_at_once_is_stored_once() {
     h.clock.advance(120_000);
     let visible = feed_rows(&h).await;
     assert_eq!(visible.iter().filter(|r| **r == row).count(), 1);
-    let (status, body) = h
-        .app
-        .post("/api/messages/v2/send", &row_json(&row), &[])
-        .await;
-    assert_eq!(
-        (status, body["errorCode"].as_str()),
-        (409, Some("MESSAGE_REPLAYED")),
-        "after release too"
+    refused(
+        &h.app
+            .post("/api/messages/v2/send", &row_json(&row), &[])
+            .await,
+        409,
+        "MESSAGE_REPLAYED",
     );
 }
 
@@ -242,25 +251,17 @@ async fn bad_rows_are_typed_4xx_naming_the_field() {
     pass["pass"] = json!("anything");
     cases.push((pass, "PASS_INVALID", "pass"));
     for (b, code, field) in cases {
-        let (status, body) = h.app.post("/api/messages/v2/send", &b, &[]).await;
-        assert_eq!(
-            (status, body["errorCode"].as_str()),
-            (400, Some(code)),
-            "{b}: {body}"
-        );
-        assert_eq!(body["retryable"], false);
-        assert!(
-            body["error"].as_str().unwrap().contains(field),
-            "{field}: {body}"
-        );
+        let answer = h.app.post("/api/messages/v2/send", &b, &[]).await;
+        refused(&answer, 400, code);
+        let message = answer.1["error"].as_str().unwrap();
+        assert!(message.contains(field), "{field}: {message}");
     }
     assert!(feed_rows(&h).await.is_empty());
     for q in ["since=-1", "limit=501", "since=x", "what=1"] {
-        let (status, body) = h.app.get(&format!("/api/messages/v2/feed?{q}")).await;
-        assert_eq!(
-            (status, body["errorCode"].as_str()),
-            (400, Some("INVALID_FIELD")),
-            "{q}"
+        refused(
+            &h.app.get(&format!("/api/messages/v2/feed?{q}")).await,
+            400,
+            "INVALID_FIELD",
         );
     }
 }
@@ -289,9 +290,11 @@ async fn stale_replayed_and_forged_publications_are_refused_and_none_changes_the
         (&older, 409, "MAILBOX_REPLAYED"),
         (&forged, 400, "MAILBOX_SIGNATURE_INVALID"),
     ] {
-        let (got, b) = h.app.post("/api/messages/v2/mailbox", &body(p), &[]).await;
-        assert_eq!((got, b["errorCode"].as_str()), (status, Some(code)), "{b}");
-        assert_eq!(b["retryable"], false);
+        refused(
+            &h.app.post("/api/messages/v2/mailbox", &body(p), &[]).await,
+            status,
+            code,
+        );
     }
     let (_, after) = h.app.get("/api/messages/v2/directory").await;
     assert_eq!(before, after);
@@ -318,10 +321,10 @@ async fn stale_replayed_and_forged_publications_are_refused_and_none_changes_the
     assert_eq!(status, 200);
     assert_eq!(one["kemPub"], newer["kemPub"]);
     assert_eq!(one["s"], 2);
-    let (status, none) = h.app.get("/api/messages/v2/mailbox/nobody.relay").await;
-    assert_eq!(
-        (status, none["errorCode"].as_str()),
-        (404, Some("MAILBOX_NOT_FOUND"))
+    refused(
+        &h.app.get("/api/messages/v2/mailbox/nobody.relay").await,
+        404,
+        "MAILBOX_NOT_FOUND",
     );
 }
 
@@ -461,11 +464,10 @@ async fn a_client_holding_an_old_head_verifies_the_new_one_and_detects_a_forged_
         "witness/inclusion?s=9",
         "witness/range?limit=21",
     ] {
-        let (status, b) = h.app.get(&format!("/api/messages/v2/{q}")).await;
-        assert_eq!(
-            (status, b["errorCode"].as_str()),
-            (400, Some("INVALID_FIELD")),
-            "{q}: {b}"
+        refused(
+            &h.app.get(&format!("/api/messages/v2/{q}")).await,
+            400,
+            "INVALID_FIELD",
         );
     }
 }
@@ -484,21 +486,19 @@ async fn info_retired_v1_credentials_and_transfers_answer_as_documented() {
     assert_eq!(info["buckets"], json!([512, 2048]));
     assert_eq!(info["frames"]["maxParts"], 64);
 
-    let (status, gone) = h
-        .app
-        .post("/api/messages/send", &json!({"to": "x", "text": "hi"}), &[])
-        .await;
-    assert_eq!(
-        (status, gone["errorCode"].as_str()),
-        (410, Some("MESSAGING_V1_RETIRED"))
+    refused(
+        &h.app
+            .post("/api/messages/send", &json!({"to": "x", "text": "hi"}), &[])
+            .await,
+        410,
+        "MESSAGING_V1_RETIRED",
     );
-    let (status, cred) = h
-        .app
-        .post("/api/messages/v2/cred/mint", &json!({"pass": "p"}), &[])
-        .await;
-    assert_eq!(
-        (status, cred["errorCode"].as_str()),
-        (409, Some("CREDENTIAL_UNLISTED"))
+    refused(
+        &h.app
+            .post("/api/messages/v2/cred/mint", &json!({"pass": "p"}), &[])
+            .await,
+        409,
+        "CREDENTIAL_UNLISTED",
     );
 
     use alloy::signers::SignerSync;
@@ -517,25 +517,21 @@ async fn info_retired_v1_credentials_and_transfers_answer_as_documented() {
     let good = json!({"name": "alice", "from": from, "to": to,
         "release": {"ts": T0, "sig": sign(&owner, "release")},
         "accept": {"ts": T0, "sig": sign(&receiver, "accept")}});
-    let (status, b) = h
-        .app
-        .post("/api/messages/v2/handle/transfer", &good, &[])
-        .await;
-    assert_eq!(
-        (status, b["errorCode"].as_str()),
-        (404, Some("NAME_NOT_FOUND")),
-        "{b}"
+    refused(
+        &h.app
+            .post("/api/messages/v2/handle/transfer", &good, &[])
+            .await,
+        404,
+        "NAME_NOT_FOUND",
     );
     let mut swapped = good.clone();
     swapped["accept"]["sig"] = json!(sign(&owner, "accept"));
-    let (status, b) = h
-        .app
-        .post("/api/messages/v2/handle/transfer", &swapped, &[])
-        .await;
-    assert_eq!(
-        (status, b["errorCode"].as_str()),
-        (400, Some("TRANSFER_SIGNATURE_INVALID")),
-        "{b}"
+    refused(
+        &h.app
+            .post("/api/messages/v2/handle/transfer", &swapped, &[])
+            .await,
+        400,
+        "TRANSFER_SIGNATURE_INVALID",
     );
 }
 
@@ -549,9 +545,9 @@ async fn a_host_with_messaging_off_says_so() {
         })
         .unwrap();
     let h = host_with(config).await;
-    let (status, b) = h.app.get("/api/messages/v2/info").await;
-    assert_eq!(
-        (status, b["errorCode"].as_str()),
-        (404, Some("MESSAGING_DISABLED"))
+    refused(
+        &h.app.get("/api/messages/v2/info").await,
+        404,
+        "MESSAGING_DISABLED",
     );
 }
