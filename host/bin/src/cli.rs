@@ -188,6 +188,10 @@ pub enum MsgCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Every message sent, with its delivery state (JSON lines): `pending`
+    /// until a scan sees all its rows in the feed, then `sent`; `failed`
+    /// (with `retryable`) when the host did not store it.
+    Outbox,
     /// Print every message received.
     Read {
         /// Print JSON.

@@ -10,6 +10,8 @@
 //!   row; prints the delivery state — `pending` (with `releaseAt`) once
 //!   every row is stored, `failed` (with whether a retry can help)
 //!   otherwise; there is no delivered or read state;
+//! - `outbox`: each sent message's state (`sent` once a scan saw all its
+//!   rows in the feed);
 //! - `scan`: the witness head is checked against the one held (pinned on
 //!   first use, then only a consistency-proven extension by the same key
 //!   replaces it), then the feed is read from the cursor; `read` prints
@@ -21,7 +23,7 @@ use alloy::signers::local::PrivateKeySigner;
 use base64::{engine::general_purpose::STANDARD as B64, Engine as _};
 use relay_messaging::mailbox::Publication;
 use relay_sealed::{
-    inbox::{Delivered, Inbox},
+    inbox::{Delivered, DeliveryState, Inbox, Outgoing},
     inner::{new_client_id, Inner},
     keyring::Keyring,
     message::{seal, Mailbox, Row},
@@ -100,6 +102,12 @@ pub async fn run(url: &str, keys: &Path, command: &MsgCommand) -> Result<(), Msg
             send(&host, keys, to, &text, *sign).await
         }
         MsgCommand::Scan { json } => scan(&host, keys, *json).await,
+        MsgCommand::Outbox => {
+            for o in &load_inbox(&inbox_path(keys))?.outbox {
+                println!("{}", outgoing_json(o));
+            }
+            Ok(())
+        }
         MsgCommand::Read { json } => {
             let inbox = load_inbox(&inbox_path(keys))?;
             print_messages(&host, &inbox.messages, *json).await
@@ -244,26 +252,40 @@ async fn send(host: &Host, keys: &Path, to: &str, text: &str, sign: bool) -> Res
         }
     };
     let rows = seal(&mailbox, &wire, now_ms())?;
-    let mut release_at = 0;
-    for (i, row) in rows.iter().enumerate() {
+    let mut out = Outgoing {
+        c: inner.meta.c.clone(),
+        to: to.to_string(),
+        waiting: rows.iter().map(|r| r.ephemeral_pub_key.clone()).collect(),
+        release_at: 0,
+        state: DeliveryState::Pending,
+        retryable: false,
+    };
+    let mut failure = None;
+    for row in &rows {
         match send_row(host, row).await {
-            Ok(at) => release_at = release_at.max(at),
+            Ok(at) => out.release_at = out.release_at.max(at),
             Err(e) => {
-                let retryable = matches!(&e, MsgError::Http(_))
+                out.retryable = matches!(&e, MsgError::Http(_))
                     || matches!(&e, MsgError::Refused { status, .. } if *status == 429 || *status >= 500);
-                println!(
-                    "{}",
-                    json!({"state": "failed", "retryable": retryable, "rowsSent": i, "rows": rows.len(), "error": e.to_string()})
-                );
-                return Err(e);
+                (out.state, out.release_at) = (DeliveryState::Failed, 0);
+                failure = Some(e);
+                break;
             }
         }
     }
-    println!(
-        "{}",
-        json!({"state": "pending", "releaseAt": release_at, "rows": rows.len(), "c": inner.meta.c})
-    );
-    Ok(())
+    let path = inbox_path(keys);
+    let mut inbox = load_inbox(&path)?;
+    println!("{}", outgoing_json(&out));
+    inbox.outbox.push(out);
+    write_private(
+        &path,
+        &serde_json::to_string(&inbox).expect("an inbox serializes"),
+    )?;
+    failure.map_or(Ok(()), Err)
+}
+
+fn outgoing_json(o: &Outgoing) -> Value {
+    json!({"c": o.c, "to": o.to, "state": o.state, "releaseAt": o.release_at, "rowsWaiting": o.waiting.len(), "retryable": o.retryable})
 }
 
 /// Sends one row, retrying what time can clear (a busy host, a rate

@@ -41,6 +41,41 @@ pub struct Pinned {
     pub root: String,
 }
 
+/// A sent message's delivery state (spec §4.10 rule 7): `pending` once
+/// every row is stored, `sent` once all of them are in the feed, `failed`
+/// when a row was refused or never stored. There is no delivered or read
+/// state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeliveryState {
+    /// Stored, waiting for its release slot.
+    Pending,
+    /// Released: every row is in the public feed.
+    Sent,
+    /// Not stored.
+    Failed,
+}
+
+/// A message this client sent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outgoing {
+    /// Its client id (`c`), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub c: Option<String>,
+    /// The recipient, as the sender named it.
+    pub to: String,
+    /// The ephemeral keys of its rows not yet seen in the feed.
+    pub waiting: Vec<String>,
+    /// When its last row is released, ms (0 when failed).
+    pub release_at: u64,
+    /// Its state.
+    pub state: DeliveryState,
+    /// For a failed one: whether sending it again can succeed.
+    #[serde(default)]
+    pub retryable: bool,
+}
+
 /// The reader's state.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -54,6 +89,9 @@ pub struct Inbox {
     /// The witness head held.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub head: Option<Pinned>,
+    /// Messages sent, with their delivery states.
+    #[serde(default)]
+    pub outbox: Vec<Outgoing>,
 }
 
 impl Inbox {
@@ -76,6 +114,7 @@ impl Inbox {
         let from = self.cursor;
         for (seq, row) in rows.iter().filter(|(s, _)| *s > from) {
             self.cursor = *seq;
+            self.mark_seen(&row.ephemeral_pub_key);
             let Some(plaintext) = recipient.open(row) else {
                 continue;
             };
@@ -106,6 +145,22 @@ impl Inbox {
         }
         self.messages.extend(done.iter().cloned());
         done
+    }
+
+    /// A row of ours appeared in the feed: a pending message whose rows
+    /// have all appeared is sent.
+    fn mark_seen(&mut self, handle: &str) {
+        for out in self
+            .outbox
+            .iter_mut()
+            .filter(|o| o.state == DeliveryState::Pending)
+        {
+            let before = out.waiting.len();
+            out.waiting.retain(|h| h != handle);
+            if out.waiting.is_empty() && before > 0 {
+                out.state = DeliveryState::Sent;
+            }
+        }
     }
 
     /// Checks the server's signed head `note` (by `key`) against the head
@@ -181,6 +236,31 @@ mod tests {
             inbox.take(&me, &numbered, 3).is_empty(),
             "rows behind the cursor are not read again"
         );
+    }
+
+    #[test]
+    fn a_sent_message_is_pending_until_every_row_is_in_the_feed() {
+        let rows = seal(&Recipient::generate().mailbox(), &"q".repeat(3_000), 1).unwrap();
+        let mut inbox = Inbox::default();
+        inbox.outbox.push(Outgoing {
+            c: None,
+            to: "0xb0b".into(),
+            waiting: rows.iter().map(|r| r.ephemeral_pub_key.clone()).collect(),
+            release_at: 60_000,
+            state: DeliveryState::Pending,
+            retryable: false,
+        });
+        let me = Recipient::generate();
+        let numbered: Vec<(u64, Row)> = rows
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| (i as u64 + 1, r))
+            .collect();
+        inbox.take(&me, &numbered[..1], 0);
+        assert_eq!(inbox.outbox[0].state, DeliveryState::Pending);
+        inbox.take(&me, &numbered, 0);
+        assert_eq!(inbox.outbox[0].state, DeliveryState::Sent);
+        assert!(inbox.outbox[0].waiting.is_empty());
     }
 
     fn note(log: &Log, key: &SigningKey) -> String {

@@ -146,9 +146,9 @@ async fn two_wallets_exchange_sealed_notes_through_the_cli_and_the_host_keeps_no
     })
     .await
     .unwrap();
-    assert_eq!(sent[0]["state"], "pending");
-    assert_eq!(sent[0]["rows"], 1);
-    assert!(sent[1]["rows"].as_u64().unwrap() > 40, "{}", sent[1]);
+    assert!(sent.iter().all(|s| s["state"] == "pending"), "{sent:?}");
+    assert_eq!(sent[0]["rowsWaiting"], 1);
+    assert!(sent[1]["rowsWaiting"].as_u64().unwrap() > 40, "{}", sent[1]);
     let release = sent
         .iter()
         .map(|s| s["releaseAt"].as_u64().unwrap())
@@ -197,6 +197,24 @@ async fn two_wallets_exchange_sealed_notes_through_the_cli_and_the_host_keeps_no
     assert!(
         carol_got.trim().is_empty(),
         "a third wallet finds nothing: {carol_got}"
+    );
+    // the sender's delivery states: pending until its scan sees every row
+    let b = base.clone();
+    let states = tokio::task::spawn_blocking({
+        let alice = alice.clone();
+        move || {
+            ok(msg(&b, &alice, None, &["scan"]));
+            lines(&ok(msg(&b, &alice, None, &["outbox"])))
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(states.len(), 2);
+    assert!(
+        states
+            .iter()
+            .all(|s| s["state"] == "sent" && s["rowsWaiting"] == 0),
+        "{states:?}"
     );
 
     // the store: three fields and the slot, nothing readable
@@ -320,6 +338,26 @@ async fn two_wallets_exchange_sealed_notes_through_the_cli_and_the_host_keeps_no
         .await
         .unwrap();
     assert_eq!(read.lines().count(), 2, "{read}");
+}
+
+/// On a running host at `base` (`relay up`): two wallets publish
+/// mailboxes through the CLI and one sends the other a note, stored and
+/// pending until its slot.
+pub fn publish_and_send_on(base: &str, dir: &Path) {
+    let (a, b) = (PrivateKeySigner::random(), PrivateKeySigner::random());
+    let (ka, kb) = (dir.join("up-a.json"), dir.join("up-b.json"));
+    for (k, w) in [(&ka, &a), (&kb, &b)] {
+        ok(msg(base, k, None, &["keygen"]));
+        ok(msg(base, k, Some(w), &["publish"]));
+    }
+    let to = format!("{:#x}", b.address());
+    let sent = lines(&ok(msg(
+        base,
+        &ka,
+        None,
+        &["send", "--to", &to, "--text", "hello from relay up"],
+    )));
+    assert_eq!(sent[0]["state"], "pending", "{sent:?}");
 }
 
 /// A publication of `keys`' mailbox by `wallet`, signed at `ts`.

@@ -1,7 +1,8 @@
 //! `relay up`, the main job, as a user runs it: the real binary brings up
 //! anvil chains with the project's contracts and the host, prints where
 //! everything is (the devnet owner token among it, and the host takes it),
-//! serves the mesh with every chain up, and on Ctrl-C stops everything it
+//! serves the mesh with every chain up (and sealed messaging: `relay msg`
+//! publishes and sends against it), and on Ctrl-C stops everything it
 //! started.
 
 use crate::common;
@@ -114,6 +115,23 @@ fn relay_up_serves_the_devnet_mesh_and_stops_on_ctrl_c() {
     };
     assert_eq!(execute(None), 401, "mode self needs the owner token");
     assert_eq!(execute(Some(format!("Bearer {owner}"))), 200);
+    // sealed messaging is served too: mailboxes published and a note sent
+    // through `relay msg`
+    crate::messaging::publish_and_send_on(&format!("http://127.0.0.1:{port}"), dir.path());
+    let head: serde_json::Value = rt.block_on(async {
+        crate::common::fetch(format!(
+            "http://127.0.0.1:{port}/api/messages/v2/witness/head"
+        ))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+    });
+    assert_eq!(
+        head["seq"], 2,
+        "both publications are in the witness log: {head}"
+    );
 
     Command::new("kill")
         .args(["-INT", &child.id().to_string()])
