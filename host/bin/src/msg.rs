@@ -171,9 +171,7 @@ fn wallet() -> Result<PrivateKeySigner, MsgError> {
 }
 
 fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
+    relay_types::Clock::now_ms(&relay_types::SystemClock)
 }
 
 fn hex0x(bytes: &[u8]) -> String {
