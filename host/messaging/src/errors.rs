@@ -28,6 +28,16 @@ relay_errors::error_codes! { pub ALL;
     CredentialUnlisted => ("CREDENTIAL_UNLISTED", CONFLICT, false, "no post-quantum credential type is listed on this host yet (GET /api/messages/v2/info credentials is empty); nothing was spent", State),
     /// Messaging v1 is retired.
     MessagingV1Retired => ("MESSAGING_V1_RETIRED", GONE, false, "messaging v1 is retired: send through POST /api/messages/v2/send (sealed rows; GET /api/messages/v2/info)", Input),
+    /// A relay announcement's field is malformed.
+    RelayAnnounceInvalid => ("RELAY_ANNOUNCE_INVALID", BAD_REQUEST, false, "an announcement is {url: https:// (http:// only on loopback), key: base64 of 1-2048 bytes, expires, ts, announcer: base64 Ed25519 key, sig: base64 Ed25519 signature}; the message names the field", Input),
+    /// A relay announcement's `ts` is too far from the host's clock.
+    RelayAnnounceStale => ("RELAY_ANNOUNCE_STALE", BAD_REQUEST, false, "ts must be within maxSkewMs of the host's clock; sign a fresh announcement", Input),
+    /// A relay announcement that has expired or runs too long.
+    RelayAnnounceExpired => ("RELAY_ANNOUNCE_EXPIRED", BAD_REQUEST, false, "expires must be in the future and at most 30 days ahead", Input),
+    /// A relay announcement not signed by its announcer.
+    RelayAnnounceSignatureInvalid => ("RELAY_ANNOUNCE_SIGNATURE_INVALID", BAD_REQUEST, false, "sig must be the announcer key's Ed25519 signature of the announcement text (GET /api/messages/v2/info relayAnnounceText)", Input),
+    /// A relay announcement not newer than the announcer's in effect.
+    RelayAnnounceReplayed => ("RELAY_ANNOUNCE_REPLAYED", CONFLICT, false, "the announcer has an announcement with this ts or a later one; sign a new one with a later ts", Input),
     /// The operator turned messaging off.
     MessagingDisabled => ("MESSAGING_DISABLED", NOT_FOUND, false, "this host does not serve sealed messaging ([messaging] enabled = false)", State),
 }

@@ -2,7 +2,8 @@
 //! `info`, `directory`, `mailbox` (GET and POST), `send`, `feed`,
 //! `witness/head`, `witness/range` (and, beyond the spec, the witness
 //! tree's `consistency` and `inclusion` proofs), `handle/transfer`,
-//! `cred/mint` — and v1's retired send (410). Thin over
+//! `cred/mint` — v1's retired send (410), and the relay directory
+//! (`/api/relay/directory`, `/api/relay/announce`). Thin over
 //! [`MessagingService`]: parse, call, shape. The host mounts it through
 //! [`feature`].
 
@@ -33,6 +34,7 @@ use crate::{
 };
 
 mod info;
+mod relays;
 mod transfer;
 
 pub use info::Info;
@@ -86,6 +88,10 @@ const LIMITS: &[Limit] = &[
     Limit::post("messages-transfer", "/api/messages/v2/handle/transfer", 10),
     Limit::post("messages-cred", "/api/messages/v2/cred/mint", 10),
     Limit::post("messages-v1", "/api/messages/send", 30),
+    Limit::get("relay-directory", "/api/relay/directory", 30),
+    Limit::post("relay-announce", "/api/relay/announce", 10)
+        .per_day()
+        .by_ip(),
 ];
 
 /// The default ceiling of `bucket` (what `info` publishes).
@@ -135,6 +141,8 @@ where
         .routes(routes!(transfer::transfer))
         .routes(routes!(cred_mint))
         .routes(routes!(v1_send))
+        .routes(routes!(relays::directory))
+        .routes(routes!(relays::announce))
         .with_state(m)
 }
 

@@ -551,3 +551,72 @@ async fn a_host_with_messaging_off_says_so() {
         "MESSAGING_DISABLED",
     );
 }
+
+#[tokio::test]
+async fn relay_announcements_are_listed_logged_and_refused_when_stale_replayed_expired_or_forged() {
+    use crate::relays::tests::{announced, announced_until};
+    use ed25519_dalek::SigningKey;
+    let h = host().await;
+    let key = SigningKey::from_bytes(&[11; 32]);
+    let url = "https://relay.example/ohttp";
+    let a = announced(&key, url, T0);
+    let (status, listed) = h
+        .app
+        .post(
+            "/api/relay/announce",
+            &serde_json::to_value(&a).unwrap(),
+            &[],
+        )
+        .await;
+    assert_eq!((status, listed["s"].as_u64()), (200, Some(1)), "{listed}");
+    let (_, dir) = h.app.get("/api/relay/directory").await;
+    assert_eq!(dir["relays"][0]["url"], url);
+    assert_eq!(dir["relays"][0]["announcer"], a.announcer.as_str());
+    let (_, again) = h.app.get("/api/relay/directory").await;
+    assert_eq!(dir, again, "the same for every reader");
+    let (_, range) = h.app.get("/api/messages/v2/witness/range").await;
+    assert_eq!(range["entries"][0]["kind"], "relay");
+
+    let other = SigningKey::from_bytes(&[12; 32]);
+    let mut forged = announced(&other, "https://evil.example/ohttp", T0 + 1);
+    forged.announcer = a.announcer.clone();
+    for (bad, status, code) in [
+        (a.clone(), 409, "RELAY_ANNOUNCE_REPLAYED"),
+        (
+            announced(&key, url, T0 - 300_001),
+            400,
+            "RELAY_ANNOUNCE_STALE",
+        ),
+        (
+            announced_until(&key, url, T0 + 2, T0 - 1),
+            400,
+            "RELAY_ANNOUNCE_EXPIRED",
+        ),
+        (forged, 400, "RELAY_ANNOUNCE_SIGNATURE_INVALID"),
+        (
+            announced(&key, "http://relay.example", T0 + 3),
+            400,
+            "RELAY_ANNOUNCE_INVALID",
+        ),
+    ] {
+        let body = serde_json::to_value(&bad).unwrap();
+        refused(
+            &h.app.post("/api/relay/announce", &body, &[]).await,
+            status,
+            code,
+        );
+    }
+    let (_, still) = h.app.get("/api/relay/directory").await;
+    assert_eq!(
+        still["relays"], dir["relays"],
+        "no refused announcement changed it"
+    );
+
+    h.clock.advance(86_400_000);
+    let (_, expired) = h.app.get("/api/relay/directory").await;
+    assert_eq!(
+        expired["relays"],
+        json!([]),
+        "an expired relay is not offered"
+    );
+}

@@ -28,11 +28,14 @@ use utoipa::ToSchema;
 
 use crate::{
     mailbox::{Publication, PublishError},
+    relays::{Announcement, RelayListed},
     store::{Messages, WitnessRow},
 };
 
-/// The kind of a publication's entry.
+/// The kind of a mailbox publication's entry.
 pub const MAILBOX: &str = "mailbox";
+/// The kind of a relay announcement's entry.
+pub const RELAY: &str = "relay";
 
 /// How many times an append retries after losing its number to another
 /// replica.
@@ -110,6 +113,8 @@ pub struct Head {
 struct Book {
     log: Log,
     directory: BTreeMap<String, Listed>,
+    /// The latest announcement of each announcer key.
+    relays: BTreeMap<String, RelayListed>,
     /// The directory's bytes at the log's size, and their hash.
     bytes: Arc<str>,
     hash: [u8; 32],
@@ -128,13 +133,32 @@ impl Book {
         if self.log.append(b, e.t).r != e.r {
             return Err(corrupt("r does not chain"));
         }
-        if e.kind == MAILBOX {
-            let publication: Publication =
-                serde_json::from_str(&e.body).map_err(|_| corrupt("not a publication"))?;
-            let address = publication.address.clone();
-            self.directory.insert(address, Listed::of(publication, e.s));
+        match e.kind.as_str() {
+            MAILBOX => {
+                let publication: Publication =
+                    serde_json::from_str(&e.body).map_err(|_| corrupt("not a publication"))?;
+                let address = publication.address.clone();
+                self.directory.insert(address, Listed::of(publication, e.s));
+            }
+            RELAY => {
+                let a: Announcement =
+                    serde_json::from_str(&e.body).map_err(|_| corrupt("not an announcement"))?;
+                self.relays
+                    .insert(a.announcer.clone(), RelayListed::of(a, e.s));
+            }
+            // a kind a later version appends: in the tree, not in a view
+            _ => {}
         }
         Ok(())
+    }
+
+    /// The `ts` in effect for `id` of `kind`.
+    fn current_ts(&self, kind: &str, id: &str) -> Option<u64> {
+        match kind {
+            MAILBOX => self.directory.get(id).map(|l| l.ts),
+            RELAY => self.relays.get(id).map(|l| l.announcement.ts),
+            _ => None,
+        }
     }
 
     fn render(&mut self) {
@@ -206,39 +230,74 @@ impl Witness {
         Ok(())
     }
 
-    /// Publishes `p` (verified, canonical): appended unless the address
-    /// has a publication with the same or a later `ts`. Its entry.
-    pub async fn publish(&self, p: &Publication, now_ms: u64) -> Result<Listed, PublishOutcome> {
-        let mut book = self.book.lock().await;
+    /// Appends the binding `body` of `kind` for `id` with time `ts`,
+    /// unless `id` has one with the same or a later `ts` (a replay).
+    /// Returns nothing more: the caller reads the view it changed.
+    async fn append(
+        &self,
+        book: &mut Book,
+        (kind, id, ts): (&str, &str, u64),
+        body: String,
+        now_ms: u64,
+    ) -> Result<(), PublishOutcome> {
         for _ in 0..APPEND_TRIES {
-            self.catch_up(&mut book).await?;
-            if let Some(current) = book.directory.get(&p.address) {
-                if current.ts >= p.ts {
-                    return Err(PublishError::Replayed {
-                        current: current.ts,
-                    }
-                    .into());
-                }
+            self.catch_up(book).await?;
+            if let Some(current) = book.current_ts(kind, id).filter(|c| *c >= ts) {
+                return Err(PublishError::Replayed { current }.into());
             }
-            let body = p.body();
             let b = binding_hash(&body);
-            let s = book.log.len() + 1;
-            let r = relay_sealed::witness::chain(&book.log.root(), &b);
             let row = WitnessRow {
-                s,
-                kind: MAILBOX.into(),
-                body,
+                s: book.log.len() + 1,
+                kind: kind.into(),
                 b: hex::encode(b),
-                r: hex::encode(r),
+                r: hex::encode(relay_sealed::witness::chain(&book.log.root(), &b)),
+                body: body.clone(),
                 t: now_ms,
             };
             if self.store.append_witness(&row).await? {
                 book.apply(&row)?;
                 book.render();
-                return Ok(book.directory[&p.address].clone());
+                return Ok(());
             }
         }
         Err(PublishOutcome::Busy)
+    }
+
+    /// Publishes `p` (verified, canonical): appended unless the address
+    /// has a publication with the same or a later `ts`. Its entry.
+    pub async fn publish(&self, p: &Publication, now_ms: u64) -> Result<Listed, PublishOutcome> {
+        let mut book = self.book.lock().await;
+        let id = (MAILBOX, p.address.as_str(), p.ts);
+        self.append(&mut book, id, p.body(), now_ms).await?;
+        Ok(book.directory[&p.address].clone())
+    }
+
+    /// Logs the relay announcement `a` (verified): appended unless its
+    /// announcer has one with the same or a later `ts`. Its entry.
+    pub async fn announce(
+        &self,
+        a: &Announcement,
+        now_ms: u64,
+    ) -> Result<RelayListed, PublishOutcome> {
+        let mut book = self.book.lock().await;
+        let id = (RELAY, a.announcer.as_str(), a.ts);
+        self.append(&mut book, id, a.body(), now_ms).await?;
+        Ok(book.relays[&a.announcer].clone())
+    }
+
+    /// The relays whose announcements have not expired at `now_ms`, by
+    /// URL, and the log size they reflect.
+    pub async fn relays(&self, now_ms: u64) -> Result<(Vec<RelayListed>, u64), StoreError> {
+        let mut book = self.book.lock().await;
+        self.catch_up(&mut book).await?;
+        let mut live: Vec<RelayListed> = book
+            .relays
+            .values()
+            .filter(|r| r.announcement.expires > now_ms)
+            .cloned()
+            .collect();
+        live.sort_by(|a, b| a.announcement.url.cmp(&b.announcement.url));
+        Ok((live, book.log.len()))
     }
 
     /// The directory's bytes and hash, now.

@@ -158,6 +158,9 @@ pub struct MailboxRules {
     /// The text the wallet signs (EIP-191), with `{…}` for the fields
     /// (lowercase hex; `dsaPub` is `none` when absent).
     pub sign_text: &'static str,
+    /// The text a relay's announcer signs (Ed25519) for
+    /// `POST /api/relay/announce`.
+    pub relay_announce_text: &'static str,
 }
 
 /// The witness log.
@@ -233,6 +236,7 @@ pub(super) async fn info(State(m): State<Messaging>) -> Result<Json<Info>, ApiEr
         mailbox: MailboxRules {
             max_skew_ms: c.max_skew_ms,
             sign_text: SIGN_TEXT,
+            relay_announce_text: "relay/relay-directory/v1 announce\nurl: {url}\nkey: {key}\nexpires: {expires}\nts: {ts}",
         },
         witness: WitnessInfo {
             origin: svc.witness().origin().to_string(),
