@@ -18,8 +18,24 @@ relay_errors::error_codes! { pub ALL;
     MailboxStale => ("MAILBOX_STALE", BAD_REQUEST, false, "ts must be within maxSkewMs of the host's clock (GET /api/messages/v2/info); sign a fresh publication", Input),
     /// The publication is not newer than the one in effect.
     MailboxReplayed => ("MAILBOX_REPLAYED", CONFLICT, false, "the address has a publication with this ts or a later one; a replayed or older publication never replaces it: sign a new one with a later ts", Input),
-    /// The name is not registered (or not owned by the releaser).
-    NameNotFound => ("NAME_NOT_FOUND", NOT_FOUND, false, "the name is not registered on this host, or its owner is not the releaser (GET /api/relaynames/quote?name=)", Input),
+    /// The name is not registered.
+    NameNotFound => ("NAME_NOT_FOUND", NOT_FOUND, false, "the name is not registered on this host (GET /api/relaynames/quote?name= shows its state)", Input),
+    /// The name is not a name.
+    NameInvalid => ("NAME_INVALID", BAD_REQUEST, false, "a name is 3 to 32 characters of a-z, 0-9 and '-' (case folded), not starting or ending with '-'; every other character is refused", Input),
+    /// Someone holds the name.
+    NameTaken => ("NAME_TAKEN", CONFLICT, false, "the name is registered or in its owner's grace (GET /api/relaynames/quote?name= says until when)", State),
+    /// The name looks like a live one.
+    NameConfusable => ("NAME_CONFUSABLE", CONFLICT, false, "the name looks like a registered one (0/o and 1/l/i are the same for this check); choose another", Input),
+    /// A paid name, which this host cannot sell yet.
+    NamePaymentUnavailable => ("NAME_PAYMENT_UNAVAILABLE", CONFLICT, false, "the name costs money (3-6 characters, or a premium) and this host cannot take payment for names yet; names of 7 or more characters are free", State),
+    /// The owner holds the most names one owner may.
+    NameCap => ("NAME_CAP", CONFLICT, false, "the owner holds 20 live names, the most one owner may", State),
+    /// The releaser is not the name's owner.
+    NameNotOwner => ("NAME_NOT_OWNER", FORBIDDEN, false, "only the name's owner can release it", Input),
+    /// A listing or transfer not later than the name's latest entry.
+    NameReplayed => ("NAME_REPLAYED", CONFLICT, false, "the listing's ts (or the transfer's accept ts) is not later than the name's latest entry: a replay; sign a new one", Input),
+    /// A listing's signature or time does not verify.
+    NameSignatureInvalid => ("NAME_SIGNATURE_INVALID", BAD_REQUEST, false, "sig must be the owner's EIP-191 signature of the listing text (GET /api/messages/v2/info nameListText), ts within maxSkewMs of the host's clock", Input),
     /// A transfer's release or accept signature does not verify.
     TransferSignatureInvalid => ("TRANSFER_SIGNATURE_INVALID", BAD_REQUEST, false, "release.sig must be the owner's and accept.sig the receiver's EIP-191 signature of the transfer texts GET /api/messages/v2/info documents", Input),
     /// A Plus pass that does not verify here.

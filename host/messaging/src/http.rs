@@ -2,8 +2,9 @@
 //! `info`, `directory`, `mailbox` (GET and POST), `send`, `feed`,
 //! `witness/head`, `witness/range` (and, beyond the spec, the witness
 //! tree's `consistency` and `inclusion` proofs), `handle/transfer`,
-//! `cred/mint` — v1's retired send (410), and the relay directory
-//! (`/api/relay/directory`, `/api/relay/announce`). Thin over
+//! `cred/mint` — v1's retired send (410), the name registry
+//! (`/api/relaynames/quote`, `/api/relaynames/list`) and the relay
+//! directory (`/api/relay/directory`, `/api/relay/announce`). Thin over
 //! [`MessagingService`]: parse, call, shape. The host mounts it through
 //! [`feature`].
 
@@ -34,6 +35,7 @@ use crate::{
 };
 
 mod info;
+mod names;
 mod relays;
 mod transfer;
 
@@ -88,6 +90,10 @@ const LIMITS: &[Limit] = &[
     Limit::post("messages-transfer", "/api/messages/v2/handle/transfer", 10),
     Limit::post("messages-cred", "/api/messages/v2/cred/mint", 10),
     Limit::post("messages-v1", "/api/messages/send", 30),
+    Limit::get("relaynames-quote", "/api/relaynames/quote", 60),
+    Limit::post("relaynames-list", "/api/relaynames/list", 10)
+        .per_day()
+        .by_ip(),
     Limit::get("relay-directory", "/api/relay/directory", 30),
     Limit::post("relay-announce", "/api/relay/announce", 10)
         .per_day()
@@ -141,6 +147,8 @@ where
         .routes(routes!(transfer::transfer))
         .routes(routes!(cred_mint))
         .routes(routes!(v1_send))
+        .routes(routes!(names::quote))
+        .routes(routes!(names::list))
         .routes(routes!(relays::directory))
         .routes(routes!(relays::announce))
         .with_state(m)
@@ -242,11 +250,19 @@ async fn mailbox_get(
             "no mailbox is published under that address or name",
         )
     };
-    let Ok(address) = mailbox::address_field("addressOrName", &who) else {
-        return Err(not_found());
+    let address = match mailbox::address_field("addressOrName", &who) {
+        Ok(a) => mailbox::lower(&a),
+        Err(_) => {
+            let name = crate::names::normalize(&who).map_err(|_| not_found())?;
+            let record = svc.witness().name(&name).await.map_err(store_error)?;
+            match record.filter(|r| r.expires > svc.now_ms()) {
+                Some(r) => r.owner,
+                None => return Err(not_found()),
+            }
+        }
     };
     svc.witness()
-        .mailbox(&mailbox::lower(&address))
+        .mailbox(&address)
         .await
         .map_err(store_error)?
         .map(Json)
@@ -278,12 +294,30 @@ async fn publish(State(m): State<Messaging>, body: JsonObject) -> Result<Json<Li
     match svc.witness().publish(&canonical, now).await {
         Ok(listed) => Ok(Json(listed)),
         Err(PublishOutcome::Refused(e)) => Err(publish_refused(e)),
-        Err(PublishOutcome::Store(e)) => Err(store_error(e)),
-        Err(PublishOutcome::Busy) => Err(ApiError::new(
-            ErrorCode::StoreUnavailable,
-            "the witness log is busy; retry",
-        )),
+        Err(e) => Err(outcome_error(e, errors::MailboxReplayed)),
     }
+}
+
+/// The API error of a witness append that did not land; a replay is
+/// answered with `replayed`.
+fn outcome_error(e: PublishOutcome, replayed: relay_errors::ErrorCode) -> ApiError {
+    use crate::names::NameRefusal as N;
+    let message = e.to_string();
+    let code = match e {
+        PublishOutcome::Refused(PublishError::Replayed { .. }) => {
+            return ApiError::new(replayed, format!("ts: {message}")).field("ts")
+        }
+        PublishOutcome::Refused(_) => ErrorCode::InvalidField,
+        PublishOutcome::Name(N::Taken { .. }) => errors::NameTaken,
+        PublishOutcome::Name(N::Confusable { .. }) => errors::NameConfusable,
+        PublishOutcome::Name(N::PaymentUnavailable { .. }) => errors::NamePaymentUnavailable,
+        PublishOutcome::Name(N::Cap) => errors::NameCap,
+        PublishOutcome::Name(N::Unknown(_)) => errors::NameNotFound,
+        PublishOutcome::Name(N::NotOwner { .. }) => errors::NameNotOwner,
+        PublishOutcome::Store(e) => return store_error(e),
+        PublishOutcome::Busy => ErrorCode::StoreUnavailable,
+    };
+    ApiError::new(code, message)
 }
 
 /// `POST /api/messages/v2/send`.

@@ -2,7 +2,8 @@
 //! §9.2), the server side — the whole feature in one home: its table
 //! (`[messaging]`, [`config`]), its schema ([`store`], migration 0019),
 //! the release grid and cover decoys ([`feed`]), mailbox publications
-//! ([`mailbox`]), the relay directory ([`relays`]), the witness log
+//! ([`mailbox`]), names ([`names`]), the relay directory ([`relays`]),
+//! the witness log
 //! ([`witness`]), its errorCodes
 //! ([`errors`]) and the HTTP adapter with its rate-limit buckets
 //! ([`http::feature`]). The client side — sealing, scanning, opening — is
@@ -31,6 +32,7 @@ pub mod errors;
 pub mod feed;
 pub mod http;
 pub mod mailbox;
+pub mod names;
 pub mod relays;
 pub mod store;
 pub mod witness;

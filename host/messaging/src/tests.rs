@@ -620,3 +620,280 @@ async fn relay_announcements_are_listed_logged_and_refused_when_stale_replayed_e
         "an expired relay is not offered"
     );
 }
+
+/// `wallet`'s signed listing of `name` for `years` at `ts` (signing the
+/// normalised name, sending it as given).
+fn listing(wallet: &PrivateKeySigner, name: &str, years: u32, ts: u64) -> Value {
+    use alloy::signers::SignerSync;
+    let mut l = crate::names::Listing {
+        name: name.to_ascii_lowercase(),
+        owner: crate::mailbox::lower(&wallet.address()),
+        years,
+        ts,
+        sig: String::new(),
+    };
+    l.sig = format!(
+        "0x{}",
+        hex::encode(
+            wallet
+                .sign_message_sync(l.text().as_bytes())
+                .unwrap()
+                .as_bytes()
+        )
+    );
+    l.name = name.into();
+    serde_json::to_value(l).unwrap()
+}
+
+/// A transfer of `name` from `owner` to `receiver`, both signing at `ts`.
+fn transfer(owner: &PrivateKeySigner, receiver: &PrivateKeySigner, name: &str, ts: u64) -> Value {
+    use alloy::signers::SignerSync;
+    let (from, to) = (
+        crate::mailbox::lower(&owner.address()),
+        crate::mailbox::lower(&receiver.address()),
+    );
+    let sign = |w: &PrivateKeySigner, side: &str| {
+        let t = crate::http::transfer_text(side, name, &from, &to, ts);
+        format!(
+            "0x{}",
+            hex::encode(w.sign_message_sync(t.as_bytes()).unwrap().as_bytes())
+        )
+    };
+    json!({"name": name, "from": from, "to": to,
+        "release": {"ts": ts, "sig": sign(owner, "release")},
+        "accept": {"ts": ts, "sig": sign(receiver, "accept")}})
+}
+
+#[tokio::test]
+async fn names_are_quoted_at_each_price_row_listed_resolved_transferred_and_logged() {
+    let h = Arc::new(host().await);
+    for (name, per_year) in [
+        ("abc", "512.00"),
+        ("abcd", "128.00"),
+        ("abcde", "4.00"),
+        ("abcdef", "4.00"),
+        ("abcdefg", "0.00"),
+    ] {
+        let (status, q) = h
+            .app
+            .get(&format!("/api/relaynames/quote?name={name}&years=2"))
+            .await;
+        assert_eq!(
+            (status, q["state"].as_str()),
+            (200, Some("available")),
+            "{q}"
+        );
+        assert_eq!(q["pricePerYearUsd"], per_year);
+    }
+    let (_, q) = h.app.get("/api/relaynames/quote?name=abcd&years=2").await;
+    assert_eq!(q["totalUsd"], "256.00");
+    refused(
+        &h.app.get("/api/relaynames/quote?name=%D0%B0bc").await,
+        400,
+        "NAME_INVALID",
+    );
+
+    let (owner, receiver, other) = (
+        PrivateKeySigner::random(),
+        PrivateKeySigner::random(),
+        PrivateKeySigner::random(),
+    );
+    let name = "alice-relay";
+    let first = listing(&owner, "Alice-Relay", 1, T0);
+    let tries = (0..20).map(|_| {
+        let (h, b) = (h.clone(), first.clone());
+        tokio::spawn(async move { h.app.post("/api/relaynames/list", &b, &[]).await })
+    });
+    let mut statuses = vec![];
+    for t in tries {
+        statuses.push(t.await.unwrap().0);
+    }
+    statuses.sort();
+    assert_eq!(
+        statuses,
+        [vec![200], vec![409; 19]].concat(),
+        "one registration, nineteen replays"
+    );
+    let (_, q) = h
+        .app
+        .get(&format!("/api/relaynames/quote?name={name}"))
+        .await;
+    assert_eq!(
+        (q["state"].as_str(), q["owner"].as_str()),
+        (
+            Some("registered"),
+            Some(crate::mailbox::lower(&owner.address()).as_str())
+        )
+    );
+    assert_eq!(q["expiresAt"], T0 + crate::names::YEAR_MS);
+
+    refused(
+        &h.app
+            .post(
+                "/api/relaynames/list",
+                &listing(&other, name, 1, T0 + 1),
+                &[],
+            )
+            .await,
+        409,
+        "NAME_TAKEN",
+    );
+    refused(
+        &h.app
+            .post(
+                "/api/relaynames/list",
+                &listing(&other, "a1ice-relay", 1, T0),
+                &[],
+            )
+            .await,
+        409,
+        "NAME_CONFUSABLE",
+    );
+    refused(
+        &h.app
+            .post("/api/relaynames/list", &listing(&other, "abcd", 1, T0), &[])
+            .await,
+        409,
+        "NAME_PAYMENT_UNAVAILABLE",
+    );
+    let mut forged = listing(&other, "bob-relay", 1, T0);
+    forged["owner"] = json!(crate::mailbox::lower(&owner.address()));
+    refused(
+        &h.app.post("/api/relaynames/list", &forged, &[]).await,
+        400,
+        "NAME_SIGNATURE_INVALID",
+    );
+
+    // the name resolves to its owner's mailbox
+    let p = signed(&owner, &Recipient::generate(), T0);
+    assert_eq!(
+        h.app
+            .post("/api/messages/v2/mailbox", &body(&p), &[])
+            .await
+            .0,
+        200
+    );
+    let (status, m) = h.app.get(&format!("/api/messages/v2/mailbox/{name}")).await;
+    assert_eq!(
+        (status, m["kemPub"].as_str()),
+        (200, Some(p.kem_pub.as_str()))
+    );
+
+    // a transfer needs the owner's release and the receiver's accept
+    refused(
+        &h.app
+            .post(
+                "/api/messages/v2/handle/transfer",
+                &transfer(&other, &receiver, name, T0 + 2),
+                &[],
+            )
+            .await,
+        403,
+        "NAME_NOT_OWNER",
+    );
+    let moved = transfer(&owner, &receiver, name, T0 + 3);
+    let (status, t) = h
+        .app
+        .post("/api/messages/v2/handle/transfer", &moved, &[])
+        .await;
+    assert_eq!(
+        (status, t["owner"].as_str()),
+        (
+            200,
+            Some(crate::mailbox::lower(&receiver.address()).as_str())
+        ),
+        "{t}"
+    );
+    refused(
+        &h.app
+            .post("/api/messages/v2/handle/transfer", &moved, &[])
+            .await,
+        409,
+        "NAME_REPLAYED",
+    );
+    refused(
+        &h.app.get(&format!("/api/messages/v2/mailbox/{name}")).await,
+        404,
+        "MAILBOX_NOT_FOUND",
+    );
+
+    // its history, from the witness log: registration, then transfer
+    let (_, range) = h.app.get("/api/messages/v2/witness/range").await;
+    let kinds: Vec<&str> = range["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["name", "mailbox", "transfer"]);
+    let last: Value = serde_json::from_str(range["entries"][2]["body"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        (last["from"].as_str(), last["to"].as_str()),
+        (
+            Some(crate::mailbox::lower(&owner.address()).as_str()),
+            Some(crate::mailbox::lower(&receiver.address()).as_str())
+        )
+    );
+
+    // expiry: the new owner's grace, then a premium decaying from 10,000
+    h.clock.set(T0 + crate::names::YEAR_MS + 1);
+    let (_, q) = h
+        .app
+        .get(&format!("/api/relaynames/quote?name={name}"))
+        .await;
+    assert_eq!(q["state"], "grace");
+    refused(
+        &h.app
+            .post(
+                "/api/relaynames/list",
+                &listing(&other, name, 1, T0 + crate::names::YEAR_MS + 1),
+                &[],
+            )
+            .await,
+        409,
+        "NAME_TAKEN",
+    );
+    let premium_at = T0 + crate::names::YEAR_MS + crate::names::GRACE_MS;
+    h.clock.set(premium_at);
+    let (_, q) = h
+        .app
+        .get(&format!("/api/relaynames/quote?name={name}"))
+        .await;
+    assert_eq!(
+        (q["state"].as_str(), q["premiumUsd"].as_str()),
+        (Some("premium"), Some("10000.00")),
+        "{q}"
+    );
+    h.clock.set(premium_at + crate::names::PREMIUM_MS / 2);
+    let (_, q) = h
+        .app
+        .get(&format!("/api/relaynames/quote?name={name}"))
+        .await;
+    assert_eq!(q["premiumUsd"], "5000.00");
+    refused(
+        &h.app
+            .post(
+                "/api/relaynames/list",
+                &listing(&other, name, 1, premium_at + crate::names::PREMIUM_MS / 2),
+                &[],
+            )
+            .await,
+        409,
+        "NAME_PAYMENT_UNAVAILABLE",
+    );
+    let free_again = premium_at + crate::names::PREMIUM_MS;
+    h.clock.set(free_again);
+    let (status, r) = h
+        .app
+        .post(
+            "/api/relaynames/list",
+            &listing(&other, name, 1, free_again),
+            &[],
+        )
+        .await;
+    assert_eq!(
+        (status, r["owner"].as_str()),
+        (200, Some(crate::mailbox::lower(&other.address()).as_str())),
+        "{r}"
+    );
+}

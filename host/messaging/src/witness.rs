@@ -28,6 +28,7 @@ use utoipa::ToSchema;
 
 use crate::{
     mailbox::{Publication, PublishError},
+    names::{self, Moved, NameRecord, NameRefusal, NameState, Registration},
     relays::{Announcement, RelayListed},
     store::{Messages, WitnessRow},
 };
@@ -36,6 +37,10 @@ use crate::{
 pub const MAILBOX: &str = "mailbox";
 /// The kind of a relay announcement's entry.
 pub const RELAY: &str = "relay";
+/// The kind of a name registration's entry.
+pub const NAME: &str = "name";
+/// The kind of a name transfer's entry.
+pub const TRANSFER: &str = "transfer";
 
 /// How many times an append retries after losing its number to another
 /// replica.
@@ -115,6 +120,8 @@ struct Book {
     directory: BTreeMap<String, Listed>,
     /// The latest announcement of each announcer key.
     relays: BTreeMap<String, RelayListed>,
+    /// Every name ever registered, as its latest entry left it.
+    names: BTreeMap<String, NameRecord>,
     /// The directory's bytes at the log's size, and their hash.
     bytes: Arc<str>,
     hash: [u8; 32],
@@ -146,10 +153,83 @@ impl Book {
                 self.relays
                     .insert(a.announcer.clone(), RelayListed::of(a, e.s));
             }
+            NAME => {
+                let r: Registration =
+                    serde_json::from_str(&e.body).map_err(|_| corrupt("not a registration"))?;
+                let record = NameRecord {
+                    name: r.name.clone(),
+                    owner: r.owner,
+                    expires: r.expires,
+                    s: e.s,
+                    ts: r.ts,
+                };
+                self.names.insert(r.name, record);
+            }
+            TRANSFER => {
+                let m: Moved =
+                    serde_json::from_str(&e.body).map_err(|_| corrupt("not a transfer"))?;
+                let record = self
+                    .names
+                    .get_mut(&m.name)
+                    .ok_or_else(|| corrupt("a transfer of an unregistered name"))?;
+                (record.owner, record.s, record.ts) = (m.to, e.s, m.accept.0);
+            }
             // a kind a later version appends: in the tree, not in a view
             _ => {}
         }
         Ok(())
+    }
+
+    /// `name`'s record while it is registered at `now_ms`.
+    fn live(&self, name: &str, now_ms: u64) -> Option<&NameRecord> {
+        self.names
+            .get(name)
+            .filter(|r| names::state(Some(r), now_ms) == NameState::Registered)
+    }
+
+    /// Whether the registry admits `r` at `now_ms` ([`Witness::register`]).
+    fn admits(&self, r: &Registration, now_ms: u64) -> Result<(), NameRefusal> {
+        let held = self.names.get(&r.name);
+        let state = names::state(held, now_ms);
+        let renewal = held.is_some_and(|h| h.owner == r.owner)
+            && matches!(state, NameState::Registered | NameState::Grace);
+        if !renewal && matches!(state, NameState::Registered | NameState::Grace) {
+            let h = held.expect("a held name has a record");
+            return Err(NameRefusal::Taken {
+                name: r.name.clone(),
+                state,
+                owner: h.owner.clone(),
+            });
+        }
+        let price =
+            names::yearly_cents(&r.name) * u64::from(r.years) + names::premium_cents(held, now_ms);
+        if price > 0 {
+            return Err(NameRefusal::PaymentUnavailable {
+                name: r.name.clone(),
+                usd: names::usd(price),
+            });
+        }
+        let skeleton = names::skeleton(&r.name);
+        if let Some(like) = self.names.values().find(|n| {
+            n.name != r.name
+                && names::state(Some(n), now_ms) != NameState::Available
+                && names::skeleton(&n.name) == skeleton
+        }) {
+            return Err(NameRefusal::Confusable {
+                name: r.name.clone(),
+                like: like.name.clone(),
+            });
+        }
+        let held_by_owner = self
+            .names
+            .values()
+            .filter(|n| n.owner == r.owner && n.name != r.name)
+            .filter(|n| names::state(Some(n), now_ms) == NameState::Registered)
+            .count();
+        match held_by_owner >= names::MAX_PER_OWNER {
+            true => Err(NameRefusal::Cap),
+            false => Ok(()),
+        }
     }
 
     /// The `ts` in effect for `id` of `kind`.
@@ -157,6 +237,7 @@ impl Book {
         match kind {
             MAILBOX => self.directory.get(id).map(|l| l.ts),
             RELAY => self.relays.get(id).map(|l| l.announcement.ts),
+            NAME | TRANSFER => self.names.get(id).map(|n| n.ts),
             _ => None,
         }
     }
@@ -240,11 +321,26 @@ impl Witness {
         body: String,
         now_ms: u64,
     ) -> Result<(), PublishOutcome> {
+        self.append_if(book, (kind, id, ts), body, now_ms, |_| Ok(()))
+            .await
+    }
+
+    /// [`Self::append`], when `admit` accepts the state of things the
+    /// log implies at the moment of appending.
+    async fn append_if(
+        &self,
+        book: &mut Book,
+        (kind, id, ts): (&str, &str, u64),
+        body: String,
+        now_ms: u64,
+        admit: impl Fn(&Book) -> Result<(), NameRefusal>,
+    ) -> Result<(), PublishOutcome> {
         for _ in 0..APPEND_TRIES {
             self.catch_up(book).await?;
             if let Some(current) = book.current_ts(kind, id).filter(|c| *c >= ts) {
                 return Err(PublishError::Replayed { current }.into());
             }
+            admit(book)?;
             let b = binding_hash(&body);
             let row = WitnessRow {
                 s: book.log.len() + 1,
@@ -283,6 +379,66 @@ impl Witness {
         let id = (RELAY, a.announcer.as_str(), a.ts);
         self.append(&mut book, id, a.body(), now_ms).await?;
         Ok(book.relays[&a.announcer].clone())
+    }
+
+    /// Registers `r` (its listing checked): the name must be available,
+    /// in its owner's grace for that owner, or — when free — past its
+    /// grace; not a look-alike of another live name; and the owner under
+    /// its cap. A renewal by the owner extends the registration.
+    pub async fn register(
+        &self,
+        mut r: Registration,
+        now_ms: u64,
+    ) -> Result<NameRecord, PublishOutcome> {
+        let mut book = self.book.lock().await;
+        self.catch_up(&mut book).await?;
+        let bought = u64::from(r.years) * names::YEAR_MS;
+        r.expires = match book.names.get(&r.name) {
+            Some(h) if h.owner == r.owner && h.expires > now_ms => h.expires + bought,
+            _ => now_ms + bought,
+        };
+        let id = (NAME, r.name.as_str(), r.ts);
+        let admit = |b: &Book| b.admits(&r, now_ms);
+        self.append_if(
+            &mut book,
+            id,
+            serde_json::to_string(&r).expect("serializes"),
+            now_ms,
+            admit,
+        )
+        .await?;
+        Ok(book.names[&r.name].clone())
+    }
+
+    /// Moves `m.name` to `m.to` (both sides' signatures checked): the name
+    /// must be registered, and owned by `m.from`.
+    pub async fn transfer(&self, m: &Moved, now_ms: u64) -> Result<NameRecord, PublishOutcome> {
+        let mut book = self.book.lock().await;
+        let id = (TRANSFER, m.name.as_str(), m.accept.0);
+        let admit = |b: &Book| match b.live(&m.name, now_ms) {
+            None => Err(NameRefusal::Unknown(m.name.clone())),
+            Some(r) if r.owner != m.from => Err(NameRefusal::NotOwner {
+                name: m.name.clone(),
+                owner: r.owner.clone(),
+            }),
+            Some(_) => Ok(()),
+        };
+        self.append_if(
+            &mut book,
+            id,
+            serde_json::to_string(m).expect("serializes"),
+            now_ms,
+            admit,
+        )
+        .await?;
+        Ok(book.names[&m.name].clone())
+    }
+
+    /// The record of `name`, whatever its state.
+    pub async fn name(&self, name: &str) -> Result<Option<NameRecord>, StoreError> {
+        let mut book = self.book.lock().await;
+        self.catch_up(&mut book).await?;
+        Ok(book.names.get(name).cloned())
     }
 
     /// The relays whose announcements have not expired at `now_ms`, by
@@ -380,6 +536,9 @@ pub enum PublishOutcome {
     /// Refused.
     #[error(transparent)]
     Refused(#[from] PublishError),
+    /// Refused by the name registry's state.
+    #[error(transparent)]
+    Name(#[from] NameRefusal),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),

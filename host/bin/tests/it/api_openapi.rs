@@ -109,6 +109,8 @@ const SERVED: &[(&str, &str)] = &[
     ("get", "/api/messages/v2/witness/consistency"),
     ("get", "/api/messages/v2/witness/inclusion"),
     ("post", "/api/messages/v2/handle/transfer"),
+    ("get", "/api/relaynames/quote"),
+    ("post", "/api/relaynames/list"),
     ("get", "/api/relay/directory"),
     ("post", "/api/relay/announce"),
 ];

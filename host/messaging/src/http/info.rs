@@ -161,6 +161,12 @@ pub struct MailboxRules {
     /// The text a relay's announcer signs (Ed25519) for
     /// `POST /api/relay/announce`.
     pub relay_announce_text: &'static str,
+    /// The text a name's owner signs (EIP-191) for
+    /// `POST /api/relaynames/list` (normalised name, lowercase owner).
+    pub name_list_text: &'static str,
+    /// The texts the owner (`release`) and the receiver (`accept`) sign
+    /// for `POST /api/messages/v2/handle/transfer`.
+    pub transfer_texts: [&'static str; 2],
 }
 
 /// The witness log.
@@ -237,6 +243,11 @@ pub(super) async fn info(State(m): State<Messaging>) -> Result<Json<Info>, ApiEr
             max_skew_ms: c.max_skew_ms,
             sign_text: SIGN_TEXT,
             relay_announce_text: "relay/relay-directory/v1 announce\nurl: {url}\nkey: {key}\nexpires: {expires}\nts: {ts}",
+            name_list_text: "relay/relaynames/v1 list\nname: {name}\nowner: {owner}\nyears: {years}\nts: {ts}",
+            transfer_texts: [
+                "relay/messages/v2 handle release\nname: {name}\nfrom: {from}\nto: {to}\nts: {ts}",
+                "relay/messages/v2 handle accept\nname: {name}\nfrom: {from}\nto: {to}\nts: {ts}",
+            ],
         },
         witness: WitnessInfo {
             origin: svc.witness().origin().to_string(),

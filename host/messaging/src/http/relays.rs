@@ -11,9 +11,7 @@ use utoipa::ToSchema;
 use super::{service, store_error, Messaging};
 use crate::{
     errors,
-    mailbox::PublishError,
     relays::{AnnounceError, Announcement, RelayListed},
-    witness::PublishOutcome,
 };
 
 /// The relay directory.
@@ -73,18 +71,9 @@ pub(super) async fn announce(
     let svc = service(&m)?;
     let now = svc.now_ms();
     a.verify(now, svc.config().max_skew_ms).map_err(refused)?;
-    match svc.witness().announce(&a, now).await {
-        Ok(listed) => Ok(Json(listed)),
-        Err(PublishOutcome::Refused(PublishError::Replayed { current })) => Err(ApiError::new(
-            errors::RelayAnnounceReplayed,
-            format!("ts: the announcer's announcement in effect has ts {current}; a replayed or older one never replaces it"),
-        )
-        .field("ts")),
-        Err(PublishOutcome::Refused(e)) => Err(ApiError::new(errors::RelayAnnounceInvalid, e.to_string())),
-        Err(PublishOutcome::Store(e)) => Err(store_error(e)),
-        Err(PublishOutcome::Busy) => Err(ApiError::new(
-            relay_errors::ErrorCode::StoreUnavailable,
-            "the witness log is busy; retry",
-        )),
-    }
+    svc.witness()
+        .announce(&a, now)
+        .await
+        .map(Json)
+        .map_err(|e| super::outcome_error(e, errors::RelayAnnounceReplayed))
 }

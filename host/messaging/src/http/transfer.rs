@@ -1,10 +1,10 @@
 //! `POST /api/messages/v2/handle/transfer` (spec §4.10): a name moves from
 //! its owner to a receiver with two signatures — the owner's release and
 //! the receiver's accept — and the move is appended to the witness log.
-//! Names are registered through the name registry; until a name is
-//! registered here every transfer is refused with `NAME_NOT_FOUND`, after
-//! the request and both signatures were checked (so a client's signing is
-//! testable today).
+//! The name must be registered and owned by `from` (`NAME_NOT_FOUND`,
+//! `NAME_NOT_OWNER`); a transfer's accept time must be later than the
+//! name's latest entry (a replayed transfer is refused). The new owner
+//! keeps the registration's expiry.
 //!
 //! The texts (EIP-191, lowercase addresses, no final newline):
 //!
@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::{service, Messaging};
-use crate::{errors, mailbox};
+use crate::{errors, mailbox, names::Moved};
 
 /// One side's signature.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -114,20 +114,26 @@ pub(super) async fn transfer(
     };
     t.from = mailbox::lower(&mailbox::address_field("from", &t.from).map_err(field("from"))?);
     t.to = mailbox::lower(&mailbox::address_field("to", &t.to).map_err(field("to"))?);
-    t.name = t.name.trim().to_lowercase();
-    if t.name.is_empty() || t.name.len() > 64 {
-        return Err(ApiError::new(
-            relay_errors::ErrorCode::InvalidField,
-            "name: 1 to 64 characters",
-        )
-        .field("name"));
-    }
     let (now, skew) = (svc.now_ms(), svc.config().max_skew_ms);
+    t.name = crate::names::normalize(&t.name)
+        .map_err(|e| ApiError::new(errors::NameInvalid, e.to_string()).field("name"))?;
     check_side("release", &t, &t.release, &t.from, now, skew)?;
     check_side("accept", &t, &t.accept, &t.to, now, skew)?;
-    Err(ApiError::new(
-        errors::NameNotFound,
-        format!("{}: no such name is registered on this host", t.name),
-    )
-    .field("name"))
+    let moved = Moved {
+        name: t.name.clone(),
+        from: t.from.clone(),
+        to: t.to.clone(),
+        release: (t.release.ts, t.release.sig.to_ascii_lowercase()),
+        accept: (t.accept.ts, t.accept.sig.to_ascii_lowercase()),
+    };
+    let record = svc
+        .witness()
+        .transfer(&moved, now)
+        .await
+        .map_err(|e| super::outcome_error(e, errors::NameReplayed))?;
+    Ok(Json(Transferred {
+        name: record.name,
+        owner: record.owner,
+        s: record.s,
+    }))
 }
