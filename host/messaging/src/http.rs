@@ -100,8 +100,9 @@ const LIMITS: &[Limit] = &[
         .by_ip(),
 ];
 
-/// The default ceiling of `bucket` (what `info` publishes).
-fn per(bucket: &str) -> u32 {
+/// The shipped ceiling of `bucket` (0 for a bucket this feature does not
+/// have).
+pub fn shipped(bucket: &str) -> u32 {
     LIMITS
         .iter()
         .find(|l| l.bucket == bucket)

@@ -84,6 +84,32 @@ pub struct Page {
     pub next_release_at: u64,
 }
 
+/// The ceilings `info` publishes: the shipped ones (the feature's
+/// rate-limit buckets) or the operator's `[limits]` overrides of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ceilings {
+    /// Sends per IP per minute.
+    pub sends_per_minute: u32,
+    /// Mailbox publications per IP per day.
+    pub publications_per_day: u32,
+}
+
+impl Ceilings {
+    /// The ceilings in effect under `limits`.
+    pub fn of(limits: &relay_config::LimitsConfig) -> Self {
+        let per = |table: &std::collections::BTreeMap<String, u32>, bucket: &str| {
+            table
+                .get(bucket)
+                .copied()
+                .unwrap_or_else(|| http::shipped(bucket))
+        };
+        Ceilings {
+            sends_per_minute: per(&limits.per_minute, "messages-send"),
+            publications_per_day: per(&limits.per_day, "messages-publish"),
+        }
+    }
+}
+
 /// The messaging service.
 pub struct MessagingService {
     store: Messages,
@@ -92,6 +118,8 @@ pub struct MessagingService {
     witness: Witness,
     /// The latest slot this replica saw released.
     released: AtomicU64,
+    /// What `info` publishes as the ceilings.
+    pub ceilings: Ceilings,
 }
 
 impl std::fmt::Debug for MessagingService {
@@ -118,6 +146,7 @@ impl MessagingService {
             clock,
             witness,
             released: AtomicU64::new(0),
+            ceilings: Ceilings::of(&relay_config::LimitsConfig::default()),
         }
     }
 
@@ -236,12 +265,9 @@ pub fn start<'a>(
             .map_err(|e| fail(e.into()))?;
         let relayer = handles.get::<Option<RelayerSigner>>().flatten();
         let key = MessagingService::witness_key(relayer.as_ref());
-        let service = Arc::new(MessagingService::new(
-            store,
-            config,
-            parts.clock.clone(),
-            key,
-        ));
+        let mut service = MessagingService::new(store, config, parts.clock.clone(), key);
+        service.ceilings = Ceilings::of(&parts.config.limits);
+        let service = Arc::new(service);
         let s = service.clone();
         jobs.repeat("messages-release", RELEASE_TICK, move || {
             let s = s.clone();

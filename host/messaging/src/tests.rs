@@ -328,6 +328,15 @@ async fn stale_replayed_and_forged_publications_are_refused_and_none_changes_the
     );
 }
 
+/// `n` mailboxes of new wallets, published.
+async fn publish_strangers(h: &Host, n: usize) {
+    for _ in 0..n {
+        let p = signed(&PrivateKeySigner::random(), &Recipient::generate(), T0);
+        let (status, b) = h.app.post("/api/messages/v2/mailbox", &body(&p), &[]).await;
+        assert_eq!(status, 200, "{b}");
+    }
+}
+
 fn key_of(head: &Value) -> VerifyingKey {
     let raw: [u8; 32] = B64
         .decode(head["key"].as_str().unwrap())
@@ -356,16 +365,7 @@ fn root(head: &Value) -> [u8; 32] {
 #[tokio::test]
 async fn a_client_holding_an_old_head_verifies_the_new_one_and_detects_a_forged_one() {
     let h = host().await;
-    for _ in 0..3 {
-        let p = signed(&PrivateKeySigner::random(), &Recipient::generate(), T0);
-        assert_eq!(
-            h.app
-                .post("/api/messages/v2/mailbox", &body(&p), &[])
-                .await
-                .0,
-            200
-        );
-    }
+    publish_strangers(&h, 3).await;
     let (_, old) = h.app.get("/api/messages/v2/witness/head").await;
     let key = key_of(&old);
     let cp = Checkpoint::verify(old["checkpoint"].as_str().unwrap(), &key).unwrap();
@@ -380,16 +380,7 @@ async fn a_client_holding_an_old_head_verifies_the_new_one_and_detects_a_forged_
     let (_, info) = h.app.get("/api/messages/v2/info").await;
     assert_eq!(info["witness"]["key"], old["key"], "the key is published");
 
-    for _ in 0..5 {
-        let p = signed(&PrivateKeySigner::random(), &Recipient::generate(), T0);
-        assert_eq!(
-            h.app
-                .post("/api/messages/v2/mailbox", &body(&p), &[])
-                .await
-                .0,
-            200
-        );
-    }
+    publish_strangers(&h, 5).await;
     let (_, new) = h.app.get("/api/messages/v2/witness/head").await;
     Checkpoint::verify(new["checkpoint"].as_str().unwrap(), &key).unwrap();
     let (status, proof) = h
@@ -485,6 +476,15 @@ async fn info_retired_v1_credentials_and_transfers_answer_as_documented() {
     assert_eq!(info["releaseGridMs"], 60_000);
     assert_eq!(info["buckets"], json!([512, 2048]));
     assert_eq!(info["frames"]["maxParts"], 64);
+    assert_eq!(info["limits"]["sendsPerMinutePerIp"], 120);
+    assert_eq!(info["limits"]["publicationsPerDayPerIp"], 20);
+    let mut limits = relay_config::LimitsConfig::default();
+    limits.per_minute.insert("messages-send".into(), 300);
+    assert_eq!(
+        crate::Ceilings::of(&limits).sends_per_minute,
+        300,
+        "an operator's override is what info publishes"
+    );
 
     refused(
         &h.app

@@ -125,6 +125,9 @@ struct Book {
     /// The directory's bytes at the log's size, and their hash.
     bytes: Arc<str>,
     hash: [u8; 32],
+    /// The size `bytes` was rendered at (rendered again, lazily, when a
+    /// reader asks after the log grew: an append costs no re-rendering).
+    rendered: Option<u64>,
 }
 
 impl Book {
@@ -242,7 +245,16 @@ impl Book {
         }
     }
 
+    /// The directory's bytes and hash at the current size.
+    fn rendered(&mut self) -> (Arc<str>, [u8; 32]) {
+        if self.rendered != Some(self.log.len()) {
+            self.render();
+        }
+        (self.bytes.clone(), self.hash)
+    }
+
     fn render(&mut self) {
+        self.rendered = Some(self.log.len());
         let directory = Directory {
             size: self.log.len(),
             mailboxes: self.directory.values().cloned().collect(),
@@ -272,8 +284,7 @@ impl std::fmt::Debug for Witness {
 impl Witness {
     /// The log in `store`, signed by `key` under `origin`.
     pub fn new(store: Messages, key: SigningKey, origin: String) -> Self {
-        let mut book = Book::default();
-        book.render();
+        let book = Book::default();
         Witness {
             store,
             key,
@@ -294,21 +305,15 @@ impl Witness {
 
     /// Reads the entries other replicas appended.
     async fn catch_up(&self, book: &mut Book) -> Result<(), StoreError> {
-        let mut grew = false;
         loop {
             let next = self.store.witness(book.log.len() + 1, 500).await?;
             if next.is_empty() {
-                break;
+                return Ok(());
             }
             for e in &next {
                 book.apply(e)?;
             }
-            grew = true;
         }
-        if grew {
-            book.render();
-        }
-        Ok(())
     }
 
     /// Appends the binding `body` of `kind` for `id` with time `ts`,
@@ -352,7 +357,6 @@ impl Witness {
             };
             if self.store.append_witness(&row).await? {
                 book.apply(&row)?;
-                book.render();
                 return Ok(());
             }
         }
@@ -460,7 +464,7 @@ impl Witness {
     pub async fn directory(&self) -> Result<(Arc<str>, [u8; 32]), StoreError> {
         let mut book = self.book.lock().await;
         self.catch_up(&mut book).await?;
-        Ok((book.bytes.clone(), book.hash))
+        Ok(book.rendered())
     }
 
     /// One mailbox.
@@ -474,13 +478,14 @@ impl Witness {
     pub async fn head(&self) -> Result<Head, StoreError> {
         let mut book = self.book.lock().await;
         self.catch_up(&mut book).await?;
+        let (_, directory) = book.rendered();
         let checkpoint = Checkpoint {
             origin: self.origin.clone(),
             size: book.log.len(),
             root: book.log.merkle_root(),
             extensions: vec![
                 format!("chain {}", hex::encode(book.log.root())),
-                format!("directory {}", hex::encode(book.hash)),
+                format!("directory {}", hex::encode(directory)),
             ],
         };
         Ok(Head {
@@ -488,7 +493,7 @@ impl Witness {
             root: hex::encode(book.log.root()),
             sig: B64.encode(checkpoint.signature(&self.key)),
             merkle_root: hex::encode(checkpoint.root),
-            directory: hex::encode(book.hash),
+            directory: hex::encode(directory),
             checkpoint: checkpoint.sign(&self.key),
             origin: self.origin.clone(),
             key: self.key(),

@@ -70,27 +70,23 @@ fn relay_up_serves_the_devnet_mesh_and_stops_on_ctrl_c() {
     assert!(text.contains(&format!("owner     {owner}")), "{text}");
 
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let mesh: serde_json::Value = rt.block_on(async {
-        crate::common::fetch(format!("http://127.0.0.1:{port}/api/route/chains"))
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    });
+    let get = |path: &str| -> serde_json::Value {
+        rt.block_on(async {
+            crate::common::fetch(format!("http://127.0.0.1:{port}{path}"))
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap()
+        })
+    };
+    let mesh = get("/api/route/chains");
     assert_eq!(
         mesh["chains"],
         serde_json::json!([10, 8453, 42161]),
         "{mesh}"
     );
-    let status: serde_json::Value = rt.block_on(async {
-        crate::common::fetch(format!("http://127.0.0.1:{port}/api/status"))
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    });
+    let status = get("/api/status");
     assert_eq!(
         status["nodes"]["up"], 8,
         "3 EVM chains, 5 non-EVM nodes: {status}"
@@ -118,16 +114,7 @@ fn relay_up_serves_the_devnet_mesh_and_stops_on_ctrl_c() {
     // sealed messaging is served too: mailboxes published and a note sent
     // through `relay msg`
     crate::messaging::publish_and_send_on(&format!("http://127.0.0.1:{port}"), dir.path());
-    let head: serde_json::Value = rt.block_on(async {
-        crate::common::fetch(format!(
-            "http://127.0.0.1:{port}/api/messages/v2/witness/head"
-        ))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
-    });
+    let head = get("/api/messages/v2/witness/head");
     assert_eq!(
         head["seq"], 2,
         "both publications are in the witness log: {head}"

@@ -229,8 +229,8 @@ pub(super) async fn info(State(m): State<Messaging>) -> Result<Json<Info>, ApiEr
         k_contribution: c.decoys_per_minute * (feed::GRID_MS as f64 / 60_000.0),
         retention_days: c.retention_days,
         limits: Limits {
-            sends_per_minute_per_ip: super::per("messages-send"),
-            publications_per_day_per_ip: super::per("messages-publish"),
+            sends_per_minute_per_ip: svc.ceilings.sends_per_minute,
+            publications_per_day_per_ip: svc.ceilings.publications_per_day,
             feed_max: FEED_MAX,
             witness_range_max: RANGE_MAX,
         },
