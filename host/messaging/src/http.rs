@@ -12,7 +12,7 @@ use std::{collections::BTreeMap, sync::Arc};
 
 use axum::{
     extract::{Path, State},
-    http::{header, HeaderMap, HeaderValue},
+    http::{header, HeaderValue},
     response::{IntoResponse, Response},
     Json,
 };
@@ -21,26 +21,26 @@ use relay_feature::{
     edge::{JsonObject, QueryFields},
     Feature, HasHandles, Limit, Section,
 };
-use relay_sealed::message::Row;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::{
     errors,
     mailbox::{self, Publication, PublishError},
-    store::FeedRow,
-    witness::{Head, Listed, ProofError, PublishOutcome},
-    MessagingService, SendError,
+    witness::{Listed, PublishOutcome},
+    MessagingService,
 };
 
 mod info;
 mod names;
 mod relays;
+mod rows;
 mod transfer;
+mod witness;
 
 pub use info::Info;
+pub use rows::{FeedEntry, FeedPage, SendRequest, Sent};
 pub use transfer::{text as transfer_text, TransferRequest};
+pub use witness::{Proof, WitnessEntry, WitnessRange};
 
 /// The handle the handlers take: the service, or `None` when the
 /// operator turned messaging off.
@@ -139,12 +139,12 @@ where
         .routes(routes!(directory))
         .routes(routes!(mailbox_get))
         .routes(routes!(publish))
-        .routes(routes!(send))
-        .routes(routes!(feed))
-        .routes(routes!(witness_head))
-        .routes(routes!(witness_range))
-        .routes(routes!(witness_consistency))
-        .routes(routes!(witness_inclusion))
+        .routes(routes!(rows::send))
+        .routes(routes!(rows::feed))
+        .routes(routes!(witness::witness_head))
+        .routes(routes!(witness::witness_range))
+        .routes(routes!(witness::witness_consistency))
+        .routes(routes!(witness::witness_inclusion))
         .routes(routes!(transfer::transfer))
         .routes(routes!(cred_mint))
         .routes(routes!(v1_send))
@@ -319,268 +319,6 @@ fn outcome_error(e: PublishOutcome, replayed: relay_errors::ErrorCode) -> ApiErr
         PublishOutcome::Busy => ErrorCode::StoreUnavailable,
     };
     ApiError::new(code, message)
-}
-
-/// `POST /api/messages/v2/send`.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SendRequest {
-    /// The one-time handle's ephemeral key, `0x` and 33 bytes.
-    pub ephemeral_pub_key: String,
-    /// The view tag, `0x` and one byte.
-    pub view_tag: String,
-    /// The envelope, base64 (1648 or 3184 bytes).
-    pub ct: String,
-    /// A Plus pass (or header `x-relay-pass`): raises the ceiling where passes are issued.
-    pub pass: Option<String>,
-}
-
-/// The answer to a send.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Sent {
-    /// When the row becomes visible in the feed, ms (a slot of the 60,000 ms grid).
-    pub release_at: u64,
-    /// Always `pending` (then `sent` once released; there is no delivered or read state).
-    pub state: &'static str,
-}
-
-#[utoipa::path(post, path = "/api/messages/v2/send", tag = "messages",
-    summary = "Post one sealed row (exactly three fields are stored); replay-safe",
-    request_body = SendRequest,
-    params(("x-relay-pass" = Option<String>, Header, description = "A Plus pass (as the body's `pass`)")),
-    responses((status = 200, description = "Stored; visible from releaseAt", body = Sent), (status = "default", description = "A typed error (MESSAGE_ROW_INVALID, 409 MESSAGE_REPLAYED, PASS_INVALID)", body = ErrorBody)))]
-#[tracing::instrument(skip_all)]
-async fn send(
-    State(m): State<Messaging>,
-    headers: HeaderMap,
-    body: JsonObject,
-) -> Result<Json<Sent>, ApiError> {
-    let req: SendRequest = body.decode()?;
-    let svc = service(&m)?;
-    if req.pass.is_some() || headers.contains_key("x-relay-pass") {
-        return Err(ApiError::new(
-            errors::PassInvalid,
-            "this host issues no Plus passes yet (GET /api/messages/v2/info passes.accepted is false); send without one",
-        )
-        .field("pass"));
-    }
-    let row = Row {
-        ephemeral_pub_key: req.ephemeral_pub_key,
-        view_tag: req.view_tag,
-        ct: req.ct,
-    };
-    match svc.send(&row).await {
-        Ok(release_at) => Ok(Json(Sent {
-            release_at,
-            state: "pending",
-        })),
-        Err(SendError::Row(e)) => {
-            let text = e.to_string();
-            let field = ["ephemeralPubKey", "viewTag", "ct"]
-                .into_iter()
-                .find(|f| text.contains(f))
-                .unwrap_or("ct");
-            Err(ApiError::new(errors::MessageRowInvalid, text).field(field))
-        }
-        Err(e @ SendError::Replayed) => {
-            Err(ApiError::new(errors::MessageReplayed, e.to_string()).field("ephemeralPubKey"))
-        }
-        Err(SendError::Store(e)) => Err(store_error(e)),
-    }
-}
-
-/// One released row: its place and the three stored fields.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct FeedEntry {
-    /// Its place in the feed.
-    pub seq: u64,
-    /// `0x` and 33 bytes.
-    pub ephemeral_pub_key: String,
-    /// `0x` and one byte.
-    pub view_tag: String,
-    /// Base64.
-    pub ct: String,
-}
-
-/// A page of the feed.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct FeedPage {
-    /// Released rows after `since`, in order.
-    pub rows: Vec<FeedEntry>,
-    /// The cursor for the next read (the last row's `seq`, or `since`).
-    pub next: u64,
-    /// Whether more rows follow (read again with `since=next`).
-    pub more: bool,
-    /// The first `seq` still kept (older rows aged out); absent when empty.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub oldest: Option<u64>,
-    /// When the next slot is released, ms.
-    pub next_release_at: u64,
-}
-
-impl From<FeedRow> for FeedEntry {
-    fn from(r: FeedRow) -> Self {
-        FeedEntry {
-            seq: r.seq,
-            ephemeral_pub_key: r.row.ephemeral_pub_key,
-            view_tag: r.row.view_tag,
-            ct: r.row.ct,
-        }
-    }
-}
-
-#[utoipa::path(get, path = "/api/messages/v2/feed", tag = "messages",
-    summary = "Released rows (recipients scan them locally with their viewing key); no push: poll",
-    params(
-        ("since" = Option<u64>, Query, description = "Rows after this seq (default 0)"),
-        ("limit" = Option<u32>, Query, description = "At most this many (default 100, at most 500)"),
-    ),
-    responses((status = 200, description = "A page", body = FeedPage), (status = "default", description = "A typed error", body = ErrorBody)))]
-#[tracing::instrument(skip_all)]
-async fn feed(State(m): State<Messaging>, q: QueryFields) -> Result<Json<FeedPage>, ApiError> {
-    let q = query(q, &["since", "limit"])?;
-    let since = number(&q, "since", 0, i64::MAX as u64)?;
-    let limit = number(&q, "limit", 100, u64::from(FEED_MAX))?.max(1) as u32;
-    let page = service(&m)?.feed(since, limit).await.map_err(store_error)?;
-    let next = page.rows.last().map_or(since, |r| r.seq);
-    Ok(Json(FeedPage {
-        more: next < page.last,
-        next,
-        oldest: page.oldest,
-        next_release_at: page.next_release_at,
-        rows: page.rows.into_iter().map(FeedEntry::from).collect(),
-    }))
-}
-
-#[utoipa::path(get, path = "/api/messages/v2/witness/head", tag = "messages",
-    summary = "The signed head of the witness log: {seq, root, sig} and the C2SP checkpoint they are read from",
-    responses((status = 200, description = "The head", body = Head), (status = "default", description = "A typed error", body = ErrorBody)))]
-#[tracing::instrument(skip_all)]
-async fn witness_head(State(m): State<Messaging>) -> Result<Json<Head>, ApiError> {
-    service(&m)?
-        .witness()
-        .head()
-        .await
-        .map(Json)
-        .map_err(store_error)
-}
-
-/// One entry of the witness log.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct WitnessEntry {
-    /// Its number, from 1.
-    pub s: u64,
-    /// SHA-256 of `body`, hex.
-    pub b: String,
-    /// SHA-256(previous r ‖ b), hex (r₀ is 32 zero bytes).
-    pub r: String,
-    /// When it was appended, ms.
-    pub t: u64,
-    /// What it binds: `mailbox`.
-    pub kind: String,
-    /// The binding (a publication's canonical JSON).
-    pub body: String,
-}
-
-/// A range of the witness log.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct WitnessRange {
-    /// At most 20 entries from `from`.
-    pub entries: Vec<WitnessEntry>,
-}
-
-#[utoipa::path(get, path = "/api/messages/v2/witness/range", tag = "messages",
-    summary = "At most 20 entries {s, b, r, t} from `from`",
-    params(
-        ("from" = Option<u64>, Query, description = "The first entry (default 1)"),
-        ("limit" = Option<u32>, Query, description = "At most this many (default and most 20)"),
-    ),
-    responses((status = 200, description = "The entries", body = WitnessRange), (status = "default", description = "A typed error", body = ErrorBody)))]
-#[tracing::instrument(skip_all)]
-async fn witness_range(
-    State(m): State<Messaging>,
-    q: QueryFields,
-) -> Result<Json<WitnessRange>, ApiError> {
-    let q = query(q, &["from", "limit"])?;
-    let from = number(&q, "from", 1, i64::MAX as u64)?.max(1);
-    let limit = number(&q, "limit", u64::from(RANGE_MAX), u64::from(RANGE_MAX))?.max(1) as u32;
-    let svc = service(&m)?;
-    let rows = svc.store.witness(from, limit).await.map_err(store_error)?;
-    Ok(Json(WitnessRange {
-        entries: rows
-            .into_iter()
-            .map(|e| WitnessEntry {
-                s: e.s,
-                b: e.b,
-                r: e.r,
-                t: e.t,
-                kind: e.kind,
-                body: e.body,
-            })
-            .collect(),
-    }))
-}
-
-/// A Merkle proof.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Proof {
-    /// The tree size it proves against (the current head's `seq`).
-    pub size: u64,
-    /// The proof's hashes, hex, in RFC 6962 order.
-    pub proof: Vec<String>,
-}
-
-fn proof_refused(e: ProofError, field: &str) -> ApiError {
-    match e {
-        ProofError::Range { size } => ApiError::new(
-            ErrorCode::InvalidField,
-            format!("{field}: must be from 1 to the log's size ({size})"),
-        )
-        .field(field.to_string()),
-        ProofError::Store(e) => store_error(e),
-    }
-}
-
-#[utoipa::path(get, path = "/api/messages/v2/witness/consistency", tag = "messages",
-    summary = "RFC 6962 consistency proof from an older tree size to the current head (beyond the spec)",
-    params(("from" = u64, Query, description = "The older size (a head you hold)")),
-    responses((status = 200, description = "The proof", body = Proof), (status = "default", description = "A typed error", body = ErrorBody)))]
-#[tracing::instrument(skip_all)]
-async fn witness_consistency(
-    State(m): State<Messaging>,
-    q: QueryFields,
-) -> Result<Json<Proof>, ApiError> {
-    let q = query(q, &["from"])?;
-    let from = number(&q, "from", 0, i64::MAX as u64)?;
-    let (proof, size) = service(&m)?
-        .witness()
-        .consistency(from)
-        .await
-        .map_err(|e| proof_refused(e, "from"))?;
-    Ok(Json(Proof { size, proof }))
-}
-
-#[utoipa::path(get, path = "/api/messages/v2/witness/inclusion", tag = "messages",
-    summary = "RFC 6962 inclusion proof of entry `s` in the current head's tree (beyond the spec)",
-    params(("s" = u64, Query, description = "The entry")),
-    responses((status = 200, description = "The proof", body = Proof), (status = "default", description = "A typed error", body = ErrorBody)))]
-#[tracing::instrument(skip_all)]
-async fn witness_inclusion(
-    State(m): State<Messaging>,
-    q: QueryFields,
-) -> Result<Json<Proof>, ApiError> {
-    let q = query(q, &["s"])?;
-    let s = number(&q, "s", 0, i64::MAX as u64)?;
-    let (proof, size) = service(&m)?
-        .witness()
-        .inclusion(s)
-        .await
-        .map_err(|e| proof_refused(e, "s"))?;
-    Ok(Json(Proof { size, proof }))
 }
 
 #[utoipa::path(post, path = "/api/messages/v2/cred/mint", tag = "messages",
