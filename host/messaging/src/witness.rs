@@ -118,6 +118,9 @@ pub struct Head {
 struct Book {
     log: Log,
     directory: BTreeMap<String, Listed>,
+    /// Each directory entry's JSON, kept from when it was applied: a
+    /// rendering joins them instead of serialising every entry again.
+    entry_json: BTreeMap<String, String>,
     /// The latest announcement of each announcer key.
     relays: BTreeMap<String, RelayListed>,
     /// Every name ever registered, as its latest entry left it.
@@ -148,7 +151,10 @@ impl Book {
                 let publication: Publication =
                     serde_json::from_str(&e.body).map_err(|_| corrupt("not a publication"))?;
                 let address = publication.address.clone();
-                self.directory.insert(address, Listed::of(publication, e.s));
+                let listed = Listed::of(publication, e.s);
+                let json = serde_json::to_string(&listed).expect("an entry serializes");
+                self.entry_json.insert(address.clone(), json);
+                self.directory.insert(address, listed);
             }
             RELAY => {
                 let a: Announcement =
@@ -255,11 +261,19 @@ impl Book {
 
     fn render(&mut self) {
         self.rendered = Some(self.log.len());
-        let directory = Directory {
-            size: self.log.len(),
-            mailboxes: self.directory.values().cloned().collect(),
-        };
-        let bytes = serde_json::to_string(&directory).expect("a directory serializes");
+        // the bytes `serde_json::to_string(&Directory { size, mailboxes })`
+        // would give, from the entries' kept JSON
+        let entries = self.entry_json.values();
+        let len = entries.clone().map(|e| e.len() + 1).sum::<usize>() + 40;
+        let mut bytes = String::with_capacity(len);
+        bytes.push_str(&format!("{{\"size\":{},\"mailboxes\":[", self.log.len()));
+        for (i, e) in entries.enumerate() {
+            if i > 0 {
+                bytes.push(',');
+            }
+            bytes.push_str(e);
+        }
+        bytes.push_str("]}");
         self.hash = Sha256::digest(bytes.as_bytes()).into();
         self.bytes = bytes.into();
     }
@@ -564,4 +578,49 @@ pub enum ProofError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(book: &Book, i: u64, address: &str) -> WitnessRow {
+        let p = Publication {
+            address: address.into(),
+            meta_address: format!("st:eth:0x{}", "02".repeat(66)),
+            kem_pub: format!("0x{i:02x}"),
+            dsa_pub: i.is_multiple_of(2).then(|| "0x01".into()),
+            ts: i,
+            sig: "0x00".into(),
+        };
+        let body = p.body();
+        let b = binding_hash(&body);
+        WitnessRow {
+            s: book.log.len() + 1,
+            kind: MAILBOX.into(),
+            r: hex::encode(relay_sealed::witness::chain(&book.log.root(), &b)),
+            b: hex::encode(b),
+            body,
+            t: i,
+        }
+    }
+
+    #[test]
+    fn the_rendered_directory_is_the_bytes_serde_would_write() {
+        let mut book = Book::default();
+        for (i, a) in [(1, "0xbb"), (2, "0xaa"), (3, "0xbb"), (4, "0xcc")] {
+            let e = entry(&book, i, a);
+            book.apply(&e).unwrap();
+        }
+        let (bytes, hash) = book.rendered();
+        let want = serde_json::to_string(&Directory {
+            size: 4,
+            mailboxes: book.directory.values().cloned().collect(),
+        })
+        .unwrap();
+        assert_eq!(&*bytes, want.as_str());
+        assert_eq!(hash, <[u8; 32]>::from(Sha256::digest(want.as_bytes())));
+        let mut empty = Book::default();
+        assert_eq!(&*empty.rendered().0, r#"{"size":0,"mailboxes":[]}"#);
+    }
 }
