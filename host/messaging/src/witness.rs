@@ -624,3 +624,79 @@ mod tests {
         assert_eq!(&*empty.rendered().0, r#"{"size":0,"mailboxes":[]}"#);
     }
 }
+
+#[cfg(test)]
+mod replicas {
+    use super::*;
+    use relay_store::Store;
+
+    fn publication(i: usize, ts: u64) -> Publication {
+        Publication {
+            address: format!("0x{i:040x}"),
+            meta_address: format!("st:eth:0x{}", "02".repeat(66)),
+            kem_pub: format!("0x{i:04x}"),
+            dsa_pub: None,
+            ts,
+            sig: "0x00".into(),
+        }
+    }
+
+    /// Two replicas over one database, publishing at once: every entry is
+    /// numbered once, each replica sees the other's, and both sign the
+    /// same head; a name raced by two owners on two replicas goes to one.
+    #[tokio::test]
+    async fn two_replicas_on_postgres_keep_one_log() {
+        let url = relay_fixtures::postgres_database();
+        let store = Messages::from(Store::connect(&url).await.unwrap());
+        store.migrate(crate::store::MIGRATIONS).await.unwrap();
+        let key = SigningKey::from_bytes(&[4; 32]);
+        let a = Arc::new(Witness::new(store.clone(), key.clone(), "o".into()));
+        let b = Arc::new(Witness::new(store, key, "o".into()));
+        let mut tasks = Vec::new();
+        for i in 0..20 {
+            let w = if i % 2 == 0 { a.clone() } else { b.clone() };
+            tasks.push(tokio::spawn(async move {
+                w.publish(&publication(i, 1), 1).await
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap().unwrap();
+        }
+        let (ha, hb) = (a.head().await.unwrap(), b.head().await.unwrap());
+        assert_eq!(
+            (ha.seq, &ha.root, &ha.directory),
+            (20, &hb.root, &hb.directory)
+        );
+        assert_eq!(ha.sig, hb.sig);
+        let entries = a.store.witness(1, 100).await.unwrap();
+        let numbers: Vec<u64> = entries.iter().map(|e| e.s).collect();
+        assert_eq!(numbers, (1..=20).collect::<Vec<_>>());
+
+        let claim = |owner: &str, w: Arc<Witness>| {
+            let r = Registration {
+                name: "raced-name".into(),
+                owner: owner.into(),
+                years: 1,
+                ts: 5,
+                sig: "0x00".into(),
+                expires: 0,
+            };
+            tokio::spawn(async move { w.register(r, 10).await })
+        };
+        let (one, two) = (claim("0xa1", a.clone()), claim("0xb2", b.clone()));
+        let outcomes = [one.await.unwrap(), two.await.unwrap()];
+        assert_eq!(
+            outcomes.iter().filter(|o| o.is_ok()).count(),
+            1,
+            "{outcomes:?}"
+        );
+        let winner = outcomes
+            .iter()
+            .find_map(|o| o.as_ref().ok())
+            .unwrap()
+            .owner
+            .clone();
+        assert_eq!(b.name("raced-name").await.unwrap().unwrap().owner, winner);
+        assert_eq!(a.name("raced-name").await.unwrap().unwrap().owner, winner);
+    }
+}
