@@ -30,7 +30,7 @@
 //! hashes (the service's own accounts); nothing in them names or recovers
 //! to the address.
 
-use alloy::primitives::{Address, Signature, U256};
+use alloy::primitives::Address;
 use relay_chain::signer::RelayerSigner;
 use relay_engine::attest::AttestError;
 use relay_store::{ErasureRow, Store, StoreError};
@@ -90,14 +90,7 @@ pub fn verify_request(
     if now_ms.abs_diff(issued_at_ms) > REQUEST_WINDOW_MS {
         return Err(ErasureError::Stale { now_ms });
     }
-    let sig: Signature = signature
-        .parse()
-        .map_err(|_| ErasureError::Signature("not a 65-byte hex signature".into()))?;
-    if sig.s() > SECP256K1_HALF_N {
-        return Err(ErasureError::Signature("high-s signature".into()));
-    }
-    let signer = sig
-        .recover_address_from_msg(request_text(&a, issued_at_ms).as_bytes())
+    let signer = relay_chain::personal::signer(&request_text(&a, issued_at_ms), signature)
         .map_err(|e| ErasureError::Signature(e.to_string()))?;
     if signer != a {
         return Err(ErasureError::Signature(format!(
@@ -106,14 +99,6 @@ pub fn verify_request(
     }
     Ok(a)
 }
-
-/// secp256k1 n / 2: the largest low-s value.
-const SECP256K1_HALF_N: U256 = U256::from_limbs([
-    0xdfe9_2f46_681b_20a0,
-    0x5d57_6e73_57a4_501d,
-    0xffff_ffff_ffff_ffff,
-    0x7fff_ffff_ffff_ffff,
-]);
 
 /// A new pending request for `address` made at `now_ms`.
 pub fn new_request(address: &Address, tagger: &Tagger, now_ms: u64) -> ErasureRow {

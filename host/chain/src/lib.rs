@@ -7,6 +7,7 @@ pub mod eip3009;
 pub mod eip7702;
 pub mod nonce;
 pub mod permit2;
+pub mod personal;
 pub mod pricefeed;
 pub mod reader;
 pub mod receipts;

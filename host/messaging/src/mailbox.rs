@@ -16,7 +16,7 @@
 //! ts: 1764480000000
 //! ```
 
-use alloy::primitives::{eip191_hash_message, Address};
+use alloy::primitives::Address;
 use relay_sealed::{envelope, signature::DSA_PUBLIC_KEY_LEN, stealth::MetaAddress};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -87,15 +87,10 @@ pub fn hex_field(field: &'static str, v: &str, bytes: usize) -> Result<Vec<u8>, 
     Ok(raw)
 }
 
-/// `sig` (a 65-byte `0x` hex signature, low s) recovered over `text`
+/// `sig` (a 65-byte hex signature, low s) recovered over `text`
 /// (EIP-191).
 pub fn signer_of(text: &str, sig: &str) -> Result<Address, String> {
-    let raw = sig
-        .strip_prefix("0x")
-        .and_then(|h| hex::decode(h).ok())
-        .ok_or("not 0x and hex")?;
-    relay_chain::permit2::recover(&raw, &eip191_hash_message(text.as_bytes()))
-        .map_err(|e| e.to_string())
+    relay_chain::personal::signer(text, sig).map_err(|e| e.to_string())
 }
 
 /// An address field in its canonical form (lowercase).

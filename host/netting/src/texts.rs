@@ -11,20 +11,12 @@
 //!   `relay-netting-withdraw:v1:from=<a>:amount=<n>:toChain=<id>:to=<addr>:nonce=<n>`.
 
 use crate::NettingConfig;
-use alloy::primitives::{Address, Signature, U256};
+use alloy::primitives::Address;
 
 use super::{error::invalid, NettingError};
 
 /// The version of the terms text.
 pub const TERMS_VERSION: &str = "v1";
-
-/// secp256k1 n / 2: the largest low-s value.
-const HALF_N: U256 = U256::from_limbs([
-    0xdfe9_2f46_681b_20a0,
-    0x5d57_6e73_57a4_501d,
-    0xffff_ffff_ffff_ffff,
-    0x7fff_ffff_ffff_ffff,
-]);
 
 /// `address` as the texts write it.
 pub fn lower(address: &Address) -> String {
@@ -95,14 +87,7 @@ pub fn withdraw_text(
 
 /// Checks that `signature` (65-byte hex, low-s) signs `text` by `signer`.
 pub fn verify(text: &str, signature: &str, signer: &Address) -> Result<(), NettingError> {
-    let sig: Signature = signature
-        .parse()
-        .map_err(|_| NettingError::Signature("not a 65-byte hex signature".into()))?;
-    if sig.s() > HALF_N {
-        return Err(NettingError::Signature("high-s signature".into()));
-    }
-    let got = sig
-        .recover_address_from_msg(text.as_bytes())
+    let got = relay_chain::personal::signer(text, signature)
         .map_err(|e| NettingError::Signature(e.to_string()))?;
     if got != *signer {
         return Err(NettingError::Signature(format!(

@@ -21,7 +21,7 @@
 
 use std::sync::Arc;
 
-use alloy::primitives::{Address, Signature};
+use alloy::primitives::Address;
 use axum::{
     extract::{Path, State},
     http::HeaderMap,
@@ -198,14 +198,7 @@ fn hook_proof(
             "the route's sender is not an EVM address, so no signature proves it: the owner's credential hooks it".into(),
         );
     };
-    let sig: Signature = match signature.parse() {
-        Ok(sig) => sig,
-        Err(_) => return HookProof::Invalid("not a 65-byte hex signature".into()),
-    };
-    if sig.normalize_s().is_some() {
-        return HookProof::Invalid("high-s signature".into());
-    }
-    match sig.recover_address_from_msg(hook_text(route, url).as_bytes()) {
+    match relay_chain::personal::signer(&hook_text(route, url), signature) {
         Ok(signer) if signer == sender => HookProof::Sender,
         Ok(signer) => HookProof::Invalid(format!(
             "recovers to {signer}, not to the route's sender: the sender signs relay-hook:v1:route=<routeId>:url=<url>"
