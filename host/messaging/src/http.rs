@@ -172,21 +172,26 @@ fn store_error(e: relay_store::StoreError) -> ApiError {
     )
 }
 
-/// A query's number field, `default` when absent, at most `max`.
+/// A query's number field, `default` when absent, within `range` (a
+/// number outside it is the caller's mistake, never quietly clamped).
 fn number(
     q: &BTreeMap<String, String>,
     field: &str,
     default: u64,
-    max: u64,
+    range: std::ops::RangeInclusive<u64>,
 ) -> Result<u64, ApiError> {
     let Some(v) = q.get(field) else {
         return Ok(default);
     };
     match v.parse::<u64>() {
-        Ok(n) if n <= max => Ok(n),
+        Ok(n) if range.contains(&n) => Ok(n),
         _ => Err(ApiError::new(
             ErrorCode::InvalidField,
-            format!("{field}: must be a whole number from 0 to {max}"),
+            format!(
+                "{field}: must be a whole number from {} to {}",
+                range.start(),
+                range.end()
+            ),
         )
         .field(field.to_string())),
     }

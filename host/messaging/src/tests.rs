@@ -257,7 +257,7 @@ async fn bad_rows_are_typed_4xx_naming_the_field() {
         assert!(message.contains(field), "{field}: {message}");
     }
     assert!(feed_rows(&h).await.is_empty());
-    for q in ["since=-1", "limit=501", "since=x", "what=1"] {
+    for q in ["since=-1", "limit=501", "limit=0", "since=x", "what=1"] {
         refused(
             &h.app.get(&format!("/api/messages/v2/feed?{q}")).await,
             400,
@@ -454,6 +454,7 @@ async fn a_client_holding_an_old_head_verifies_the_new_one_and_detects_a_forged_
         "witness/consistency?from=0",
         "witness/inclusion?s=9",
         "witness/range?limit=21",
+        "witness/range?from=0",
     ] {
         refused(
             &h.app.get(&format!("/api/messages/v2/{q}")).await,
@@ -692,6 +693,18 @@ async fn names_are_quoted_at_each_price_row_listed_resolved_transferred_and_logg
         400,
         "NAME_INVALID",
     );
+    for q in ["name=abcd&years=0", "name=abcd&years=11", "years=1"] {
+        let code = if q.starts_with("years") {
+            "MISSING_FIELD"
+        } else {
+            "INVALID_FIELD"
+        };
+        refused(
+            &h.app.get(&format!("/api/relaynames/quote?{q}")).await,
+            400,
+            code,
+        );
+    }
 
     let (owner, receiver, other) = (
         PrivateKeySigner::random(),

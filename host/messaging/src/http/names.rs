@@ -59,7 +59,7 @@ pub(super) async fn quote(
     q: QueryFields,
 ) -> Result<Json<NameQuote>, ApiError> {
     let q = query(q, &["name", "years"])?;
-    let years = number(&q, "years", 1, u64::from(names::MAX_YEARS))?.max(1) as u32;
+    let years = number(&q, "years", 1, 1..=u64::from(names::MAX_YEARS))? as u32;
     let raw = q
         .get("name")
         .ok_or_else(|| ApiError::new(ErrorCode::MissingField, "name: required").field("name"))?;

@@ -135,8 +135,8 @@ pub(super) async fn feed(
     q: QueryFields,
 ) -> Result<Json<FeedPage>, ApiError> {
     let q = query(q, &["since", "limit"])?;
-    let since = number(&q, "since", 0, i64::MAX as u64)?;
-    let limit = number(&q, "limit", 100, u64::from(FEED_MAX))?.max(1) as u32;
+    let since = number(&q, "since", 0, 0..=i64::MAX as u64)?;
+    let limit = number(&q, "limit", 100, 1..=u64::from(FEED_MAX))? as u32;
     let page = service(&m)?.feed(since, limit).await.map_err(store_error)?;
     let next = page.rows.last().map_or(since, |r| r.seq);
     Ok(Json(FeedPage {

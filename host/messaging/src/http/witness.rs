@@ -60,8 +60,8 @@ pub(super) async fn witness_range(
     q: QueryFields,
 ) -> Result<Json<WitnessRange>, ApiError> {
     let q = query(q, &["from", "limit"])?;
-    let from = number(&q, "from", 1, i64::MAX as u64)?.max(1);
-    let limit = number(&q, "limit", u64::from(RANGE_MAX), u64::from(RANGE_MAX))?.max(1) as u32;
+    let from = number(&q, "from", 1, 1..=i64::MAX as u64)?;
+    let limit = number(&q, "limit", u64::from(RANGE_MAX), 1..=u64::from(RANGE_MAX))? as u32;
     let svc = service(&m)?;
     let rows = svc.store.witness(from, limit).await.map_err(store_error)?;
     Ok(Json(WitnessRange {
@@ -110,7 +110,7 @@ pub(super) async fn witness_consistency(
     q: QueryFields,
 ) -> Result<Json<Proof>, ApiError> {
     let q = query(q, &["from"])?;
-    let from = number(&q, "from", 0, i64::MAX as u64)?;
+    let from = number(&q, "from", 0, 0..=i64::MAX as u64)?;
     let (proof, size) = service(&m)?
         .witness()
         .consistency(from)
@@ -129,7 +129,7 @@ pub(super) async fn witness_inclusion(
     q: QueryFields,
 ) -> Result<Json<Proof>, ApiError> {
     let q = query(q, &["s"])?;
-    let s = number(&q, "s", 0, i64::MAX as u64)?;
+    let s = number(&q, "s", 0, 0..=i64::MAX as u64)?;
     let (proof, size) = service(&m)?
         .witness()
         .inclusion(s)
