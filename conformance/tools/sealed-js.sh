@@ -5,12 +5,13 @@
 #   - @hpke/core + @hpke/hybridkem-x-wing: HPKE with the X-Wing KEM;
 #   - @noble/post-quantum: X-Wing (ml_kem768_x25519) and ML-DSA-65;
 #   - @scopelift/stealth-address-sdk 0.2.2: ERC-5564 scheme 1 (later
-#     versions hash another encoding of the shared point: pinned).
+#     versions hash another encoding of the shared point: pinned);
+#   - @cloudflare/privacypass-ts 0.8.1: Privacy Pass type 2 (Plus passes).
 # conformance/tools/sealed-interop.mjs drives them.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 dir="$root/.tools/js-sealed"
-pins=("@hpke/core@1.9.0" "@hpke/hybridkem-x-wing@0.7.0" "@noble/post-quantum@0.7.1" "@scopelift/stealth-address-sdk@0.2.2")
+pins=("@hpke/core@1.9.0" "@hpke/hybridkem-x-wing@0.7.0" "@noble/post-quantum@0.7.1" "@scopelift/stealth-address-sdk@0.2.2" "@cloudflare/privacypass-ts@0.8.1")
 mkdir -p "$dir"
 [ -f "$dir/package.json" ] || printf '{\n  "name": "relay-sealed-oracles",\n  "private": true,\n  "type": "module"\n}\n' >"$dir/package.json"
 installed() { node -p "require('$dir/node_modules/$1/package.json').version" 2>/dev/null || true; }

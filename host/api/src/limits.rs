@@ -71,7 +71,7 @@
 use std::{
     collections::BTreeMap,
     fmt,
-    net::{IpAddr, Ipv6Addr, SocketAddr},
+    net::{IpAddr, SocketAddr},
     num::NonZeroU32,
     sync::{
         atomic::{AtomicU64, Ordering},
@@ -95,7 +95,10 @@ use tower_http::cors::{Any, CorsLayer};
 /// The period a limit is counted over unless its bucket says otherwise.
 pub const WINDOW: Duration = Window::Minute.duration();
 
-pub use relay_feature::{Limit, Window};
+pub use relay_feature::{
+    caller::{client_ip, Client},
+    Limit, Window,
+};
 
 /// A bucket a request counts in.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,27 +147,6 @@ pub struct NoKeysIssued;
 impl KeyRegistry for NoKeysIssued {
     fn is_issued(&self, _: &str) -> bool {
         false
-    }
-}
-
-/// Who a request is counted against.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Client {
-    /// An issued API key.
-    Key(String),
-    /// An IP address (an IPv6 client's /64 network).
-    Ip(IpAddr),
-    /// No peer address known (never the case behind the real server).
-    Unknown,
-}
-
-impl fmt::Display for Client {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Client::Key(k) => write!(f, "key:{k}"),
-            Client::Ip(ip) => write!(f, "ip:{ip}"),
-            Client::Unknown => f.write_str("ip:unknown"),
-        }
     }
 }
 
@@ -451,45 +433,6 @@ impl<C: Clock + Clone> RateLimiter<C> {
     /// The client IP, whatever key the request carries.
     pub fn ip_client(&self, headers: &HeaderMap, peer: Option<IpAddr>) -> Client {
         client_ip(&self.config, headers, peer)
-    }
-}
-
-/// The client IP of a request from `peer` under `config`'s trusted
-/// proxies (module docs), as limits count it — for the host's other
-/// per-IP caps (MCP sessions, open intents, sign-in back-off).
-pub fn client_ip(config: &LimitsConfig, headers: &HeaderMap, peer: Option<IpAddr>) -> Client {
-    let Some(peer) = peer else {
-        return Client::Unknown;
-    };
-    let trusted = &config.trusted_proxies;
-    if !trusted.contains(&peer) {
-        return Client::Ip(counted_as(peer));
-    }
-    let forwarded = headers
-        .get_all("x-forwarded-for")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(str::trim)
-        .collect::<Vec<_>>();
-    let client = forwarded
-        .iter()
-        .rev()
-        .map_while(|s| s.parse::<IpAddr>().ok())
-        .find(|ip| !trusted.contains(ip))
-        .unwrap_or(peer);
-    Client::Ip(counted_as(client))
-}
-
-/// The address a client is counted as: IPv4 as is (IPv4-mapped IPv6
-/// included), IPv6 by its /64 network.
-fn counted_as(ip: IpAddr) -> IpAddr {
-    match ip.to_canonical() {
-        IpAddr::V6(v6) => {
-            let network = u128::from(v6) & !((1u128 << 64) - 1);
-            IpAddr::V6(Ipv6Addr::from(network))
-        }
-        v4 => v4,
     }
 }
 

@@ -188,6 +188,14 @@ pub enum MsgCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Claim Plus passes (anonymous tokens, blind-signed by the host's
+    /// issuer) into `<keys>.passes.json`; `send` spends one for each row
+    /// the free send ceiling refuses.
+    Claim {
+        /// How many (the host gives 20 a day per IP, in at most 5 claims).
+        #[arg(long, default_value_t = 5)]
+        count: usize,
+    },
     /// Every message sent, with its delivery state (JSON lines): `pending`
     /// until a scan sees all its rows in the feed, then `sent`; `failed`
     /// (with `retryable`) when the host did not store it.

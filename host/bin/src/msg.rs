@@ -15,7 +15,9 @@
 //! - `scan`: the witness head is checked against the one held (pinned on
 //!   first use, then only a consistency-proven extension by the same key
 //!   replaces it), then the feed is read from the cursor; `read` prints
-//!   what arrived.
+//!   what arrived;
+//! - `claim`: Plus passes, kept beside the key file; `send` spends one for
+//!   each row the free ceiling refuses ([`passes`]).
 
 use std::path::{Path, PathBuf};
 
@@ -33,6 +35,8 @@ use relay_sealed::{
 use serde_json::{json, Value};
 
 use crate::cli::MsgCommand;
+
+mod passes;
 
 /// The environment variable holding the wallet's private key (hex).
 pub const WALLET_KEY_ENV: &str = "RELAY_MSG_WALLET_KEY";
@@ -102,6 +106,7 @@ pub async fn run(url: &str, keys: &Path, command: &MsgCommand) -> Result<(), Msg
             send(&host, keys, to, &text, *sign).await
         }
         MsgCommand::Scan { json } => scan(&host, keys, *json).await,
+        MsgCommand::Claim { count } => passes::claim(&host, keys, *count).await,
         MsgCommand::Outbox => {
             for o in &load_inbox(&inbox_path(keys))?.outbox {
                 println!("{}", outgoing_json(o));
@@ -260,7 +265,7 @@ async fn send(host: &Host, keys: &Path, to: &str, text: &str, sign: bool) -> Res
     };
     let mut failure = None;
     for row in &rows {
-        match send_row(host, row).await {
+        match send_row(host, keys, row).await {
             Ok(at) => out.release_at = out.release_at.max(at),
             Err(e) => {
                 out.retryable = matches!(&e, MsgError::Http(_))
@@ -286,13 +291,30 @@ fn outgoing_json(o: &Outgoing) -> Value {
     json!({"c": o.c, "to": o.to, "state": o.state, "releaseAt": o.release_at, "rowsWaiting": o.waiting.len(), "retryable": o.retryable})
 }
 
-/// Sends one row, retrying what time can clear (a busy host, a rate
-/// limit) a few times.
-async fn send_row(host: &Host, row: &Row) -> Result<u64, MsgError> {
+/// Sends one row, retrying what time can clear (a busy host) a few
+/// times; a row over the free ceiling spends a held Plus pass when there
+/// is one, else waits like the rest.
+async fn send_row(host: &Host, keys: &Path, row: &Row) -> Result<u64, MsgError> {
     let body = serde_json::to_value(row).expect("a row serializes");
     let mut tries = 0;
     loop {
-        match host.post("/api/messages/v2/send", &body).await {
+        let limited =
+            |s: &Result<Value, MsgError>| matches!(s, Err(MsgError::Refused { status: 429, .. }));
+        let mut sent = host.post("/api/messages/v2/send", &body).await;
+        while limited(&sent) || sent.as_ref().is_err_and(passes::refused_pass) {
+            let Some(pass) = passes::take(keys)? else {
+                break;
+            };
+            sent = host
+                .post("/api/messages/v2/send", &passes::with_pass(&body, &pass))
+                .await;
+            if limited(&sent) {
+                // refused at the door, before the pass was read: not spent
+                passes::put_back(keys, pass)?;
+                break;
+            }
+        }
+        match sent {
             Ok(sent) => {
                 return sent["releaseAt"]
                     .as_u64()

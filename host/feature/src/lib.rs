@@ -18,6 +18,7 @@
 //! [`once`] is the one idempotency guard of its fund-moving calls;
 //! [`operator`] the one check of the operator's owner token.
 
+pub mod caller;
 pub mod edge;
 pub mod once;
 pub mod operator;

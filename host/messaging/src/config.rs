@@ -1,7 +1,8 @@
 //! Sealed messaging's table (`[messaging]`, spec §4.10, §8.2): whether the
 //! host serves it, the cover traffic it adds, how long rows are kept, how
 //! far a mailbox publication's `ts` may be from the host's clock, and the
-//! witness log's name. The release grid, the buckets and the chunk bound
+//! witness log's name, the free send ceiling and the Plus pass issuer
+//! (`[messaging.passes]`). The release grid, the buckets and the chunk bound
 //! are the spec's and not settings.
 
 use relay_config::{ConfigError, HostConfig};
@@ -23,6 +24,41 @@ pub struct MessagingConfig {
     pub max_skew_ms: u64,
     /// The witness log's origin line (a C2SP checkpoint's first line).
     pub witness_origin: String,
+    /// Sends per client IP per minute without a Plus pass (a send with a
+    /// pass does not count here: [`crate::passes`]).
+    pub free_sends_per_minute: u32,
+    /// Plus passes (`[messaging.passes]`).
+    pub passes: PassesConfig,
+}
+
+/// `[messaging.passes]`: the Plus pass issuer ([`crate::passes`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PassesConfig {
+    /// Issue and accept passes (default true; off: a pass is refused as
+    /// `PASS_INVALID` and the claim answers `PASSES_DISABLED`).
+    pub enabled: bool,
+    /// The issuer name in every token challenge (RFC 9577 §2.1).
+    pub issuer_name: String,
+    /// Passes one client IP may claim per day (spec §8.2: 20).
+    pub free_per_day: u32,
+    /// Claim requests one client IP may make per day (spec §8.2: 5).
+    pub claims_per_day: u32,
+    /// How long one issuer key signs, days; a pass is accepted while its
+    /// key is the current one or the one before.
+    pub epoch_days: u32,
+}
+
+impl Default for PassesConfig {
+    fn default() -> Self {
+        PassesConfig {
+            enabled: true,
+            issuer_name: "relay.local".into(),
+            free_per_day: 20,
+            claims_per_day: 5,
+            epoch_days: 7,
+        }
+    }
 }
 
 impl Default for MessagingConfig {
@@ -33,6 +69,8 @@ impl Default for MessagingConfig {
             retention_days: 30,
             max_skew_ms: 300_000,
             witness_origin: "relay.local/messages/v2/witness".into(),
+            free_sends_per_minute: 120,
+            passes: PassesConfig::default(),
         }
     }
 }
@@ -58,6 +96,19 @@ impl MessagingConfig {
         }
         if c.witness_origin.is_empty() || c.witness_origin.contains(char::is_whitespace) {
             return bad("witness_origin", "must be one word without spaces");
+        }
+        let p = &c.passes;
+        if p.issuer_name.is_empty() || p.issuer_name.len() > 255 || !p.issuer_name.is_ascii() {
+            return bad("passes.issuer_name", "must be 1 to 255 ASCII characters");
+        }
+        if p.epoch_days == 0 || p.epoch_days > 365 {
+            return bad("passes.epoch_days", "must be between 1 and 365");
+        }
+        if p.free_per_day > crate::passes::MAX_PER_CLAIM as u32 * p.claims_per_day {
+            return bad(
+                "passes.free_per_day",
+                "more than claims_per_day claims of 100 could ever take",
+            );
         }
         Ok(c)
     }

@@ -39,7 +39,19 @@ relay_errors::error_codes! { pub ALL;
     /// A transfer's release or accept signature does not verify.
     TransferSignatureInvalid => ("TRANSFER_SIGNATURE_INVALID", BAD_REQUEST, false, "release.sig must be the owner's and accept.sig the receiver's EIP-191 signature of the transfer texts GET /api/messages/v2/info documents", Input),
     /// A Plus pass that does not verify here.
-    PassInvalid => ("PASS_INVALID", BAD_REQUEST, false, "the Plus pass does not verify on this host (GET /api/messages/v2/info passes); send without one to use the free ceiling", Input),
+    PassInvalid => ("PASS_INVALID", BAD_REQUEST, false, "the Plus pass is not a type 2 Privacy Pass token of this issuer's challenge and keys (GET /api/messages/v2/passes/issuer); nothing was stored or spent; send without one to use the free ceiling", Input),
+    /// A Plus pass that was spent before.
+    PassSpent => ("PASS_SPENT", CONFLICT, false, "this Plus pass was spent before (each is accepted once); nothing was stored: send with another pass, or without one", Input),
+    /// A Plus pass whose key no longer redeems.
+    PassExpired => ("PASS_EXPIRED", BAD_REQUEST, false, "the pass's issuer key is older than the previous epoch and no longer redeems; claim new passes (POST /api/messages/v2/passes/claim)", Input),
+    /// A claim that is not one.
+    PassClaimInvalid => ("PASS_CLAIM_INVALID", BAD_REQUEST, false, "a claim is {tokenRequests: [base64url of a type 2 TokenRequest (RFC 9578 §6.1) for the current key]} of 1 to the day's passes (at most 100); the message names the request", Input),
+    /// A claim for a key that no longer signs.
+    PassKeyStale => ("PASS_KEY_STALE", CONFLICT, false, "a token request names a key that does not sign now; fetch GET /api/messages/v2/passes/issuer again and make the requests for its first key", Input),
+    /// The operator turned Plus passes off.
+    PassesDisabled => ("PASSES_DISABLED", NOT_FOUND, false, "this host issues no Plus passes ([messaging.passes] enabled = false); send without one to use the free ceiling", State),
+    /// The issuer's key disagrees with the witness log.
+    PassIssuerUnavailable => ("PASS_ISSUER_UNAVAILABLE", SERVICE_UNAVAILABLE, true, "the issuer key cannot be used now (the witness log disagrees or is busy); retry later, or send without a pass", Host),
     /// No post-quantum credential type is listed.
     CredentialUnlisted => ("CREDENTIAL_UNLISTED", CONFLICT, false, "no post-quantum credential type is listed on this host yet (GET /api/messages/v2/info credentials is empty); nothing was spent", State),
     /// Messaging v1 is retired.

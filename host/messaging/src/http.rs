@@ -2,7 +2,9 @@
 //! `info`, `directory`, `mailbox` (GET and POST), `send`, `feed`,
 //! `witness/head`, `witness/range` (and, beyond the spec, the witness
 //! tree's `consistency` and `inclusion` proofs), `handle/transfer`,
-//! `cred/mint` — v1's retired send (410), the name registry
+//! `cred/mint`, Plus passes (`passes/issuer`, `passes/claim`, and RFC
+//! 9578's well-known issuer directory) — v1's retired send (410), the
+//! name registry
 //! (`/api/relaynames/quote`, `/api/relaynames/list`) and the relay
 //! directory (`/api/relay/directory`, `/api/relay/announce`). Thin over
 //! [`MessagingService`]: parse, call, shape. The host mounts it through
@@ -32,6 +34,7 @@ use crate::{
 
 mod info;
 mod names;
+mod passes;
 mod relays;
 mod rows;
 mod transfer;
@@ -52,10 +55,14 @@ pub const FEED_MAX: u32 = 500;
 /// The most witness entries one range carries (spec §4.10).
 pub const RANGE_MAX: u32 = 20;
 
-/// Sends per IP (spec §8.2: rate-limited per IP; enough for a 64-frame
-/// note in a minute); publications per IP per day (each one stays in the
-/// directory and the witness log for good); reads like the other public
-/// reads.
+/// Sends per IP at the door: the ceiling with Plus passes (spec §8.2:
+/// rate-limited per IP; the free ceiling, 120 a minute — enough for a
+/// 64-frame note — is counted by the service across replicas, and a send
+/// that spends a pass is not counted there); publications per IP per day
+/// (each one stays in the directory and the witness log for good); pass
+/// claims 10 a minute at the door (the 5 a day of §8.2 are counted by the
+/// service across replicas, answering 429 with retryAfterMs 86400000);
+/// reads like the other public reads.
 const LIMITS: &[Limit] = &[
     Limit::get("messages-info", "/api/messages/v2/info", 60),
     Limit::get("messages-directory", "/api/messages/v2/directory", 30),
@@ -67,7 +74,7 @@ const LIMITS: &[Limit] = &[
     Limit::post("messages-publish", "/api/messages/v2/mailbox", 20)
         .per_day()
         .by_ip(),
-    Limit::post("messages-send", "/api/messages/v2/send", 120).by_ip(),
+    Limit::post("messages-send", "/api/messages/v2/send", 600).by_ip(),
     Limit::get("messages-feed", "/api/messages/v2/feed", 120),
     Limit::get("messages-witness-head", "/api/messages/v2/witness/head", 60),
     Limit::get(
@@ -94,6 +101,14 @@ const LIMITS: &[Limit] = &[
     Limit::post("relaynames-list", "/api/relaynames/list", 10)
         .per_day()
         .by_ip(),
+    Limit::get("passes-issuer", "/api/messages/v2/passes/issuer", 60),
+    Limit::get(
+        "passes-issuer-well-known",
+        "/.well-known/private-token-issuer-directory",
+        60,
+    )
+    .keyed("passes-issuer"),
+    Limit::post("passes-claim", "/api/messages/v2/passes/claim", 10).by_ip(),
     Limit::get("relay-directory", "/api/relay/directory", 30),
     Limit::post("relay-announce", "/api/relay/announce", 10)
         .per_day()
@@ -150,9 +165,22 @@ where
         .routes(routes!(v1_send))
         .routes(routes!(names::quote))
         .routes(routes!(names::list))
+        .routes(routes!(passes::issuer))
+        .routes(routes!(passes::well_known))
+        .routes(routes!(passes::claim))
         .routes(routes!(relays::directory))
         .routes(routes!(relays::announce))
         .with_state(m)
+}
+
+/// The client IP of a request, as the rate limits count it.
+fn client_ip(
+    svc: &MessagingService,
+    headers: &axum::http::HeaderMap,
+    peer: Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
+) -> String {
+    let peer = peer.map(|axum::Extension(axum::extract::ConnectInfo(p))| p.ip());
+    relay_feature::caller::client_ip(&svc.limits, headers, peer).to_string()
 }
 
 fn service(m: &Messaging) -> Result<&Arc<MessagingService>, ApiError> {

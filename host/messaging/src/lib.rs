@@ -2,7 +2,8 @@
 //! §9.2), the server side — the whole feature in one home: its table
 //! (`[messaging]`, [`config`]), its schema ([`store`], migration 0019),
 //! the release grid and cover decoys ([`feed`]), mailbox publications
-//! ([`mailbox`]), names ([`names`]), the relay directory ([`relays`]),
+//! ([`mailbox`]), names ([`names`]), Plus passes ([`passes`]), the relay
+//! directory ([`relays`]),
 //! the witness log
 //! ([`witness`]), its errorCodes
 //! ([`errors`]) and the HTTP adapter with its rate-limit buckets
@@ -33,6 +34,7 @@ pub mod feed;
 pub mod http;
 pub mod mailbox;
 pub mod names;
+pub mod passes;
 pub mod relays;
 pub mod store;
 pub mod witness;
@@ -45,17 +47,21 @@ use std::sync::{
 };
 
 use futures::future::BoxFuture;
+use passes::{PassError, Passes};
 use relay_chain::signer::RelayerSigner;
 use relay_feature::{Handles, Parts, StartError};
 use relay_jobs::Jobs;
 use relay_sealed::{message::Row, witness::SigningKey, SealError};
 use relay_store::StoreError;
 use relay_types::SharedClock;
-use store::{FeedRow, Messages};
+use store::{FeedRow, Inserted, Messages};
 use witness::Witness;
 
 /// The purpose the witness key is derived for from the relayer key.
 pub const WITNESS_KEY_PURPOSE: &str = "messages/v2/witness";
+/// The purpose the Plus pass secret (issuer keys, caller tags) is derived
+/// for from the relayer key.
+pub const PASSES_PURPOSE: &str = "messages/v2/passes";
 
 /// Why a send is refused.
 #[derive(Debug, thiserror::Error)]
@@ -66,6 +72,22 @@ pub enum SendError {
     /// The ephemeral key was used before.
     #[error("ephemeralPubKey: already sent; every row needs a fresh one-time handle")]
     Replayed,
+    /// The pass does not verify.
+    #[error(transparent)]
+    Pass(#[from] PassError),
+    /// The pass was spent before.
+    #[error("pass: already spent; a Plus pass is accepted once")]
+    PassSpent,
+    /// This caller's free sends for the minute are used up.
+    #[error(
+        "{per_minute} sends a minute without a Plus pass from this IP; this minute's are used"
+    )]
+    Ceiling {
+        /// The free ceiling.
+        per_minute: u32,
+        /// Until the next minute, ms.
+        retry_after_ms: u64,
+    },
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -88,7 +110,8 @@ pub struct Page {
 /// rate-limit buckets) or the operator's `[limits]` overrides of them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ceilings {
-    /// Sends per IP per minute.
+    /// Sends per IP per minute at the door: the ceiling with Plus passes
+    /// (the free ceiling is `[messaging] free_sends_per_minute`).
     pub sends_per_minute: u32,
     /// Mailbox publications per IP per day.
     pub publications_per_day: u32,
@@ -116,10 +139,13 @@ pub struct MessagingService {
     config: MessagingConfig,
     clock: SharedClock,
     witness: Witness,
+    passes: Passes,
     /// The latest slot this replica saw released.
     released: AtomicU64,
     /// What `info` publishes as the ceilings.
     pub ceilings: Ceilings,
+    /// The host's `[limits]` (its trusted proxies name the client IP).
+    pub limits: relay_config::LimitsConfig,
 }
 
 impl std::fmt::Debug for MessagingService {
@@ -132,21 +158,24 @@ impl std::fmt::Debug for MessagingService {
 
 impl MessagingService {
     /// The service over `store` (migrated), signing the witness log with
-    /// `key`.
+    /// `key` and deriving Plus pass keys from `passes_seed`.
     pub fn new(
         store: Messages,
         config: MessagingConfig,
         clock: SharedClock,
-        key: SigningKey,
+        (key, passes_seed): (SigningKey, [u8; 32]),
     ) -> Self {
         let witness = Witness::new(store.clone(), key, config.witness_origin.clone());
+        let passes = Passes::new(config.passes.clone(), store.clone(), passes_seed);
         MessagingService {
+            passes,
             store,
             config,
             clock,
             witness,
             released: AtomicU64::new(0),
             ceilings: Ceilings::of(&relay_config::LimitsConfig::default()),
+            limits: relay_config::LimitsConfig::default(),
         }
     }
 
@@ -165,13 +194,53 @@ impl MessagingService {
         self.clock.now_ms()
     }
 
-    /// Stores `row` for the next slot; when it becomes visible.
-    pub async fn send(&self, row: &Row) -> Result<u64, SendError> {
+    /// The Plus pass issuer.
+    pub fn passes(&self) -> &Passes {
+        &self.passes
+    }
+
+    /// Stores `row` for the next slot, spending `pass` when one is given
+    /// (the row and the spend in one transaction) or else counting the
+    /// send against the free ceiling of the client `ip`; when the row
+    /// becomes visible.
+    pub async fn send(&self, row: &Row, pass: Option<&str>, ip: &str) -> Result<u64, SendError> {
         row.decode()?;
-        let release = feed::release_at(self.now_ms());
-        match self.store.insert_row(row, release).await? {
-            true => Ok(release),
-            false => Err(SendError::Replayed),
+        let now = self.now_ms();
+        let release = feed::release_at(now);
+        let Some(pass) = pass else {
+            let per_minute = self.config.free_sends_per_minute;
+            let caller = self.passes.caller(ip);
+            let count = store::Count {
+                counter: "sends",
+                caller: &caller,
+                window: now / 60_000,
+            };
+            if self
+                .store
+                .count(count, (1, 0), (per_minute, 0))
+                .await?
+                .is_err()
+            {
+                let retry_after_ms = 60_000 - now % 60_000;
+                return Err(SendError::Ceiling {
+                    per_minute,
+                    retry_after_ms,
+                });
+            }
+            return match self.store.insert_row(row, release).await? {
+                true => Ok(release),
+                false => Err(SendError::Replayed),
+            };
+        };
+        let spend = self.passes.check(&self.witness, pass, now).await?;
+        match self
+            .store
+            .insert_row_spending(row, release, (&spend.nonce, spend.epoch))
+            .await?
+        {
+            Inserted::Stored => Ok(release),
+            Inserted::Replayed => Err(SendError::Replayed),
+            Inserted::PassSpent => Err(SendError::PassSpent),
         }
     }
 
@@ -213,23 +282,27 @@ impl MessagingService {
         })
     }
 
-    /// Drops released rows past the retention window.
+    /// Drops released rows past the retention window, and what the
+    /// passes no longer need.
     pub async fn prune(&self) -> Result<u64, StoreError> {
         let keep_ms = u64::from(self.config.retention_days) * 86_400_000;
-        self.store
-            .prune(self.now_ms().saturating_sub(keep_ms))
-            .await
+        let now = self.now_ms();
+        self.passes.prune(now).await?;
+        self.store.prune(now.saturating_sub(keep_ms)).await
     }
 
-    /// The witness key: derived from the relayer key when the host has
-    /// one (stable across restarts and replicas); otherwise a new key for
-    /// this process, with a warning.
-    fn witness_key(relayer: Option<&RelayerSigner>) -> SigningKey {
+    /// The witness key and the Plus pass secret: derived from the relayer
+    /// key when the host has one (stable across restarts and replicas);
+    /// otherwise new for this process, with a warning.
+    fn secrets(relayer: Option<&RelayerSigner>) -> (SigningKey, [u8; 32]) {
         match relayer {
-            Some(r) => SigningKey::from_bytes(&r.derive_secret(WITNESS_KEY_PURPOSE)),
+            Some(r) => (
+                SigningKey::from_bytes(&r.derive_secret(WITNESS_KEY_PURPOSE)),
+                r.derive_secret(PASSES_PURPOSE),
+            ),
             None => {
-                tracing::warn!("no relayer key: the messaging witness key is new for this process; clients pinning it will see it change on restart");
-                SigningKey::from_bytes(&rand::random())
+                tracing::warn!("no relayer key: the messaging witness key and Plus pass keys are new for this process; clients pinning them will see them change on restart");
+                (SigningKey::from_bytes(&rand::random()), rand::random())
             }
         }
     }
@@ -264,9 +337,10 @@ pub fn start<'a>(
             .await
             .map_err(|e| fail(e.into()))?;
         let relayer = handles.get::<Option<RelayerSigner>>().flatten();
-        let key = MessagingService::witness_key(relayer.as_ref());
-        let mut service = MessagingService::new(store, config, parts.clock.clone(), key);
+        let secrets = MessagingService::secrets(relayer.as_ref());
+        let mut service = MessagingService::new(store, config, parts.clock.clone(), secrets);
         service.ceilings = Ceilings::of(&parts.config.limits);
+        service.limits = parts.config.limits.clone();
         let service = Arc::new(service);
         let s = service.clone();
         jobs.repeat("messages-release", RELEASE_TICK, move || {

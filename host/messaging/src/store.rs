@@ -1,17 +1,25 @@
-//! What messaging keeps (migration 0019, applied by the feature's start):
-//! the rows of three fields, the released slots, and the witness log's
-//! entries. Nothing here knows a sender, a recipient or an IP.
+//! What messaging keeps (migrations 0019 and 0020, applied by the
+//! feature's start): the rows of three fields, the released slots, the
+//! witness log's entries, and the Plus passes' spent set and daily counts
+//! ([`passes`]). Nothing here knows a sender, a recipient or an IP (the
+//! counts know an HMAC of the IP, for a day at most).
 
 use rand::seq::SliceRandom;
 use relay_sealed::message::Row;
 use relay_store::StoreError;
 use sqlx::{any::AnyRow, Row as _};
 
-/// This feature's migration.
-pub const MIGRATIONS: &[relay_store::Migration] = &[relay_store::Migration {
-    version: 19,
-    sql: include_str!("../migrations/0019_messages.sql"),
-}];
+/// This feature's migrations.
+pub const MIGRATIONS: &[relay_store::Migration] = &[
+    relay_store::Migration {
+        version: 19,
+        sql: include_str!("../migrations/0019_messages.sql"),
+    },
+    relay_store::Migration {
+        version: 20,
+        sql: include_str!("../migrations/0020_message_passes.sql"),
+    },
+];
 
 relay_store::store_view! {
     /// The store as messaging uses it.
@@ -66,21 +74,29 @@ fn witness_row(r: &AnyRow) -> Result<WitnessRow, StoreError> {
     })
 }
 
+/// [`Messages::insert_row`] on `on` (the pool, or a transaction).
+async fn insert_row_on<'e, E>(on: E, row: &Row, release_ms: u64) -> Result<bool, StoreError>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    let done = sqlx::query(
+        "INSERT INTO message_rows (ephemeral_pub_key, view_tag, ct, release_ms) \
+         VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+    )
+    .bind(&row.ephemeral_pub_key)
+    .bind(&row.view_tag)
+    .bind(&row.ct)
+    .bind(release_ms as i64)
+    .execute(on)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
 impl Messages {
     /// Stores `row` to be released at `release_ms`; false when a row with
     /// its ephemeral key exists (a replay: nothing is stored).
     pub async fn insert_row(&self, row: &Row, release_ms: u64) -> Result<bool, StoreError> {
-        let done = sqlx::query(
-            "INSERT INTO message_rows (ephemeral_pub_key, view_tag, ct, release_ms) \
-             VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-        )
-        .bind(&row.ephemeral_pub_key)
-        .bind(&row.view_tag)
-        .bind(&row.ct)
-        .bind(release_ms as i64)
-        .execute(self.pool())
-        .await?;
-        Ok(done.rows_affected() == 1)
+        insert_row_on(self.pool(), row, release_ms).await
     }
 
     /// How many rows wait for slot `slot_ms` or an earlier one, and how
@@ -118,16 +134,7 @@ impl Messages {
             return Ok(None);
         }
         for d in decoys {
-            sqlx::query(
-                "INSERT INTO message_rows (ephemeral_pub_key, view_tag, ct, release_ms) \
-                 VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-            )
-            .bind(&d.ephemeral_pub_key)
-            .bind(&d.view_tag)
-            .bind(&d.ct)
-            .bind(slot_ms as i64)
-            .execute(&mut *tx)
-            .await?;
+            insert_row_on(&mut *tx, d, slot_ms).await?;
         }
         let mut keys: Vec<String> = sqlx::query(
             "SELECT ephemeral_pub_key FROM message_rows WHERE seq IS NULL AND release_ms <= $1",
@@ -240,5 +247,8 @@ impl Messages {
     }
 }
 
+mod passes;
 #[cfg(test)]
 mod tests;
+
+pub use passes::{Count, Inserted, Over};

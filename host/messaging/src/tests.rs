@@ -910,3 +910,5 @@ async fn names_are_quoted_at_each_price_row_listed_resolved_transferred_and_logg
         "{r}"
     );
 }
+
+mod passes;

@@ -29,6 +29,7 @@ use utoipa::ToSchema;
 use crate::{
     mailbox::{Publication, PublishError},
     names::{self, Moved, NameRecord, NameRefusal, NameState, Registration},
+    passes::IssuerKey,
     relays::{Announcement, RelayListed},
     store::{Messages, WitnessRow},
 };
@@ -41,6 +42,8 @@ pub const RELAY: &str = "relay";
 pub const NAME: &str = "name";
 /// The kind of a name transfer's entry.
 pub const TRANSFER: &str = "transfer";
+/// The kind of a Plus pass issuer key's entry.
+pub const ISSUER: &str = "issuer";
 
 /// How many times an append retries after losing its number to another
 /// replica.
@@ -125,6 +128,8 @@ struct Book {
     relays: BTreeMap<String, RelayListed>,
     /// Every name ever registered, as its latest entry left it.
     names: BTreeMap<String, NameRecord>,
+    /// The Plus pass issuer key of each epoch, as first logged.
+    issuers: BTreeMap<u64, IssuerKey>,
     /// The directory's bytes at the log's size, and their hash.
     bytes: Arc<str>,
     hash: [u8; 32],
@@ -182,6 +187,11 @@ impl Book {
                     .get_mut(&m.name)
                     .ok_or_else(|| corrupt("a transfer of an unregistered name"))?;
                 (record.owner, record.s, record.ts) = (m.to, e.s, m.accept.0);
+            }
+            ISSUER => {
+                let k: IssuerKey =
+                    serde_json::from_str(&e.body).map_err(|_| corrupt("not an issuer key"))?;
+                self.issuers.entry(k.epoch).or_insert(k);
             }
             // a kind a later version appends: in the tree, not in a view
             _ => {}
@@ -247,6 +257,11 @@ impl Book {
             MAILBOX => self.directory.get(id).map(|l| l.ts),
             RELAY => self.relays.get(id).map(|l| l.announcement.ts),
             NAME | TRANSFER => self.names.get(id).map(|n| n.ts),
+            ISSUER => id
+                .parse()
+                .ok()
+                .and_then(|e| self.issuers.get(&e))
+                .map(|k| k.epoch),
             _ => None,
         }
     }
@@ -450,6 +465,40 @@ impl Witness {
         )
         .await?;
         Ok(book.names[&m.name].clone())
+    }
+
+    /// Logs the Plus pass issuer key `k` unless its epoch has one; the
+    /// key logged for the epoch (`k`, or the one logged before it).
+    pub async fn issuer(&self, k: &IssuerKey, now_ms: u64) -> Result<IssuerKey, PublishOutcome> {
+        let mut book = self.book.lock().await;
+        self.catch_up(&mut book).await?;
+        if let Some(logged) = book.issuers.get(&k.epoch) {
+            return Ok(logged.clone());
+        }
+        let epoch = k.epoch.to_string();
+        let body = serde_json::to_string(k).expect("serializes");
+        match self
+            .append(&mut book, (ISSUER, &epoch, k.epoch), body, now_ms)
+            .await
+        {
+            Ok(()) | Err(PublishOutcome::Refused(PublishError::Replayed { .. })) => {}
+            Err(e) => return Err(e),
+        }
+        Ok(book.issuers[&k.epoch].clone())
+    }
+
+    /// The issuer key logged for `epoch`.
+    pub async fn issuer_of_epoch(&self, epoch: u64) -> Result<Option<IssuerKey>, StoreError> {
+        let mut book = self.book.lock().await;
+        self.catch_up(&mut book).await?;
+        Ok(book.issuers.get(&epoch).cloned())
+    }
+
+    /// The logged issuer key whose id is `key_id` (hex).
+    pub async fn issuer_of_key(&self, key_id: &str) -> Result<Option<IssuerKey>, StoreError> {
+        let mut book = self.book.lock().await;
+        self.catch_up(&mut book).await?;
+        Ok(book.issuers.values().find(|k| k.key_id == key_id).cloned())
     }
 
     /// The record of `name`, whatever its state.

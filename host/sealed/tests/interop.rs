@@ -33,33 +33,8 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// `$RELAY_SEALED_JS`, else `<repo>/.tools/js-sealed`.
-fn js_dir() -> PathBuf {
-    let dir = std::env::var_os("RELAY_SEALED_JS")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join(".tools/js-sealed"));
-    assert!(
-        dir.join("node_modules/@hpke/core").is_dir(),
-        "the JavaScript oracles are not in {} (run conformance/tools/sealed-js.sh, or set RELAY_SEALED_JS)",
-        dir.display()
-    );
-    dir
-}
-
 fn oracle(args: &[&str]) -> Value {
-    let out = Command::new("node")
-        .arg(repo().join("conformance/tools/sealed-interop.mjs"))
-        .arg(js_dir())
-        .args(args)
-        .output()
-        .expect("node runs");
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("the oracle answers JSON")
+    relay_fixtures::js_oracle("sealed-interop.mjs", "@hpke/core", args)
 }
 
 fn field(v: &Value, key: &str) -> String {

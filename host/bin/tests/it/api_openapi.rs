@@ -113,6 +113,9 @@ const SERVED: &[(&str, &str)] = &[
     ("post", "/api/relaynames/list"),
     ("get", "/api/relay/directory"),
     ("post", "/api/relay/announce"),
+    ("get", "/api/messages/v2/passes/issuer"),
+    ("get", "/.well-known/private-token-issuer-directory"),
+    ("post", "/api/messages/v2/passes/claim"),
 ];
 
 /// Served operations that never answer 200, and the status whose body

@@ -38,6 +38,7 @@ mod operator_auth;
 mod operator_cli;
 mod otlp;
 mod ownership_attack;
+mod passes;
 mod permit2_verify;
 mod pricefeeds;
 mod primitives;

@@ -129,8 +129,11 @@ pub struct Cover {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Limits {
-    /// Sends per IP per minute (the free ceiling).
+    /// Sends per IP per minute without a Plus pass (the free ceiling).
     pub sends_per_minute_per_ip: u32,
+    /// Sends per IP per minute in all, each one past the free ceiling
+    /// spending a Plus pass.
+    pub sends_per_minute_with_passes: u32,
     /// Mailbox publications per IP per day.
     pub publications_per_day_per_ip: u32,
     /// The most rows a feed page carries.
@@ -139,14 +142,27 @@ pub struct Limits {
     pub witness_range_max: u32,
 }
 
-/// Plus passes.
+/// Plus passes (Privacy Pass type 2, RFC 9578).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Passes {
-    /// Whether this host accepts passes (it issues none yet).
+    /// Whether this host issues and accepts passes.
     pub accepted: bool,
-    /// Free passes per day, where issued.
+    /// The token type (2: publicly verifiable, blind RSA).
+    pub token_type: u16,
+    /// Passes one IP may claim per day.
     pub free_per_day: u32,
+    /// Claim requests one IP may make per day.
+    pub claims_per_day: u32,
+    /// The most token requests one claim carries.
+    pub max_per_claim: usize,
+    /// The issuer directory (RFC 9578 §4): keys and challenge.
+    pub issuer: &'static str,
+    /// Where blinded token requests are signed.
+    pub claim: &'static str,
+    /// How long one issuer key signs, days (a pass is accepted for its
+    /// key's epoch and the next).
+    pub epoch_days: u32,
 }
 
 /// How a mailbox is published.
@@ -229,14 +245,21 @@ pub(super) async fn info(State(m): State<Messaging>) -> Result<Json<Info>, ApiEr
         k_contribution: c.decoys_per_minute * (feed::GRID_MS as f64 / 60_000.0),
         retention_days: c.retention_days,
         limits: Limits {
-            sends_per_minute_per_ip: svc.ceilings.sends_per_minute,
+            sends_per_minute_per_ip: c.free_sends_per_minute,
+            sends_per_minute_with_passes: svc.ceilings.sends_per_minute,
             publications_per_day_per_ip: svc.ceilings.publications_per_day,
             feed_max: FEED_MAX,
             witness_range_max: RANGE_MAX,
         },
         passes: Passes {
-            accepted: false,
-            free_per_day: 20,
+            accepted: c.passes.enabled,
+            token_type: 2,
+            free_per_day: c.passes.free_per_day,
+            claims_per_day: c.passes.claims_per_day,
+            max_per_claim: crate::passes::MAX_PER_CLAIM,
+            issuer: super::passes::ISSUER_PATH,
+            claim: super::passes::CLAIM_PATH,
+            epoch_days: c.passes.epoch_days,
         },
         credentials: vec![],
         mailbox: MailboxRules {

@@ -1,8 +1,13 @@
 //! `POST /api/messages/v2/send` and `GET /api/messages/v2/feed` (spec
 //! §4.10): rows in, released rows out.
 
-use axum::{extract::State, http::HeaderMap, Json};
-use relay_errors::{ApiError, ErrorBody};
+use axum::{
+    extract::{ConnectInfo, State},
+    http::{header, HeaderMap},
+    response::{IntoResponse, Response},
+    Extension, Json,
+};
+use relay_errors::{ApiError, ErrorBody, ErrorCode};
 use relay_feature::edge::{JsonObject, QueryFields};
 use relay_sealed::message::Row;
 use serde::{Deserialize, Serialize};
@@ -21,7 +26,7 @@ pub struct SendRequest {
     pub view_tag: String,
     /// The envelope, base64 (1648 or 3184 bytes).
     pub ct: String,
-    /// A Plus pass (or header `x-relay-pass`): raises the ceiling where passes are issued.
+    /// A Plus pass (or header `x-relay-pass`): the send spends it instead of counting against the free ceiling.
     pub pass: Option<String>,
 }
 
@@ -36,47 +41,68 @@ pub struct Sent {
 }
 
 #[utoipa::path(post, path = "/api/messages/v2/send", tag = "messages",
-    summary = "Post one sealed row (exactly three fields are stored); replay-safe",
+    summary = "Post one sealed row (exactly three fields are stored); replay-safe. Without a Plus pass a send counts against the free ceiling (120 a minute per IP); with one (body `pass` or header `x-relay-pass`) it spends the pass instead",
     request_body = SendRequest,
-    params(("x-relay-pass" = Option<String>, Header, description = "A Plus pass (as the body's `pass`)")),
-    responses((status = 200, description = "Stored; visible from releaseAt", body = Sent), (status = "default", description = "A typed error (MESSAGE_ROW_INVALID, 409 MESSAGE_REPLAYED, PASS_INVALID)", body = ErrorBody)))]
+    params(("x-relay-pass" = Option<String>, Header, description = "A Plus pass (as the body's `pass`): a base64url type 2 token, or `PrivateToken token=\"…\"`")),
+    responses((status = 200, description = "Stored; visible from releaseAt", body = Sent), (status = "default", description = "A typed error (MESSAGE_ROW_INVALID, 409 MESSAGE_REPLAYED, PASS_INVALID, PASS_EXPIRED, 409 PASS_SPENT, 429 RATE_LIMITED with a WWW-Authenticate PrivateToken challenge)", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
 pub(super) async fn send(
     State(m): State<Messaging>,
     headers: HeaderMap,
+    peer: Option<Extension<ConnectInfo<std::net::SocketAddr>>>,
     body: JsonObject,
-) -> Result<Json<Sent>, ApiError> {
-    let req: SendRequest = body.decode()?;
-    let svc = service(&m)?;
-    if req.pass.is_some() || headers.contains_key("x-relay-pass") {
-        return Err(ApiError::new(
-            errors::PassInvalid,
-            "this host issues no Plus passes yet (GET /api/messages/v2/info passes.accepted is false); send without one",
-        )
-        .field("pass"));
-    }
+) -> Result<Json<Sent>, Response> {
+    let req: SendRequest = body.decode().map_err(IntoResponse::into_response)?;
+    let svc = service(&m).map_err(IntoResponse::into_response)?;
+    let header = headers
+        .get("x-relay-pass")
+        .map(|v| v.to_str().unwrap_or("?"));
+    let pass = req.pass.as_deref().or(header);
     let row = Row {
         ephemeral_pub_key: req.ephemeral_pub_key,
         view_tag: req.view_tag,
         ct: req.ct,
     };
-    match svc.send(&row).await {
-        Ok(release_at) => Ok(Json(Sent {
-            release_at,
-            state: "pending",
-        })),
-        Err(SendError::Row(e)) => {
+    let ip = super::client_ip(svc, &headers, peer);
+    let refused = match svc.send(&row, pass, &ip).await {
+        Ok(release_at) => {
+            return Ok(Json(Sent {
+                release_at,
+                state: "pending",
+            }))
+        }
+        Err(e) => e,
+    };
+    let mut resp = send_refused(refused).into_response();
+    if resp.status() == axum::http::StatusCode::TOO_MANY_REQUESTS {
+        if let Some(v) = super::passes::www_authenticate(svc).await {
+            resp.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+        }
+    }
+    Err(resp)
+}
+
+fn send_refused(e: SendError) -> ApiError {
+    match e {
+        SendError::Row(e) => {
             let text = e.to_string();
             let field = ["ephemeralPubKey", "viewTag", "ct"]
                 .into_iter()
                 .find(|f| text.contains(f))
                 .unwrap_or("ct");
-            Err(ApiError::new(errors::MessageRowInvalid, text).field(field))
+            ApiError::new(errors::MessageRowInvalid, text).field(field)
         }
-        Err(e @ SendError::Replayed) => {
-            Err(ApiError::new(errors::MessageReplayed, e.to_string()).field("ephemeralPubKey"))
+        e @ SendError::Replayed => {
+            ApiError::new(errors::MessageReplayed, e.to_string()).field("ephemeralPubKey")
         }
-        Err(SendError::Store(e)) => Err(store_error(e)),
+        SendError::Pass(e) => super::passes::pass_refused(e),
+        e @ SendError::PassSpent => ApiError::new(errors::PassSpent, e.to_string()).field("pass"),
+        e @ SendError::Ceiling { retry_after_ms, .. } => {
+            ApiError::new(ErrorCode::RateLimited, e.to_string())
+                .retry_after_ms(retry_after_ms)
+                .suggest("wait retryAfterMs, or send with a Plus pass (POST /api/messages/v2/passes/claim; the WWW-Authenticate header names the challenge and key)")
+        }
+        SendError::Store(e) => store_error(e),
     }
 }
 

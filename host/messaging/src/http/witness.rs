@@ -34,7 +34,8 @@ pub struct WitnessEntry {
     pub r: String,
     /// When it was appended, ms.
     pub t: u64,
-    /// What it binds: `mailbox`.
+    /// What it binds: `mailbox`, `relay`, `name`, `transfer` or `issuer`
+    /// (a Plus pass issuer key).
     pub kind: String,
     /// The binding (a publication's canonical JSON).
     pub body: String,

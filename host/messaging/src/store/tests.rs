@@ -87,12 +87,86 @@ async fn witness_numbers_are_taken_once(s: Store) {
     assert_eq!(s.witness(2, 20).await.unwrap(), vec![]);
 }
 
+/// A pass is spent once, with its row or not at all; counts stop at
+/// their bounds, per caller and window, and twenty at once take no more.
+async fn spends_and_counts_hold_their_bounds(s: Store) {
+    let s = Messages::from(s);
+    s.migrate(MIGRATIONS).await.unwrap();
+    let (a, b) = (row("a"), row("b"));
+    let nonce = format!("{:064x}", rand::random::<u128>());
+    let spend = (nonce.as_str(), 9);
+    assert_eq!(
+        s.insert_row_spending(&a, 60_000, spend).await.unwrap(),
+        Inserted::Stored
+    );
+    assert_eq!(
+        s.insert_row_spending(&a, 60_000, ("ff", 9)).await.unwrap(),
+        Inserted::Replayed
+    );
+    assert_eq!(
+        s.insert_row_spending(&b, 60_000, spend).await.unwrap(),
+        Inserted::PassSpent
+    );
+    assert!(
+        s.insert_row(&b, 60_000).await.unwrap(),
+        "b was not stored by the refused spend"
+    );
+    assert!(
+        s.insert_row(&row("c"), 60_000).await.unwrap(),
+        "nor was ff spent"
+    );
+
+    let caller = format!("{:032x}", rand::random::<u128>());
+    let c = Count {
+        counter: "claims",
+        caller: &caller,
+        window: 3,
+    };
+    assert_eq!(s.count(c, (1, 15), (5, 20)).await.unwrap(), Ok((1, 15)));
+    assert_eq!(
+        s.count(c, (1, 6), (5, 20)).await.unwrap(),
+        Err(Over),
+        "21 passes"
+    );
+    let tries = (0..20).map(|_| s.count(c, (1, 1), (5, 20)));
+    let took = futures::future::join_all(tries).await;
+    assert_eq!(
+        took.iter().filter(|t| matches!(t, Ok(Ok(_)))).count(),
+        4,
+        "claims 2 to 5"
+    );
+    let next_day = Count { window: 4, ..c };
+    assert_eq!(
+        s.count(next_day, (1, 1), (5, 20)).await.unwrap(),
+        Ok((1, 1))
+    );
+    s.prune_passes(10, 4, 0).await.unwrap();
+    assert_eq!(
+        s.count(c, (0, 0), (5, 20)).await.unwrap(),
+        Ok((0, 0)),
+        "day 3 dropped"
+    );
+    assert_eq!(
+        s.count(next_day, (0, 0), (5, 20)).await.unwrap(),
+        Ok((1, 1)),
+        "day 4 kept"
+    );
+    assert_eq!(
+        s.insert_row_spending(&row("d"), 60_000, spend)
+            .await
+            .unwrap(),
+        Inserted::Stored,
+        "a nonce of a key that no longer redeems is dropped (its token is refused before)"
+    );
+}
+
 #[tokio::test]
 async fn messages_on_sqlite() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}?mode=rwc", dir.path().join("m.db").display());
     let store = Store::connect(&url).await.unwrap();
     rows_release_once_in_feed_order(store.clone()).await;
+    spends_and_counts_hold_their_bounds(store.clone()).await;
     witness_numbers_are_taken_once(store).await;
 }
 
@@ -102,5 +176,6 @@ async fn messages_on_postgres() {
         .await
         .unwrap();
     rows_release_once_in_feed_order(store.clone()).await;
+    spends_and_counts_hold_their_bounds(store.clone()).await;
     witness_numbers_are_taken_once(store).await;
 }
