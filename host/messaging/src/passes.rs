@@ -66,7 +66,7 @@ mod keys;
 
 pub mod client;
 
-pub use keys::EpochKey;
+pub use keys::{EpochKey, OneKey};
 
 /// The most token requests one claim carries (spec §8.2).
 pub const MAX_PER_CLAIM: usize = 100;

@@ -80,3 +80,9 @@ pub(crate) fn invalid(field: &str, message: impl std::fmt::Display) -> SponsorEr
         message: message.to_string(),
     }
 }
+
+impl From<relay_x402::Malformed> for SponsorError {
+    fn from(e: relay_x402::Malformed) -> Self {
+        SponsorError::PaymentMalformed(e.0)
+    }
+}

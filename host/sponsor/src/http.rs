@@ -286,7 +286,7 @@ async fn sponsor(
     };
     let payment = match x402::decode_payment(header) {
         Ok(p) => p,
-        Err(e) => return Ok(invoice(refused(e), plan, accepts)),
+        Err(e) => return Ok(invoice(refused(e.into()), plan, accepts)),
     };
     match svc.pay_and_sponsor(&ask, &payment, key.as_deref()).await {
         Ok(done) => Ok(paid(done)),

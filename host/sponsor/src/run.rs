@@ -168,7 +168,10 @@ impl SponsorService {
     /// payee, amount, window, unused nonce.
     async fn verify_payment(&self, plan: &Plan, payment: &Payment) -> Result<(), SponsorError> {
         let chain = plan.chain_id;
-        let names = [network_name(self.sponsor_config(), chain), caip2(chain)];
+        let names = [
+            network_name(&self.sponsor_config().networks, chain),
+            caip2(chain),
+        ];
         if !names.contains(&payment.network) {
             return Err(SponsorError::PaymentMalformed(format!(
                 "network {:?} is not this invoice's ({})",
@@ -273,7 +276,7 @@ impl SponsorService {
         let body = Body {
             ask: ask.clone(),
             plan,
-            network: network_name(self.sponsor_config(), ask.chain_id),
+            network: network_name(&self.sponsor_config().networks, ask.chain_id),
             payer: t.from.to_string(),
             to: t.to.to_string(),
             value: t.value.to_string(),

@@ -72,8 +72,22 @@ impl EpochKey {
     }
 }
 
-/// The issuer's key store: the one key that signs now.
-pub(super) struct OneKey(pub Arc<EpochKey>);
+/// The issuer's key store (the `privacypass` crate's seam): the one key
+/// that signs now.
+#[derive(Debug)]
+pub struct OneKey(pub(super) Arc<EpochKey>);
+
+impl OneKey {
+    /// The store holding `key`.
+    pub fn of(key: EpochKey) -> Self {
+        OneKey(Arc::new(key))
+    }
+
+    /// Its key's public half.
+    pub fn public(&self) -> &PublicKey {
+        self.0.public()
+    }
+}
 
 #[async_trait]
 impl IssuerKeyStore for OneKey {

@@ -281,3 +281,78 @@ async fn the_sixth_claim_of_a_day_is_429_for_a_day_and_bad_claims_are_typed_4xx(
         .await;
     assert_eq!(stale["errorCode"], "PASS_KEY_STALE", "{stale}");
 }
+
+/// Two replicas (and a third started later) on one Postgres database, with
+/// the same relayer-derived secrets: one issuer key logged once, the
+/// day's claims counted across them, a pass spent on one refused on the
+/// other — at once and after a restart.
+#[tokio::test]
+async fn replicas_on_postgres_share_the_key_the_claims_and_the_spent_set() {
+    use crate::{store::Messages, MessagingService};
+    use relay_sealed::witness::SigningKey;
+
+    let url = relay_fixtures::postgres_database();
+    let clock = ManualClock::at(T0);
+    let replica = || {
+        let (url, clock) = (url.clone(), clock.clone());
+        async move {
+            let store = Messages::from(relay_store::Store::connect(&url).await.unwrap());
+            store.migrate(crate::store::MIGRATIONS).await.unwrap();
+            let secrets = (SigningKey::from_bytes(&[6; 32]), [7; 32]);
+            let config = crate::MessagingConfig::default();
+            Arc::new(MessagingService::new(store, config, clock, secrets))
+        }
+    };
+    let (a, b) = (replica().await, replica().await);
+    let dir_a = a.passes().published(a.witness(), T0).await.unwrap();
+    let dir_b = b.passes().published(b.witness(), T0).await.unwrap();
+    assert_eq!(dir_a, dir_b, "one key, logged once");
+
+    let challenge = a.passes().challenge();
+    let mut passes = vec![];
+    for (i, svc) in [&a, &b, &a, &b, &a].into_iter().enumerate() {
+        let (requests, pending) = client::requests(&dir_a[0].token_key, &challenge, 2).unwrap();
+        let claimed = svc
+            .passes()
+            .claim(svc.witness(), "caller", &requests, T0)
+            .await
+            .unwrap();
+        assert_eq!(claimed.remaining_today, 18 - 2 * i as u32);
+        passes.extend(client::finalize(pending, &claimed.responses).unwrap());
+    }
+    let (requests, _) = client::requests(&dir_a[0].token_key, &challenge, 1).unwrap();
+    let sixth = b.passes().claim(b.witness(), "caller", &requests, T0).await;
+    assert!(
+        matches!(sixth, Err(crate::passes::ClaimError::Over { .. })),
+        "{sixth:?}"
+    );
+
+    let spends = [a.clone(), b.clone()].map(|svc| {
+        let pass = passes[0].clone();
+        tokio::spawn(async move { svc.send(&fresh_row(), Some(&pass), "ip").await })
+    });
+    let mut outcomes = vec![];
+    for s in spends {
+        outcomes.push(s.await.unwrap());
+    }
+    assert_eq!(
+        outcomes.iter().filter(|o| o.is_ok()).count(),
+        1,
+        "{outcomes:?}"
+    );
+    assert!(outcomes
+        .iter()
+        .any(|o| matches!(o, Err(crate::SendError::PassSpent))));
+
+    drop((a, b));
+    let restarted = replica().await;
+    let again = restarted.send(&fresh_row(), Some(&passes[0]), "ip").await;
+    assert!(
+        matches!(again, Err(crate::SendError::PassSpent)),
+        "{again:?}"
+    );
+    assert!(restarted
+        .send(&fresh_row(), Some(&passes[1]), "ip")
+        .await
+        .is_ok());
+}
