@@ -371,19 +371,25 @@ impl Passes {
                 self.config.free_per_day
             )));
         }
-        let parsed = requests
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                unbase64(r)
-                    .and_then(|b| TokenRequest::tls_deserialize_exact(b).ok())
-                    .ok_or(ClaimError::Malformed(i))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
         let (key, record) = self.key(witness, self.epoch_at(now_ms), now_ms).await?;
+        // every request is read and checked against the key before the day
+        // is counted, and the day is counted before anything is signed
+        let parsed = read_requests(requests, &key)?;
+        let (claims, tokens) = (self.config.claims_per_day, self.config.free_per_day);
+        let count = crate::store::Count {
+            counter: "claims",
+            caller,
+            window: now_ms / DAY_MS,
+        };
+        let Ok((_, used)) = self
+            .store
+            .count(count, (1, n as u32), (claims, tokens))
+            .await?
+        else {
+            return Err(ClaimError::Over { claims, tokens });
+        };
         let store = keys::OneKey(key);
         let issuer = IssuerServer::new();
-        // every request is checked before the day is counted
         let mut responses = Vec::with_capacity(n);
         for (i, r) in parsed.into_iter().enumerate() {
             let signed = issuer
@@ -394,24 +400,11 @@ impl Passes {
                 &signed.tls_serialize_detached().expect("serializes"),
             ));
         }
-        let (claims, tokens) = (self.config.claims_per_day, self.config.free_per_day);
-        let count = crate::store::Count {
-            counter: "claims",
-            caller,
-            window: now_ms / DAY_MS,
-        };
-        match self
-            .store
-            .count(count, (1, n as u32), (claims, tokens))
-            .await?
-        {
-            Ok((_, used)) => Ok(Claimed {
-                responses,
-                remaining_today: tokens.saturating_sub(used),
-                key: record,
-            }),
-            Err(_) => Err(ClaimError::Over { claims, tokens }),
-        }
+        Ok(Claimed {
+            responses,
+            remaining_today: tokens.saturating_sub(used),
+            key: record,
+        })
     }
 
     /// Checks `pass` (a base64url token) at `now_ms`: this issuer's
@@ -464,6 +457,22 @@ impl Passes {
             .prune_passes(epoch, day, (now_ms / 60_000).saturating_sub(1))
             .await
     }
+}
+
+/// `requests` (base64url) as type 2 TokenRequests for `key`.
+fn read_requests(requests: &[String], key: &EpochKey) -> Result<Vec<TokenRequest>, ClaimError> {
+    let read = |(i, r): (usize, &String)| {
+        let bytes = unbase64(r).ok_or(ClaimError::Malformed(i))?;
+        let request =
+            TokenRequest::tls_deserialize_exact(&bytes).map_err(|_| ClaimError::Malformed(i))?;
+        // token_type (2 bytes, 0x0002), then truncated_token_key_id
+        match (bytes[..2] == [0, 2], bytes[2] == key.truncated()) {
+            (false, _) => Err(ClaimError::Malformed(i)),
+            (true, false) => Err(ClaimError::StaleKey(i)),
+            (true, true) => Ok(request),
+        }
+    };
+    requests.iter().enumerate().map(read).collect()
 }
 
 /// Whether `token`'s authenticator is `key`'s signature of its token
