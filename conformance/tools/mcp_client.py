@@ -6,7 +6,9 @@ against a relay tool server and prints what it saw as one JSON object.
 
 Output: {"tools": [names], "schemas": {name: inputSchema}, "calls":
 [{"tool", "isError", "structured", "text"}], "private": {"clientError",
-"status", "body"}} — the test (host/bin/tests/it/mcp.rs) asserts on it.
+"isError", "structured", "text" (the call in the session), "status", "body"
+(the same call posted outside a session)}} — the test
+(host/bin/tests/it/mcp.rs) asserts on it.
 """
 
 import asyncio
@@ -38,8 +40,11 @@ async def drive(session, plan):
     private = plan.get("private")
     if private:
         try:
-            await session.call_tool(private, {})
-            out["private"] = {"clientError": None}
+            r = await session.call_tool(private, {})
+            text = "".join(getattr(c, "text", "") for c in r.content)
+            out["private"] = {
+                "clientError": None, "isError": r.is_error, "structured": r.structured_content, "text": text
+            }
         except Exception as e:  # the SDK surfaces a non-2xx answer as an error
             out["private"] = {"clientError": f"{type(e).__name__}: {e}"}
     return out

@@ -66,7 +66,7 @@
 //! **CORS** allows any origin, the methods the API uses, and the headers
 //! of §5 (`content-type`, `x-relay-sandbox`, `x-idempotency-key`,
 //! `x-relay-key`, `x-payment`, …), and exposes the rate-limit headers,
-//! `x-relay-key-status` and `x-request-id`.
+//! `x-relay-key-status`, `x-request-id` and `idempotent-replayed`.
 
 use std::{
     collections::BTreeMap,
@@ -533,6 +533,7 @@ pub fn cors() -> CorsLayer {
         "retry-after",
         "x-relay-key-status",
         "x-request-id",
+        "idempotent-replayed",
         // x402 (spec §4.8): the settlement receipt (v1, v2) and v2's invoice
         "x-payment-response",
         "payment-response",

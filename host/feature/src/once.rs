@@ -5,7 +5,9 @@
 //! request runs; a repeat of the same bytes replays its response byte for
 //! byte; other bytes under the key are `IDEMPOTENCY_MISMATCH`; a repeat
 //! while the first still runs is `IDEMPOTENCY_IN_FLIGHT`. A request that
-//! was refused leaves the key unspent.
+//! was refused leaves the key unspent. Every replayed answer (the first
+//! response again, or the receipt of the route the first request created)
+//! carries [`REPLAYED`]`: true`, so a client can tell it from a first run.
 
 use axum::{
     http::StatusCode,
@@ -16,6 +18,16 @@ use relay_store::{
     durable::{IdemKey, Idempotency, IdempotencyBegin, Once},
     Store,
 };
+
+/// The header a replayed answer carries (`true`), as Stripe names it.
+pub const REPLAYED: &str = "idempotent-replayed";
+
+/// `resp`, marked as a replay.
+fn replayed(mut resp: Response) -> Response {
+    resp.headers_mut()
+        .insert(REPLAYED, axum::http::HeaderValue::from_static("true"));
+    resp
+}
 
 /// The key's first request created route `route` and never answered
 /// (still running, or its process died: `stale`). Only the caller knows
@@ -101,7 +113,7 @@ async fn created_before(
     if stale {
         let _ = guard.complete(key, 200, &text).await;
     }
-    (StatusCode::OK, [("content-type", "application/json")], text).into_response()
+    replayed((StatusCode::OK, [("content-type", "application/json")], text).into_response())
 }
 
 /// The answer to a repeat while the key's first request still runs
@@ -120,7 +132,7 @@ fn seen_before(seen: IdempotencyBegin) -> Result<Response, CreatedBefore> {
     Ok(match seen {
         IdempotencyBegin::Replay { status, body } => {
             let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-            (status, [("content-type", "application/json")], body).into_response()
+            replayed((status, [("content-type", "application/json")], body).into_response())
         }
         IdempotencyBegin::InFlight {
             route: Some(route),

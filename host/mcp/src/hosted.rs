@@ -1,10 +1,15 @@
 //! The hosted tool endpoint: MCP over streamable HTTP at [`MCP_PATH`],
 //! merged into the host's app next to the API router it calls.
 //!
-//! - **Read-only.** A POST whose JSON-RPC message (or any message of a
-//!   batch) calls a private-lane tool is answered HTTP 421
-//!   `{error, errorCode: "PRIVATE_LANE_REQUIRED", retryable: false,
-//!   agentFix}` before the MCP session sees it.
+//! - **Read-only.** A private-lane tool is never run here. Called in an
+//!   MCP session (`mcp-session-id`), the call is answered as a tool result
+//!   with `isError: true`, the typed body `{error, errorCode:
+//!   "PRIVATE_LANE_REQUIRED", retryable: false, suggestedAction, agentFix}`
+//!   as its structured content and the same JSON as its text — what an
+//!   MCP client shows the agent (an HTTP error status reaches the official
+//!   clients as an opaque `-32603`, losing the fix). Posted outside a
+//!   session, or inside a JSON-RPC batch, it is answered HTTP 421 with
+//!   that body before any session sees it (spec §6.2, §7).
 //! - **Limits and keys.** Each tool call is a call of the API's own
 //!   operation ([`relay_api::operations`]: its handler, not the router)
 //!   carrying the caller's `x-relay-key` (and `X-Forwarded-For`) and TCP
@@ -111,9 +116,10 @@ pub fn private_tool_called(body: &[u8]) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// Answers 421 for a call of a private tool and 429 for a session past
-/// the caps; passes everything else on (a POST without `mcp-session-id`,
-/// which opens a session, with a slot lent to it).
+/// Answers 421 for a call of a private tool outside a session (or in a
+/// batch) and 429 for a session past the caps; passes everything else on
+/// (a POST without `mcp-session-id`, which opens a session, with a slot
+/// lent to it).
 async fn refuse_private(State(gate): State<Gate>, req: Request, next: Next) -> Response {
     if req.method() != Method::POST {
         return next.run(req).await;
@@ -129,7 +135,12 @@ async fn refuse_private(State(gate): State<Gate>, req: Request, next: Next) -> R
             .into_response();
         }
     };
-    if let Some(name) = private_tool_called(&bytes) {
+    let in_session = parts.headers.contains_key("mcp-session-id");
+    // in a session, one call of a private tool reaches the tool server,
+    // which answers it as a tool result with isError and the typed body
+    // (what MCP clients show an agent); outside one, or in a batch, 421
+    let answered_in_session = in_session && !bytes.trim_ascii_start().starts_with(b"[");
+    if let Some(name) = private_tool_called(&bytes).filter(|_| !answered_in_session) {
         tracing::info!(tool = %name, "private-lane tool refused on the hosted endpoint");
         return (
             StatusCode::MISDIRECTED_REQUEST,
@@ -137,9 +148,8 @@ async fn refuse_private(State(gate): State<Gate>, req: Request, next: Next) -> R
         )
             .into_response();
     }
-    let opens_session = !parts.headers.contains_key("mcp-session-id");
     let req = Request::from_parts(parts, Body::from(bytes));
-    if !opens_session {
+    if in_session {
         return next.run(req).await;
     }
     let peer = req

@@ -60,8 +60,17 @@ async fn a_permit2_execute_moves_real_tokens_once() {
         "paid out exactly the quoted amount"
     );
 
-    // The same key replays the first response byte for byte and moves nothing.
-    let (code, again) = post(&h.base, &body, &[("x-idempotency-key", "k-1")]).await;
+    // The same key replays the first response byte for byte, says it is a
+    // replay, and moves nothing.
+    let replay = reqwest::Client::new()
+        .post(format!("{}/api/route/execute", h.base))
+        .header("x-idempotency-key", "k-1")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(replay.headers()["idempotent-replayed"], "true");
+    let (code, again) = (replay.status().as_u16(), replay.text().await.unwrap());
     assert_eq!((code, again.as_str()), (200, first.as_str()));
     // The same key with another body is refused.
     let (code, other) = post(

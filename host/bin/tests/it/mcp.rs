@@ -161,9 +161,25 @@ async fn the_hosted_endpoint_answers_as_the_api_and_refuses_private_tools() {
     }
     assert!(quote.contains("\"attestation\""), "{quote}");
 
-    // A private tool: HTTP 421 with the typed body and an agentFix.
+    // A private tool, called by the official client in its session: a tool
+    // result with isError, the typed body and the agentFix reach the agent.
     let private = &seen["private"];
-    assert!(private["clientError"].is_string(), "{private}");
+    assert_eq!(
+        (&private["clientError"], &private["isError"]),
+        (&Value::Null, &json!(true)),
+        "{private}"
+    );
+    let shown = &private["structured"];
+    assert_eq!(shown["errorCode"], "PRIVATE_LANE_REQUIRED", "{private}");
+    assert!(shown["suggestedAction"].is_string(), "{private}");
+    assert!(
+        private["text"]
+            .as_str()
+            .unwrap()
+            .contains("relay mcp --url"),
+        "the agentFix is in the text the agent reads: {private}"
+    );
+    // Posted outside a session: HTTP 421 with the same typed body.
     assert_eq!(private["status"], 421, "{private}");
     let body = &private["body"];
     assert_eq!(
