@@ -166,6 +166,7 @@ pub(crate) async fn quote(
         .await
         .map_err(|e| ApiError::new(ErrorCode::RelayerUnavailable, e.to_string()))?;
     let mut answer = Quote::of(&outcome, winner, priced, attestation);
+    answer.with_usd(&q.app.prices, &outcome.ask);
     let who = super::intent::requester(&q.app, &headers, peer);
     (answer.intent, answer.intent_note) = intent_for(&s, &params, &outcome, &who).await;
     Ok(LargeJson(answer))

@@ -3,6 +3,7 @@
 //! HTTP API, the MCP endpoint and any other adapter serialise these; none
 //! assembles the JSON itself.
 
+use alloy::primitives::U256;
 use relay_plugin_api::{Amount, ChainRef, Fee, RailRole, Token};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -11,6 +12,7 @@ use utoipa::ToSchema;
 use super::{
     attest::Attestation,
     compare,
+    oracle::PriceBook,
     quote::{Priced, QuoteOutcome, RailResult},
     route::RouteAsk,
 };
@@ -32,6 +34,12 @@ pub struct FromSide {
     /// Amount, smallest units.
     #[schema(value_type = String)]
     pub amount: Amount,
+    /// `amount` in USD by the host's price book (on-chain feeds, then the
+    /// configured prices), two decimals, rounded down; absent when the
+    /// token has no price. For reading only: every amount the host acts on
+    /// is the token amount.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amount_usd: Option<String>,
 }
 
 /// The destination side of a quote.
@@ -55,6 +63,12 @@ pub struct ToSide {
     pub min: Amount,
     /// Recipient, when known.
     pub recipient: Option<String>,
+    /// `estimated` in USD, as `from.amountUsd`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimated_usd: Option<String>,
+    /// `min` in USD, as `from.amountUsd`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_usd: Option<String>,
 }
 
 /// The route fee.
@@ -324,6 +338,7 @@ fn from_side(ask: &RouteAsk) -> FromSide {
         token_address: t.address.clone(),
         decimals: t.decimals,
         amount: ask.amount,
+        amount_usd: None,
     }
 }
 
@@ -337,10 +352,33 @@ fn to_side(ask: &RouteAsk, p: &Priced) -> ToSide {
         estimated: p.net.estimated,
         min: p.net.min,
         recipient: ask.recipient.clone(),
+        estimated_usd: None,
+        min_usd: None,
     }
 }
 
+/// `amount` of a token of `decimals` priced `usd_e6` micro-USD a whole
+/// token, as USD with two decimals (rounded down).
+pub fn usd(amount: Amount, decimals: u8, usd_e6: u64) -> Option<String> {
+    let scale = U256::from(10u64).checked_pow(U256::from(decimals))?;
+    let cents = amount.mul_div(U256::from(usd_e6), scale)?.0 / U256::from(10_000u64);
+    let (whole, rest) = (cents / U256::from(100u64), cents % U256::from(100u64));
+    Some(format!("{whole}.{:02}", rest.to::<u64>()))
+}
+
 impl Quote {
+    /// Puts USD values beside the amounts, by `book` (`ask`'s tokens).
+    pub fn with_usd(&mut self, book: &PriceBook, ask: &RouteAsk) {
+        let price = |chain, token: &Token| book.token_usd_e6(chain, token).ok();
+        if let Some(p) = price(ask.from_chain, &ask.from_token) {
+            self.from.amount_usd = usd(self.from.amount, self.from.decimals, p);
+        }
+        if let Some(p) = price(ask.to_chain, &ask.to_token) {
+            self.to.estimated_usd = usd(self.to.estimated, self.to.decimals, p);
+            self.to.min_usd = usd(self.to.min, self.to.decimals, p);
+        }
+    }
+
     /// The answer for the winner `winner` of `o`, locked by `attestation`.
     pub fn of(o: &QuoteOutcome, winner: &RailResult, p: &Priced, attestation: Attestation) -> Self {
         let ask = &o.ask;
@@ -540,5 +578,29 @@ impl CompareResult {
             member: o.membership.member,
             cached: false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usd_values_have_two_decimals_rounded_down() {
+        // 4.995 USDC at par, 0.5 ETH at 2,000.123456 USD, 1 sat at 100,000 USD
+        assert_eq!(
+            usd(Amount::from_u128(4_995_000), 6, 1_000_000).as_deref(),
+            Some("4.99")
+        );
+        let half_eth = Amount::from_u128(500_000_000_000_000_000);
+        assert_eq!(usd(half_eth, 18, 2_000_123_456).as_deref(), Some("1000.06"));
+        assert_eq!(
+            usd(Amount::from_u128(1), 8, 100_000_000_000).as_deref(),
+            Some("0.00")
+        );
+        assert_eq!(
+            usd(Amount::from_u128(5), 0, 1_000_000).as_deref(),
+            Some("5.00")
+        );
     }
 }

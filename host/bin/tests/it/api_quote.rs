@@ -205,6 +205,15 @@ async fn a_usdc_quote_is_won_by_the_float_lane_net_of_every_fee() {
         (v["from"]["amount"].as_str(), v["to"]["token"].as_str()),
         (Some("5000000"), Some("USDC"))
     );
+    // USD beside the amounts (USDC at par by the price book), cents rounded down
+    let cents = |units: u128| format!("{}.{:02}", units / 1_000_000, units % 1_000_000 / 10_000);
+    assert_eq!(v["from"]["amountUsd"], "5.00");
+    assert_eq!(
+        v["to"]["estimatedUsd"],
+        cents(amount(&v["to"]["estimated"])).as_str(),
+        "{v}"
+    );
+    assert_eq!(v["to"]["minUsd"], cents(amount(&v["to"]["min"])).as_str());
 
     // The float lane's own block, and no quote-only flag on an executable lane.
     assert_eq!(v["floatlane"]["vip"]["member"], false);
