@@ -308,8 +308,9 @@ async fn send_row(host: &Host, keys: &Path, row: &Row) -> Result<u64, MsgError> 
             sent = host
                 .post("/api/messages/v2/send", &passes::with_pass(&body, &pass))
                 .await;
-            if limited(&sent) {
-                // refused at the door, before the pass was read: not spent
+            if !passes::used_up(&sent) {
+                // neither spent nor refused (the door's limit, a replayed
+                // row, a failure: the host's spend rolled back with its row)
                 passes::put_back(keys, pass)?;
                 break;
             }

@@ -83,9 +83,49 @@ pub(super) fn refused_pass(e: &MsgError) -> bool {
     matches!(e, MsgError::Refused { code, .. } if code.starts_with("PASS_"))
 }
 
+/// Whether the answer to a send carrying a pass leaves the pass spent or
+/// worthless: stored (the host spent it with the row) or refused for the
+/// pass itself. Any other answer — the door's rate limit, a replayed row,
+/// a failed store or network — spent nothing: the pass is kept. (Had the
+/// host spent it and the answer been lost, its next use is refused as
+/// `PASS_SPENT` and dropped then.)
+pub(super) fn used_up(sent: &Result<Value, MsgError>) -> bool {
+    sent.as_ref().map_or_else(refused_pass, |_| true)
+}
+
 /// The body a send spends `pass` with.
 pub(super) fn with_pass(body: &Value, pass: &str) -> Value {
     let mut body = body.clone();
     body["pass"] = Value::String(pass.to_string());
     body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(status: u16, code: &str) -> Result<Value, MsgError> {
+        Err(MsgError::Refused {
+            status,
+            code: code.into(),
+            message: String::new(),
+        })
+    }
+
+    #[test]
+    fn a_pass_is_dropped_only_when_the_host_spent_or_refused_it() {
+        assert!(used_up(&Ok(json!({"releaseAt": 1}))));
+        assert!(used_up(&refused(409, "PASS_SPENT")));
+        assert!(used_up(&refused(400, "PASS_INVALID")));
+        assert!(
+            !used_up(&refused(429, "RATE_LIMITED")),
+            "the door never read it"
+        );
+        assert!(
+            !used_up(&refused(409, "MESSAGE_REPLAYED")),
+            "rolled back with the row"
+        );
+        assert!(!used_up(&refused(503, "STORE_UNAVAILABLE")));
+        assert!(!used_up(&Err(MsgError::Http("unreachable".into()))));
+    }
 }
