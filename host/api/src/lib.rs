@@ -137,6 +137,7 @@ pub const FEATURES: &[Feature<AppState>] = &[
     relay_sessions::http::feature(),
     relay_yield_account::http::feature(),
     relay_netting::http::feature(),
+    relay_x402::http::feature(),
     relay_sponsor::http::feature(),
     relay_analysis::http::feature(),
     relay_messaging::http::feature(),

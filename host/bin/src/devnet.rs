@@ -104,6 +104,20 @@ pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
     base.sections
         .edit(relay_sponsor::SECTION, sponsor)
         .expect("the devnet's [sponsor] is valid");
+    // paid names and name sales are paid in USDC on base (where x402
+    // lives), else on the devnet's first chain
+    let ids: Vec<u64> = devnet.chains().iter().map(|c| c.chain_id).collect();
+    let first = match ids.contains(&8453) {
+        true => 8453,
+        false => ids.iter().copied().min().unwrap_or(0),
+    };
+    let names = |m: &mut relay_messaging::MessagingConfig| {
+        m.names.payment_chain = first;
+        m.names.lease_ms = 5_000;
+    };
+    base.sections
+        .edit(relay_messaging::SECTION, names)
+        .expect("the devnet's [messaging] is valid");
     // anvil mines a block per transaction: one confirmation is final here
     base.sections
         .edit(

@@ -29,6 +29,56 @@ pub struct MessagingConfig {
     pub free_sends_per_minute: u32,
     /// Plus passes (`[messaging.passes]`).
     pub passes: PassesConfig,
+    /// How paid names and name sales are paid (`[messaging.names]`).
+    pub names: NamesConfig,
+}
+
+/// `[messaging.names]`: how paid names and name sales are paid — x402, an
+/// EIP-3009 authorization of a USD stablecoin taken at par
+/// ([`crate::sales`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NamesConfig {
+    /// The chain names are paid on (0, the default: this host takes no
+    /// payment for names, so a paid name or a sale answers
+    /// `NAME_PAYMENT_UNAVAILABLE`; `relay up` sets a devnet chain).
+    pub payment_chain: u64,
+    /// The asset, by symbol in that chain's `tokens` (default `USDC`; it
+    /// must support EIP-3009).
+    pub asset: String,
+    /// The asset's EIP-712 domain name (default `USD Coin`, Circle's).
+    pub asset_name: String,
+    /// The asset's EIP-712 domain version (default `2`).
+    pub asset_version: String,
+    /// Who is paid (default: the relayer, which settles, pays sellers out
+    /// and refunds). Left out when unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pay_to: Option<String>,
+    /// How long an invoice's payment may take, seconds (default 300).
+    pub max_timeout_secs: u64,
+    /// How long a replica holds an order it drives, ms (default 30000).
+    pub lease_ms: u64,
+    /// How often the resume job looks for orders to finish, ms (default
+    /// 1000; 0 turns it off).
+    pub resume_interval_ms: u64,
+    /// x402 network names by chain id (default the well-known ones).
+    pub networks: std::collections::BTreeMap<String, String>,
+}
+
+impl Default for NamesConfig {
+    fn default() -> Self {
+        NamesConfig {
+            payment_chain: 0,
+            asset: "USDC".into(),
+            asset_name: "USD Coin".into(),
+            asset_version: "2".into(),
+            pay_to: None,
+            max_timeout_secs: 300,
+            lease_ms: 30_000,
+            resume_interval_ms: 1_000,
+            networks: Default::default(),
+        }
+    }
 }
 
 /// `[messaging.passes]`: the Plus pass issuer ([`crate::passes`]).
@@ -71,6 +121,7 @@ impl Default for MessagingConfig {
             witness_origin: "relay.local/messages/v2/witness".into(),
             free_sends_per_minute: 120,
             passes: PassesConfig::default(),
+            names: NamesConfig::default(),
         }
     }
 }
@@ -109,6 +160,24 @@ impl MessagingConfig {
                 "passes.free_per_day",
                 "more than claims_per_day claims of 100 could ever take",
             );
+        }
+        let n = &c.names;
+        let chain = config.chains.get(&n.payment_chain.to_string());
+        if n.payment_chain != 0 && !chain.is_some_and(|ch| ch.tokens.contains_key(&n.asset)) {
+            return bad(
+                "names.payment_chain",
+                "must be a chain of [chains] whose tokens list names.asset (or 0)",
+            );
+        }
+        let pay_to = n
+            .pay_to
+            .as_deref()
+            .map(str::parse::<alloy::primitives::Address>);
+        if pay_to.is_some_and(|a| a.is_err()) {
+            return bad("names.pay_to", "must be an address");
+        }
+        if n.lease_ms < 1_000 {
+            return bad("names.lease_ms", "must be at least 1000");
         }
         Ok(c)
     }

@@ -26,8 +26,12 @@ relay_errors::error_codes! { pub ALL;
     NameTaken => ("NAME_TAKEN", CONFLICT, false, "the name is registered or in its owner's grace (GET /api/relaynames/quote?name= says until when)", State),
     /// The name looks like a live one.
     NameConfusable => ("NAME_CONFUSABLE", CONFLICT, false, "the name looks like a registered one (0/o and 1/l/i are the same for this check); choose another", Input),
-    /// A paid name, which this host cannot sell yet.
-    NamePaymentUnavailable => ("NAME_PAYMENT_UNAVAILABLE", CONFLICT, false, "the name costs money (3-6 characters, or a premium) and this host cannot take payment for names yet; names of 7 or more characters are free", State),
+    /// A paid name (or a sale) on a host that takes no payment for names, or a registration that did not pay the price.
+    NamePaymentUnavailable => ("NAME_PAYMENT_UNAVAILABLE", CONFLICT, false, "the name costs money (3-6 characters, or a premium) or the transfer is a sale, and this host takes no payment for names ([messaging.names] payment_chain is 0); names of 7 or more characters are free", State),
+    /// A paid name order could not be delivered after its payment settled; the payment was refunded.
+    NameOrderRefunded => ("NAME_ORDER_REFUNDED", CONFLICT, false, "the payment settled but the name could not be registered or moved (taken, sold or renewed elsewhere meanwhile); the whole payment was refunded to the payer (the message names the refund transaction)", State),
+    /// No such paid name order.
+    NameOrderNotFound => ("NAME_ORDER_NOT_FOUND", NOT_FOUND, false, "no paid name order has that id on this host (a paid answer's order.id, or_…)", Input),
     /// The owner holds the most names one owner may.
     NameCap => ("NAME_CAP", CONFLICT, false, "the owner holds 20 live names, the most one owner may", State),
     /// The releaser is not the name's owner.

@@ -37,11 +37,13 @@ mod names;
 mod passes;
 mod relays;
 mod rows;
+mod sales;
 mod transfer;
 mod witness;
 
 pub use info::Info;
 pub use rows::{FeedEntry, FeedPage, SendRequest, Sent};
+pub use sales::NameInvoice;
 pub use transfer::{text as transfer_text, TransferRequest};
 pub use witness::{Proof, WitnessEntry, WitnessRange};
 
@@ -101,6 +103,7 @@ const LIMITS: &[Limit] = &[
     Limit::post("relaynames-list", "/api/relaynames/list", 10)
         .per_day()
         .by_ip(),
+    Limit::get("relaynames-orders", "/api/relaynames/orders/{id}", 60),
     Limit::get("passes-issuer", "/api/messages/v2/passes/issuer", 60),
     Limit::get(
         "passes-issuer-well-known",
@@ -165,6 +168,7 @@ where
         .routes(routes!(v1_send))
         .routes(routes!(names::quote))
         .routes(routes!(names::list))
+        .routes(routes!(sales::order))
         .routes(routes!(passes::issuer))
         .routes(routes!(passes::well_known))
         .routes(routes!(passes::claim))
@@ -344,7 +348,7 @@ fn outcome_error(e: PublishOutcome, replayed: relay_errors::ErrorCode) -> ApiErr
         PublishOutcome::Refused(_) => ErrorCode::InvalidField,
         PublishOutcome::Name(N::Taken { .. }) => errors::NameTaken,
         PublishOutcome::Name(N::Confusable { .. }) => errors::NameConfusable,
-        PublishOutcome::Name(N::PaymentUnavailable { .. }) => errors::NamePaymentUnavailable,
+        PublishOutcome::Name(N::Unpaid { .. }) => errors::NamePaymentUnavailable,
         PublishOutcome::Name(N::Cap) => errors::NameCap,
         PublishOutcome::Name(N::Unknown(_)) => errors::NameNotFound,
         PublishOutcome::Name(N::NotOwner { .. }) => errors::NameNotOwner,

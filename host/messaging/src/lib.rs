@@ -36,6 +36,7 @@ pub mod mailbox;
 pub mod names;
 pub mod passes;
 pub mod relays;
+pub mod sales;
 pub mod store;
 pub mod witness;
 
@@ -138,8 +139,9 @@ pub struct MessagingService {
     store: Messages,
     config: MessagingConfig,
     clock: SharedClock,
-    witness: Witness,
+    witness: Arc<Witness>,
     passes: Passes,
+    sales: Option<Arc<sales::NameTill>>,
     /// The latest slot this replica saw released.
     released: AtomicU64,
     /// What `info` publishes as the ceilings.
@@ -165,7 +167,11 @@ impl MessagingService {
         clock: SharedClock,
         (key, passes_seed): (SigningKey, [u8; 32]),
     ) -> Self {
-        let witness = Witness::new(store.clone(), key, config.witness_origin.clone());
+        let witness = Arc::new(Witness::new(
+            store.clone(),
+            key,
+            config.witness_origin.clone(),
+        ));
         let passes = Passes::new(config.passes.clone(), store.clone(), passes_seed);
         MessagingService {
             passes,
@@ -173,6 +179,7 @@ impl MessagingService {
             config,
             clock,
             witness,
+            sales: None,
             released: AtomicU64::new(0),
             ceilings: Ceilings::of(&relay_config::LimitsConfig::default()),
             limits: relay_config::LimitsConfig::default(),
@@ -187,6 +194,12 @@ impl MessagingService {
     /// The witness log.
     pub fn witness(&self) -> &Witness {
         &self.witness
+    }
+
+    /// The names' till, when this host takes payment for names
+    /// ([`sales`]).
+    pub fn sales(&self) -> Option<&sales::NameTill> {
+        self.sales.as_deref()
     }
 
     /// Time now, ms.
@@ -309,6 +322,35 @@ impl MessagingService {
 }
 
 /// How often the release job looks at the clock.
+/// The names' till ([`sales`]), its orders' migration applied and its
+/// resume job started (every `[messaging.names] resume_interval_ms`; at
+/// once, so a restarted host finishes what its predecessor left as soon
+/// as the lease lapses); `None` when this host takes no payment for names.
+async fn start_sales(
+    parts: &Parts,
+    jobs: &mut Jobs,
+    service: &MessagingService,
+) -> Result<Option<Arc<sales::NameTill>>, StoreError> {
+    let cfg = &service.config.names;
+    let Some(till) = sales::till(parts, cfg, service.witness.clone()) else {
+        return Ok(None);
+    };
+    let orders = relay_x402::orders::Orders::from(parts.store.clone());
+    orders.migrate(relay_x402::orders::MIGRATIONS).await?;
+    let till = Arc::new(till);
+    if cfg.resume_interval_ms > 0 {
+        let every = std::time::Duration::from_millis(cfg.resume_interval_ms);
+        let t = till.clone();
+        jobs.repeat("name-orders", every, move || {
+            let t = t.clone();
+            async move {
+                t.resume().await;
+            }
+        });
+    }
+    Ok(Some(till))
+}
+
 const RELEASE_TICK: std::time::Duration = std::time::Duration::from_secs(1);
 /// How often aged rows are dropped.
 const PRUNE_EVERY: std::time::Duration = std::time::Duration::from_secs(3_600);
@@ -341,6 +383,9 @@ pub fn start<'a>(
         let mut service = MessagingService::new(store, config, parts.clock.clone(), secrets);
         service.ceilings = Ceilings::of(&parts.config.limits);
         service.limits = parts.config.limits.clone();
+        service.sales = start_sales(parts, jobs, &service)
+            .await
+            .map_err(|e| fail(e.into()))?;
         let service = Arc::new(service);
         let s = service.clone();
         jobs.repeat("messages-release", RELEASE_TICK, move || {

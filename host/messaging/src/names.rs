@@ -118,6 +118,55 @@ pub struct Registration {
     pub sig: String,
     /// When the registration ends, ms.
     pub expires: u64,
+    /// Its payment, when the name cost money.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paid: Option<Paid>,
+}
+
+/// A settled x402 payment as the witness log records it: what a paid
+/// registration or a sale cost, and where it was settled.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Paid {
+    /// The order (`or_…`, `GET /api/relaynames/orders/{id}`).
+    pub order: String,
+    /// USD cents paid (in USDC at par).
+    pub cents: u64,
+    /// The chain it was settled on.
+    pub chain_id: u64,
+    /// The settlement transaction.
+    pub settle_tx: String,
+}
+
+/// A sale's terms as the log keeps them: the price the receiver paid, the
+/// host's finalize fee, and the payment.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Sale {
+    /// The price, USD cents.
+    pub price_cents: u64,
+    /// The host's finalize fee, USD cents ([`fee_cents`]); the seller is
+    /// paid the rest.
+    pub fee_cents: u64,
+    /// The buyer's payment, once settled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paid: Option<Paid>,
+}
+
+/// A secondary sale's finalize fee (§8.2): 2 % of the price, rounded up to
+/// the cent, at least 1 USD.
+pub fn fee_cents(price_cents: u64) -> u64 {
+    price_cents.saturating_mul(2).div_ceil(100).max(100)
+}
+
+/// The least price of a sale, cents: the fee's minimum (a seller is never
+/// asked to pay to sell).
+pub const MIN_SALE_CENTS: u64 = 100;
+
+/// What registering `name` for `years` costs at `now_ms` given its
+/// `record`, cents: the yearly price times the years plus the premium.
+pub fn price_cents(name: &str, record: Option<&NameRecord>, years: u32, now_ms: u64) -> u64 {
+    yearly_cents(name) * u64::from(years) + premium_cents(record, now_ms)
 }
 
 /// The most live names one owner holds.
@@ -144,9 +193,9 @@ pub enum NameRefusal {
         /// The live look-alike.
         like: String,
     },
-    /// It costs money, which this host cannot take for names yet.
-    #[error("{name} costs {usd} USD; paid names cannot be bought on this host yet (7 or more characters are free)")]
-    PaymentUnavailable {
+    /// It costs money and the registration did not pay it.
+    #[error("{name} costs {usd} USD now and this registration did not pay that (7 or more characters are free)")]
+    Unpaid {
         /// The name.
         name: String,
         /// The price.
@@ -249,6 +298,9 @@ pub struct Moved {
     pub release: (u64, String),
     /// The accept's time and signature.
     pub accept: (u64, String),
+    /// The sale's terms, when the name was sold (both sides signed the price).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sale: Option<Sale>,
 }
 
 #[cfg(test)]
@@ -289,6 +341,12 @@ mod tests {
         }
         assert_eq!(usd(51_200), "512.00");
         assert_eq!(usd(5), "0.05");
+        // a sale's finalize fee: 2 %, at least 1 USD
+        assert_eq!(fee_cents(100), 100);
+        assert_eq!(fee_cents(5_000), 100);
+        assert_eq!(fee_cents(5_001), 101, "rounded up to the cent");
+        assert_eq!(fee_cents(250_000), 5_000);
+        assert_eq!(price_cents("abcd", None, 2, 0), 25_600);
     }
 
     #[test]

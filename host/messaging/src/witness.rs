@@ -220,10 +220,9 @@ impl Book {
                 owner: h.owner.clone(),
             });
         }
-        let price =
-            names::yearly_cents(&r.name) * u64::from(r.years) + names::premium_cents(held, now_ms);
-        if price > 0 {
-            return Err(NameRefusal::PaymentUnavailable {
+        let price = names::price_cents(&r.name, held, r.years, now_ms);
+        if price > r.paid.as_ref().map_or(0, |p| p.cents) {
+            return Err(NameRefusal::Unpaid {
                 name: r.name.clone(),
                 usd: names::usd(price),
             });
@@ -248,6 +247,18 @@ impl Book {
         match held_by_owner >= names::MAX_PER_OWNER {
             true => Err(NameRefusal::Cap),
             false => Ok(()),
+        }
+    }
+
+    /// Whether `m.name` is live and owned by `m.from` at `now_ms`.
+    fn admits_move(&self, m: &Moved, now_ms: u64) -> Result<(), NameRefusal> {
+        match self.live(&m.name, now_ms) {
+            None => Err(NameRefusal::Unknown(m.name.clone())),
+            Some(r) if r.owner != m.from => Err(NameRefusal::NotOwner {
+                name: m.name.clone(),
+                owner: r.owner.clone(),
+            }),
+            Some(_) => Ok(()),
         }
     }
 
@@ -443,19 +454,37 @@ impl Witness {
         Ok(book.names[&r.name].clone())
     }
 
+    /// Whether `r` would be registered now (nothing is appended): what a
+    /// paid registration is checked against before its invoice.
+    pub async fn admissible(&self, r: &Registration, now_ms: u64) -> Result<(), PublishOutcome> {
+        let mut book = self.book.lock().await;
+        self.catch_up(&mut book).await?;
+        if let Some(current) = book.current_ts(NAME, &r.name).filter(|c| *c >= r.ts) {
+            return Err(PublishError::Replayed { current }.into());
+        }
+        Ok(book.admits(r, now_ms)?)
+    }
+
+    /// Whether `m` would move now (nothing is appended): what a sale is
+    /// checked against before its invoice.
+    pub async fn movable(&self, m: &Moved, now_ms: u64) -> Result<(), PublishOutcome> {
+        let mut book = self.book.lock().await;
+        self.catch_up(&mut book).await?;
+        if let Some(current) = book
+            .current_ts(TRANSFER, &m.name)
+            .filter(|c| *c >= m.accept.0)
+        {
+            return Err(PublishError::Replayed { current }.into());
+        }
+        Ok(book.admits_move(m, now_ms)?)
+    }
+
     /// Moves `m.name` to `m.to` (both sides' signatures checked): the name
     /// must be registered, and owned by `m.from`.
     pub async fn transfer(&self, m: &Moved, now_ms: u64) -> Result<NameRecord, PublishOutcome> {
         let mut book = self.book.lock().await;
         let id = (TRANSFER, m.name.as_str(), m.accept.0);
-        let admit = |b: &Book| match b.live(&m.name, now_ms) {
-            None => Err(NameRefusal::Unknown(m.name.clone())),
-            Some(r) if r.owner != m.from => Err(NameRefusal::NotOwner {
-                name: m.name.clone(),
-                owner: r.owner.clone(),
-            }),
-            Some(_) => Ok(()),
-        };
+        let admit = |b: &Book| b.admits_move(m, now_ms);
         self.append_if(
             &mut book,
             id,
@@ -729,6 +758,7 @@ mod replicas {
                 ts: 5,
                 sig: "0x00".into(),
                 expires: 0,
+                paid: None,
             };
             tokio::spawn(async move { w.register(r, 10).await })
         };

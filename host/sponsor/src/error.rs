@@ -86,3 +86,14 @@ impl From<relay_x402::Malformed> for SponsorError {
         SponsorError::PaymentMalformed(e.0)
     }
 }
+
+impl From<relay_x402::checkout::CheckoutError> for SponsorError {
+    fn from(e: relay_x402::checkout::CheckoutError) -> Self {
+        use relay_x402::checkout::CheckoutError as C;
+        match e {
+            C::Malformed(m) => SponsorError::PaymentMalformed(m),
+            C::Payment(p) => SponsorError::Payment(p),
+            C::Chain(c) => c.into(),
+        }
+    }
+}

@@ -27,18 +27,6 @@ relay_errors::error_codes! { pub ALL;
     SponsorUnpriced => ("SPONSOR_UNPRICED", SERVICE_UNAVAILABLE, true, "the host has no usable price for the chain's gas or the payment asset right now; retry", Host),
     /// The chain could not be read, or a sent step's outcome is not known yet.
     SponsorChainUnavailable => ("SPONSOR_CHAIN_UNAVAILABLE", SERVICE_UNAVAILABLE, true, "the chain's RPC endpoints could not be read, or a sponsorship step's outcome is not known yet; retry (with the same x-idempotency-key a paid request answers its sponsorship once it finishes)", Host),
-    /// No payment: the 402 body is the invoice.
-    PaymentRequired => ("PAYMENT_REQUIRED", PAYMENT_REQUIRED, false, "pay the invoice: send an x402 payment (X-PAYMENT v1 or PAYMENT-SIGNATURE v2) for one of accepts[]", State),
-    /// The payment is malformed or is not for this invoice (network, scheme, signature, payTo).
-    PaymentInvalid => ("PAYMENT_INVALID", PAYMENT_REQUIRED, false, "the x402 payment is malformed or does not pay this invoice (scheme exact, network, payTo, a signature by `from`); the message names what", Input),
-    /// The payment is for less than the invoice.
-    PaymentInsufficient => ("PAYMENT_INSUFFICIENT", PAYMENT_REQUIRED, false, "the payment's value is below the invoice's maxAmountRequired; pay the invoice the 402 carries", Input),
-    /// The payment is outside its validity window.
-    PaymentExpired => ("PAYMENT_EXPIRED", PAYMENT_REQUIRED, false, "the payment is not valid now (validAfter/validBefore, with a few seconds to settle); sign a fresh one", Input),
-    /// The payer cannot pay (balance short, or the settlement would revert).
-    PaymentUnfunded => ("PAYMENT_UNFUNDED", PAYMENT_REQUIRED, false, "the payer's balance of the payment asset does not cover the payment, or its settlement would revert (simulated; nothing was sent); pay from a funded account", Input),
-    /// The payment's nonce was used already.
-    PaymentNonceUsed => ("PAYMENT_NONCE_USED", CONFLICT, false, "the payment's EIP-3009 nonce is already used (this payment was spent); sign a new payment", Input),
 }
 
 #[cfg(test)]
@@ -48,8 +36,7 @@ mod tests {
         for c in super::ALL {
             assert!(c.consistent(), "{}", c.as_str());
         }
-        assert_eq!(super::ALL.len(), 17);
-        assert_eq!(super::PaymentRequired.status().as_u16(), 402);
+        assert_eq!(super::ALL.len(), 11);
         assert_eq!(super::SponsorUnpriced.blame(), relay_errors::Blame::Host);
     }
 }

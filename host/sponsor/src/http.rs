@@ -9,13 +9,13 @@
 
 use axum::{
     extract::State,
-    http::{HeaderMap, HeaderValue, StatusCode},
+    http::{HeaderMap, StatusCode},
     response::{IntoResponse, Response},
     Json,
 };
-use relay_chain::eip3009::PaymentError;
 use relay_errors::{ApiError, ErrorBody, ErrorCode};
 use relay_feature::{edge::JsonObject, Feature, HasHandles, Limit, Section};
+use relay_x402::checkout::CheckoutError;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use utoipa::ToSchema;
@@ -183,14 +183,10 @@ fn refused(e: SponsorError) -> ApiError {
         }
         SponsorError::WouldRevert(_) => errors::SponsorWouldRevert,
         SponsorError::Unpriced(_) => errors::SponsorUnpriced,
-        SponsorError::PaymentMalformed(_) => errors::PaymentInvalid,
-        SponsorError::Payment(p) => match p {
-            PaymentError::Underpaid { .. } => errors::PaymentInsufficient,
-            PaymentError::OutsideWindow { .. } => errors::PaymentExpired,
-            PaymentError::NonceUsed(_) => errors::PaymentNonceUsed,
-            PaymentError::Unfunded(_) => errors::PaymentUnfunded,
-            _ => errors::PaymentInvalid,
-        },
+        SponsorError::PaymentMalformed(m) => {
+            x402::http::payment_code(&CheckoutError::Malformed(m.clone()))
+        }
+        SponsorError::Payment(p) => x402::http::payment_code(&CheckoutError::Payment(p.clone())),
         SponsorError::RelayerUnavailable(_) => ErrorCode::RelayerUnavailable,
         SponsorError::InFlight => ErrorCode::IdempotencyInFlight,
         SponsorError::KeyReused => ErrorCode::IdempotencyMismatch,
@@ -222,12 +218,6 @@ async fn check(State(s): State<Sponsor>, body: JsonObject) -> Result<Json<CheckR
 }
 
 /// The payment header and its name, if the request carries one.
-fn payment_header(headers: &HeaderMap) -> Option<&str> {
-    [x402::PAYMENT_SIGNATURE, x402::X_PAYMENT]
-        .iter()
-        .find_map(|h| headers.get(*h).and_then(|v| v.to_str().ok()))
-}
-
 #[utoipa::path(post, path = "/api/7702/sponsor", tag = "sponsor", summary = "Sponsor a type-4 transaction, paid with x402",
     request_body = SponsorRequest,
     params(
@@ -254,7 +244,7 @@ async fn sponsor(
         to: req.to,
         data: req.data,
     };
-    let resource = resource_url(&headers);
+    let resource = x402::http::resource_url(&headers, "/api/7702/sponsor");
     let key = relay_feature::edge::idempotency_key(&headers);
     if !req.dry {
         if let Some(done) = match &key {
@@ -265,7 +255,7 @@ async fn sponsor(
         }
     }
     let plan = svc.plan(&ask).await.map_err(refused)?;
-    let accepts = vec![svc.requirement(&plan, &resource)];
+    let accepts = vec![svc.requirement(&plan, &resource).map_err(refused)?];
     if req.dry {
         return Ok(Json(SponsorAnswer::Dry(DryRun {
             broadcast: false,
@@ -277,9 +267,9 @@ async fn sponsor(
         }))
         .into_response());
     }
-    let Some(header) = payment_header(&headers) else {
+    let Some(header) = x402::http::payment_header(&headers) else {
         let e = ApiError::new(
-            errors::PaymentRequired,
+            x402::errors::PaymentRequired,
             "payment required: pay one of accepts[]",
         );
         return Ok(invoice(e, plan, accepts));
@@ -301,15 +291,6 @@ async fn sponsor(
 }
 
 /// The request's `x-idempotency-key` (spec §5.5), if it sent one.
-/// This endpoint's absolute URL (the x402 `resource`).
-fn resource_url(headers: &HeaderMap) -> String {
-    let host = headers
-        .get("host")
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("localhost");
-    format!("http://{host}/api/7702/sponsor")
-}
-
 /// 402: the v1 invoice body with the plan, the v2 invoice header.
 fn invoice(e: ApiError, plan: Plan, accepts: Vec<Requirement>) -> Response {
     let v2 = x402::payment_required_header(&accepts[0], plan.chain_id, &e.message);
@@ -321,27 +302,14 @@ fn invoice(e: ApiError, plan: Plan, accepts: Vec<Requirement>) -> Response {
         accepts,
         plan,
     };
-    let mut resp = (StatusCode::PAYMENT_REQUIRED, Json(body)).into_response();
-    if let Ok(v) = HeaderValue::from_str(&v2) {
-        resp.headers_mut().insert(x402::PAYMENT_REQUIRED, v);
-    }
-    resp
+    x402::http::invoice(body, &v2)
 }
 
 /// 200 with the sponsorship and the settlement receipt headers.
 fn paid(done: Sponsorship) -> Response {
     let settled = done.settle_tx.clone().unwrap_or_default();
-    let receipt = x402::payment_response_header(
-        done.settle_tx.is_some() && done.state != crate::run::FAILED,
-        &settled,
-        &done.network,
-        &done.payer,
-    );
-    let mut resp = Json(SponsorAnswer::Paid(done)).into_response();
-    if let Ok(v) = HeaderValue::from_str(&receipt) {
-        for name in [x402::X_PAYMENT_RESPONSE, x402::PAYMENT_RESPONSE] {
-            resp.headers_mut().insert(name, v.clone());
-        }
-    }
-    resp
+    let success = done.settle_tx.is_some() && done.state != crate::run::FAILED;
+    let (network, payer) = (done.network.clone(), done.payer.clone());
+    let resp = Json(SponsorAnswer::Paid(done)).into_response();
+    x402::http::with_receipt(resp, success, (&settled, &network, &payer))
 }

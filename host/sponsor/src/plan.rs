@@ -13,7 +13,7 @@ use utoipa::ToSchema;
 use crate::{error::invalid, SponsorError, SponsorService};
 
 /// Gas the settlement of an EIP-3009 payment is given (and priced at).
-pub const SETTLE_GAS: u64 = 100_000;
+pub use relay_x402::checkout::SETTLE_GAS;
 
 /// An authorization tuple as JSON (spec §2.15): `{chainId, address,
 /// nonce, yParity, r, s}` (viem's `signAuthorization` output).

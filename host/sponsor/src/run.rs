@@ -20,18 +20,18 @@
 
 use alloy::primitives::{keccak256, Address, Bytes, U256};
 use relay_chain::{
-    eip3009::{self, Invoice, PaymentError, SignedTransfer},
+    eip3009::{self, SignedTransfer},
     eip7702::SignedAuthorization,
-    reader::SimCall,
     sender::{Call, SendError, Sender},
 };
+use relay_x402::orders::PaymentRecord;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::{
     plan::{parse, Plan, SponsorAsk, SETTLE_GAS},
     store::{SponsorshipMove, SponsorshipRow},
-    x402::{caip2, network_name, Payment},
+    x402::{network_name, Payment},
     SponsorError, SponsorService,
 };
 
@@ -63,28 +63,13 @@ const REFUND_GAS: u64 = 80_000;
 struct Body {
     ask: SponsorAsk,
     plan: Plan,
-    network: String,
-    payer: String,
-    to: String,
-    value: String,
-    valid_after: String,
-    valid_before: String,
-    nonce: String,
-    signature: String,
+    #[serde(flatten)]
+    payment: PaymentRecord,
 }
 
 impl Body {
     fn transfer(&self) -> Result<SignedTransfer, SponsorError> {
-        let bad = |e: &dyn std::fmt::Display| SponsorError::Store(format!("record body: {e}"));
-        Ok(SignedTransfer {
-            from: self.payer.parse().map_err(|e| bad(&e))?,
-            to: self.to.parse().map_err(|e| bad(&e))?,
-            value: self.value.parse().map_err(|e| bad(&e))?,
-            valid_after: self.valid_after.parse().map_err(|e| bad(&e))?,
-            valid_before: self.valid_before.parse().map_err(|e| bad(&e))?,
-            nonce: self.nonce.parse().map_err(|e| bad(&e))?,
-            signature: self.signature.parse().map_err(|e| bad(&e))?,
-        })
+        self.payment.transfer().map_err(SponsorError::Store)
     }
 }
 
@@ -128,22 +113,14 @@ fn report(row: &SponsorshipRow) -> Result<Sponsorship, SponsorError> {
         settle_tx: row.settle_tx.clone(),
         refund_tx: row.refund_tx.clone(),
         error: row.error.clone(),
-        payer: b.payer,
-        network: b.network,
+        payer: b.payment.payer,
+        network: b.payment.network,
         plan: b.plan,
     })
 }
 
 fn fault(point: &str) {
-    if std::env::var(FAULT_ENV).is_ok_and(|v| v == point) {
-        tracing::error!(
-            point,
-            "{FAULT_ENV}: halted here until killed (fault injection)"
-        );
-        loop {
-            std::thread::park();
-        }
-    }
+    relay_x402::orders::halt_at(FAULT_ENV, point);
 }
 
 fn moved(state: &str) -> SponsorshipMove {
@@ -165,85 +142,24 @@ impl SponsorService {
     }
 
     /// Checks `payment` against `plan`'s invoice: network, signature,
-    /// payee, amount, window, unused nonce.
+    /// payee, amount, window, unused nonce, funds (the settlement
+    /// simulated).
     async fn verify_payment(&self, plan: &Plan, payment: &Payment) -> Result<(), SponsorError> {
-        let chain = plan.chain_id;
-        let names = [
-            network_name(&self.sponsor_config().networks, chain),
-            caip2(chain),
-        ];
-        if !names.contains(&payment.network) {
-            return Err(SponsorError::PaymentMalformed(format!(
-                "network {:?} is not this invoice's ({})",
-                payment.network,
-                names.join(" or ")
-            )));
-        }
-        let (_, token, _) = self.asset_on(chain)?;
-        let cfg = self.sponsor_config();
-        let invoice = Invoice {
-            chain_id: chain,
-            token,
-            name: cfg.asset_name.clone(),
-            version: cfg.asset_version.clone(),
-            pay_to: self
-                .pay_to()
-                .ok_or(SponsorError::RelayerUnavailable(chain))?,
-            amount: plan.price.amount.parse().unwrap_or(U256::MAX),
-            now_secs: self.now_ms() / 1_000,
-        };
-        let t = &payment.transfer;
-        eip3009::verify_offline(t, &invoice, 5)?;
-        if !self
-            .deps
-            .parts
-            .reader
-            .authorization_unused(chain, token, t.from, t.nonce)
-            .await?
-        {
-            return Err(eip3009::PaymentError::NonceUsed(t.nonce).into());
-        }
-        match self.settlement_refusal(chain, token, t).await? {
-            Some(why) => Err(PaymentError::Unfunded(why).into()),
-            None => Ok(()),
-        }
+        let checkout = self.checkout(plan.chain_id)?;
+        let relayer = self.relayer(plan.chain_id)?;
+        let amount = plan.price.amount.parse().unwrap_or(U256::MAX);
+        let reader = &self.deps.parts.reader;
+        let now = self.now_ms() / 1_000;
+        Ok(checkout
+            .verify(reader, relayer, payment, (amount, now))
+            .await?)
     }
 
-    /// Why settling `t` would fail now — the payer's balance is short, or
-    /// the settlement simulated from the relayer at the pending block
-    /// reverts — or `None` when it would go through. Nothing that can
-    /// revert is broadcast at the relayer's expense.
-    async fn settlement_refusal(
-        &self,
-        chain: u64,
-        token: Address,
-        t: &SignedTransfer,
-    ) -> Result<Option<String>, SponsorError> {
-        let held = self
-            .deps
-            .parts
-            .reader
-            .token_balance(chain, token, t.from)
-            .await?;
-        if held < t.value {
-            return Ok(Some(format!(
-                "{:#x} holds {held} of the payment asset, the payment moves {}",
-                t.from, t.value
-            )));
-        }
+    /// The relayer that settles on `chain`.
+    fn relayer(&self, chain: u64) -> Result<Address, SponsorError> {
         self.sender(chain)?;
         let relayer = self.deps.parts.senders.as_ref().map(|s| s.relayer);
-        let sim = SimCall {
-            from: relayer.ok_or(SponsorError::RelayerUnavailable(chain))?,
-            to: token,
-            data: eip3009::settle_calldata(t)?,
-            value: U256::ZERO,
-            gas_limit: Some(SETTLE_GAS),
-        };
-        Ok(match self.deps.parts.reader.simulate(chain, &sim).await? {
-            Ok(_) => None,
-            Err(revert) => Some(format!("its settlement would revert ({})", revert.message)),
-        })
+        relayer.ok_or(SponsorError::RelayerUnavailable(chain))
     }
 
     /// The record an idempotency key names, reported once it is
@@ -273,17 +189,11 @@ impl SponsorService {
         self.sender(ask.chain_id)?;
         let plan = self.plan(ask).await?;
         self.verify_payment(&plan, payment).await?;
+        let network = network_name(&self.sponsor_config().networks, ask.chain_id);
         let body = Body {
             ask: ask.clone(),
             plan,
-            network: network_name(&self.sponsor_config().networks, ask.chain_id),
-            payer: t.from.to_string(),
-            to: t.to.to_string(),
-            value: t.value.to_string(),
-            valid_after: t.valid_after.to_string(),
-            valid_before: t.valid_before.to_string(),
-            nonce: t.nonce.to_string(),
-            signature: t.signature.to_string(),
+            payment: PaymentRecord::of(network, t),
         };
         let now = self.now_ms();
         let row = SponsorshipRow {
@@ -338,7 +248,7 @@ impl SponsorService {
         if idem_key.is_some() && row.idem_key.as_deref() != idem_key {
             // the same payment under another key (or none): already spent
             return Err(eip3009::PaymentError::NonceUsed(
-                body_of(row)?.nonce.parse().unwrap_or_default(),
+                body_of(row)?.payment.nonce.parse().unwrap_or_default(),
             )
             .into());
         }
@@ -447,7 +357,10 @@ impl SponsorService {
         let t = b.transfer()?;
         if !self.has_step(row, 0).await? {
             // the payer may have moved its funds since the request was checked
-            if let Some(why) = self.settlement_refusal(row.chain_id, token, &t).await? {
+            let checkout = self.checkout(row.chain_id)?;
+            let relayer = self.relayer(row.chain_id)?;
+            let reader = &self.deps.parts.reader;
+            if let Some(why) = checkout.refusal(reader, relayer, &t).await? {
                 return Ok(SponsorshipMove {
                     error: Some(format!(
                         "the payment cannot be settled: {why}; nothing was sent"

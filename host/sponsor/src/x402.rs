@@ -1,10 +1,11 @@
-//! x402 for sponsorships: the invoice of a plan and who is paid. The wire
-//! protocol (headers, invoices, payments, receipts) is `relay-x402`'s.
+//! x402 for sponsorships: where a plan is paid and its invoice. The wire
+//! protocol (headers, invoices, payments, receipts) and the payment's
+//! checks are `relay-x402`'s.
 
 use alloy::primitives::Address;
 pub use relay_x402::*;
 
-use crate::{plan::Plan, SponsorService};
+use crate::{plan::Plan, SponsorError, SponsorService};
 
 impl SponsorService {
     /// Who is paid on `chain`.
@@ -16,26 +17,40 @@ impl SponsorService {
             .or(self.deps.parts.senders.as_ref().map(|s| s.relayer))
     }
 
-    /// The invoice of `plan` (v1 form) for `resource`.
-    pub fn requirement(&self, plan: &Plan, resource: &str) -> Requirement {
+    /// Where a sponsorship on `chain` is paid, to `pay_to`.
+    fn checkout_to(&self, chain: u64, pay_to: Address) -> Result<checkout::Checkout, SponsorError> {
         let cfg = self.sponsor_config();
-        Requirement {
-            scheme: "exact".into(),
-            network: network_name(&cfg.networks, plan.chain_id),
-            max_amount_required: plan.price.amount.clone(),
-            asset: plan.price.token.clone(),
-            pay_to: self.pay_to().unwrap_or_default().to_string(),
-            resource: resource.into(),
-            description: format!(
-                "sponsored EIP-7702 transaction for {} on chain {}",
-                plan.authority, plan.chain_id
-            ),
-            mime_type: "application/json".into(),
-            max_timeout_seconds: cfg.max_timeout_secs,
-            extra: AssetDomain {
-                name: cfg.asset_name.clone(),
-                version: cfg.asset_version.clone(),
-            },
-        }
+        let domain = AssetDomain {
+            name: cfg.asset_name.clone(),
+            version: cfg.asset_version.clone(),
+        };
+        checkout::Checkout::on(
+            &self.deps.parts.config,
+            chain,
+            (&cfg.asset, domain),
+            pay_to,
+            (&cfg.networks, cfg.max_timeout_secs),
+        )
+        .ok_or(SponsorError::UnsupportedChain(chain))
+    }
+
+    /// Where a sponsorship on `chain` is paid.
+    pub fn checkout(&self, chain: u64) -> Result<checkout::Checkout, SponsorError> {
+        let pay_to = self
+            .pay_to()
+            .ok_or(SponsorError::RelayerUnavailable(chain))?;
+        self.checkout_to(chain, pay_to)
+    }
+
+    /// The invoice of `plan` (v1 form) for `resource` (payable to nobody
+    /// on a host that cannot send: no payment verifies then).
+    pub fn requirement(&self, plan: &Plan, resource: &str) -> Result<Requirement, SponsorError> {
+        let checkout = self.checkout_to(plan.chain_id, self.pay_to().unwrap_or_default())?;
+        let description = format!(
+            "sponsored EIP-7702 transaction for {} on chain {}",
+            plan.authority, plan.chain_id
+        );
+        let amount = plan.price.amount.parse().unwrap_or_default();
+        Ok(checkout.requirement(amount, resource, description))
     }
 }

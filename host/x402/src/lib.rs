@@ -14,6 +14,11 @@
 //! scheme's: `{signature, authorization:{from, to, value, validAfter,
 //! validBefore, nonce}}`, an EIP-3009 authorization of the payment asset.
 
+pub mod checkout;
+pub mod errors;
+pub mod http;
+pub mod orders;
+
 use std::collections::BTreeMap;
 
 use alloy::primitives::{Address, Bytes, B256, U256};

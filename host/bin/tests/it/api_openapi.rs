@@ -111,6 +111,7 @@ const SERVED: &[(&str, &str)] = &[
     ("post", "/api/messages/v2/handle/transfer"),
     ("get", "/api/relaynames/quote"),
     ("post", "/api/relaynames/list"),
+    ("get", "/api/relaynames/orders/{id}"),
     ("get", "/api/relay/directory"),
     ("post", "/api/relay/announce"),
     ("get", "/api/messages/v2/passes/issuer"),

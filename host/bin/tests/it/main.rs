@@ -31,6 +31,7 @@ mod mcp;
 mod messaging;
 mod metrics_dashboard;
 mod money_holes;
+mod names_paid;
 mod native_backend;
 mod ncaccount;
 mod netting;

@@ -119,6 +119,54 @@ pub(crate) fn x_payment(
     STANDARD.encode(v.to_string())
 }
 
+/// POSTs `body` to `url` through the reference x402 Python client
+/// (`conformance/tools/x402_pay.py`, PyPI `x402`) paying as `payer` under
+/// idempotency key `idem`, allowed at most `cap` units of the devnet USDC
+/// on [`CHAIN`]: the client's JSON line `{status, body, receipt}`.
+pub(crate) async fn pay_with_python_x402(
+    devnet: &Devnet,
+    url: &str,
+    body: &Value,
+    payer: &PrivateKeySigner,
+    (idem, cap): (&str, u64),
+) -> Value {
+    let py = std::env::var("RELAY_X402_PY")
+        .expect("RELAY_X402_PY (conformance/tools/x402.sh prints it)");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("body.json");
+    std::fs::write(&path, body.to_string()).unwrap();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../conformance/tools/x402_pay.py"
+    );
+    let key = format!("0x{}", hex::encode(payer.to_bytes()));
+    let usdc = devnet.deployment(CHAIN).unwrap().usdc.to_string();
+    let args = [
+        url.to_string(),
+        key,
+        idem.to_string(),
+        usdc,
+        cap.to_string(),
+    ];
+    let out = tokio::task::spawn_blocking(move || {
+        let [url, key, idem, usdc, cap] = &args;
+        std::process::Command::new(py)
+            .args([script, url, path.to_str().unwrap(), key, idem])
+            .args(["eip155:8453", usdc, cap])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.trim()).unwrap()
+}
+
 pub(crate) fn random_address() -> Address {
     PrivateKeySigner::random().address()
 }
@@ -616,8 +664,6 @@ async fn bad_tuples_and_bad_payments_are_refused_before_anything_is_sent() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_reference_x402_python_client_pays_the_invoice() {
-    let py = std::env::var("RELAY_X402_PY")
-        .expect("RELAY_X402_PY (conformance/tools/x402.sh prints it)");
     let devnet = Devnet::start(DevnetConfig::with_chains([CHAIN]))
         .await
         .unwrap();
@@ -626,32 +672,9 @@ async fn the_reference_x402_python_client_pays_the_invoice() {
     let user = funded_user(&devnet).await;
     let (r1, r2) = (random_address(), random_address());
     let body = ask(&devnet, &user, (r1, r2));
-    let path = dir.path().join("ask.json");
-    std::fs::write(&path, body.to_string()).unwrap();
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../conformance/tools/x402_pay.py"
-    );
     let url = format!("{}/api/7702/sponsor", host.base);
-    let key = format!("0x{}", hex::encode(user.to_bytes()));
-    let usdc = devnet.deployment(CHAIN).unwrap().usdc.to_string();
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new(py)
-            .args([script, &url, path.to_str().unwrap(), &key, "py-x402"])
-            // the SDK pays only assets it is told to: the devnet USDC, at most 5 USDC
-            .args(["eip155:8453", &usdc, "5000000"])
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let answer: Value = serde_json::from_str(stdout.trim()).unwrap();
+    // the SDK pays only assets it is told to: the devnet USDC, at most 5 USDC
+    let answer = pay_with_python_x402(&devnet, &url, &body, &user, ("py-x402", 5_000_000)).await;
     assert_eq!(answer["status"], 200, "{answer}");
     assert_eq!(answer["body"]["state"], "SPONSORED", "{answer}");
     assert_eq!(answer["receipt"]["success"], true, "{answer}");

@@ -183,6 +183,8 @@ pub struct MailboxRules {
     /// The texts the owner (`release`) and the receiver (`accept`) sign
     /// for `POST /api/messages/v2/handle/transfer`.
     pub transfer_texts: [&'static str; 2],
+    /// The line a sale's texts end with (both sides sign the price).
+    pub transfer_price_line: &'static str,
 }
 
 /// The witness log.
@@ -271,6 +273,7 @@ pub(super) async fn info(State(m): State<Messaging>) -> Result<Json<Info>, ApiEr
                 "relay/messages/v2 handle release\nname: {name}\nfrom: {from}\nto: {to}\nts: {ts}",
                 "relay/messages/v2 handle accept\nname: {name}\nfrom: {from}\nto: {to}\nts: {ts}",
             ],
+            transfer_price_line: "\nprice: {priceUsd} USD",
         },
         witness: WitnessInfo {
             origin: svc.witness().origin().to_string(),

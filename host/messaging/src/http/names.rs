@@ -2,17 +2,28 @@
 //! §4.10, §8.2): the name registry's adapter over [`crate::names`] and the
 //! witness log.
 
-use axum::{extract::State, Json};
+use axum::{
+    extract::State,
+    http::HeaderMap,
+    response::{IntoResponse, Response},
+    Json,
+};
 use relay_errors::{ApiError, ErrorBody, ErrorCode};
 use relay_feature::edge::{JsonObject, QueryFields};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{number, outcome_error, query, service, store_error, Messaging};
+use super::{
+    number, outcome_error, query,
+    sales::{sell, Ask, NameInvoice, Sold},
+    service, store_error, Messaging,
+};
 use crate::{
     errors, mailbox,
     names::{self, Listing, NameRecord, NameState, Registration},
+    sales::NameOrder,
 };
+use relay_x402::orders::Order;
 
 /// A name's price and state.
 #[derive(Debug, Serialize, ToSchema)]
@@ -75,6 +86,7 @@ fn quoted(name: String, record: Option<&NameRecord>, years: u32, now: u64) -> Na
     let state = names::state(record, now);
     let yearly = names::yearly_cents(&name);
     let premium = names::premium_cents(record, now);
+    let total = names::price_cents(&name, record, years, now);
     let expired = record.filter(|r| r.expires <= now);
     let held = matches!(state, NameState::Registered | NameState::Grace);
     NameQuote {
@@ -92,21 +104,43 @@ fn quoted(name: String, record: Option<&NameRecord>, years: u32, now: u64) -> Na
         price_per_year_usd: names::usd(yearly),
         years,
         premium_usd: names::usd(premium),
-        total_usd: names::usd(yearly * u64::from(years) + premium),
+        total_usd: names::usd(total),
         free: yearly == 0 && premium == 0,
         name,
     }
 }
 
+/// A registration that landed: its record, and the order that paid for
+/// it (a priced name).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Listed {
+    /// The name's record.
+    #[serde(flatten)]
+    pub record: NameRecord,
+    /// The paid order (`GET /api/relaynames/orders/{id}`), when it cost money.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub order: Option<Order>,
+}
+
 #[utoipa::path(post, path = "/api/relaynames/list", tag = "messages",
-    summary = "Register (or renew) a name for its owner: {name, owner, years, ts, sig}, EIP-191-signed (the text GET /api/messages/v2/info documents); appended to the witness log",
+    summary = "Register (or renew) a name for its owner: {name, owner, years, ts, sig}, EIP-191-signed (the text GET /api/messages/v2/info documents); a priced name (3-6 characters, or a premium) is paid with x402 (402 with the invoice, then X-PAYMENT or PAYMENT-SIGNATURE); appended to the witness log with its payment",
     request_body = Listing,
-    responses((status = 200, description = "Registered; its record and witness entry", body = NameRecord), (status = "default", description = "A typed error (NAME_INVALID, NAME_SIGNATURE_INVALID, 409 NAME_TAKEN / NAME_CONFUSABLE / NAME_PAYMENT_UNAVAILABLE / NAME_CAP)", body = ErrorBody)))]
+    params(
+        ("x-payment" = Option<String>, Header, description = "x402 v1 payment: base64 JSON {x402Version:1, scheme:\"exact\", network, payload:{signature, authorization}} (EIP-3009)"),
+        ("payment-signature" = Option<String>, Header, description = "x402 v2 payment: base64 JSON {x402Version:2, accepted, payload}"),
+        ("x-idempotency-key" = Option<String>, Header, description = "a repeat answers the first order; nothing is charged twice"),
+    ),
+    responses(
+        (status = 200, description = "Registered; its record and witness entry (and, when paid, the order, with X-PAYMENT-RESPONSE and PAYMENT-RESPONSE headers)", body = Listed),
+        (status = 402, description = "A priced name without a valid payment: the x402 invoice (the v2 one in the PAYMENT-REQUIRED header)", body = NameInvoice),
+        (status = "default", description = "A typed error (NAME_INVALID, NAME_SIGNATURE_INVALID, 409 NAME_TAKEN / NAME_CONFUSABLE / NAME_PAYMENT_UNAVAILABLE / NAME_CAP / NAME_ORDER_REFUNDED / ORDER_PENDING / PAYMENT_NONCE_USED)", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
 pub(super) async fn list(
     State(m): State<Messaging>,
+    headers: HeaderMap,
     body: JsonObject,
-) -> Result<Json<NameRecord>, ApiError> {
+) -> Result<Response, ApiError> {
     let mut l: Listing = body.decode()?;
     let svc = service(&m)?;
     l.name = names::normalize(&l.name)
@@ -139,10 +173,65 @@ pub(super) async fn list(
         ts: l.ts,
         sig: l.sig.to_ascii_lowercase(),
         expires: 0,
+        paid: None,
     };
-    svc.witness()
-        .register(r, now)
-        .await
-        .map(Json)
-        .map_err(|e| outcome_error(e, errors::NameReplayed))
+    let refused = |e| outcome_error(e, errors::NameReplayed);
+    let held = svc.witness().name(&r.name).await.map_err(store_error)?;
+    let cents = names::price_cents(&r.name, held.as_ref(), r.years, now);
+    if cents == 0 {
+        let record = svc.witness().register(r, now).await.map_err(refused)?;
+        return Ok(Json(Listed {
+            record,
+            order: None,
+        })
+        .into_response());
+    }
+    // what cannot be registered is refused before any money is asked for
+    let priced = Registration {
+        paid: Some(names::Paid {
+            order: String::new(),
+            cents,
+            chain_id: 0,
+            settle_tx: String::new(),
+        }),
+        ..r.clone()
+    };
+    let precheck = async {
+        svc.witness()
+            .admissible(&priced, now)
+            .await
+            .map_err(refused)
+    };
+    let name = r.name.clone();
+    let ask = Ask {
+        name: r.name.clone(),
+        description: format!(
+            "the name {} for {} year(s), owned by {}",
+            r.name, r.years, r.owner
+        ),
+        goods: NameOrder::List {
+            registration: r,
+            cents,
+        },
+        cents,
+        sale: None,
+        path: "/api/relaynames/list",
+    };
+    Ok(match sell(svc, &headers, ask, precheck).await? {
+        Sold::Answer(resp) => resp,
+        Sold::Done(order, replay) => {
+            let record = svc.witness().name(&name).await.map_err(store_error)?;
+            let record = record.ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::StoreUnavailable,
+                    "the registration is not readable yet; retry with the same x-idempotency-key",
+                )
+            })?;
+            let body = Listed {
+                record,
+                order: Some((*order).clone()),
+            };
+            super::sales::delivered(body, &order, replay)
+        }
+    })
 }
