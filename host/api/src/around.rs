@@ -36,6 +36,14 @@ pub trait Around: Clone + Send + Sync + 'static {
     /// (boxed: the answer is the rare path, the request the common one).
     fn before(&self, req: &Request) -> Result<Self::Seen, Box<Response>>;
 
+    /// When looking at the request has to await (a rate-limit count in a
+    /// shared store): its future, in place of [`Around::before`]. The
+    /// default never awaits; a request that takes this path pays for a
+    /// clone of the stack beneath and a box.
+    fn before_later(&self, _req: &Request) -> Option<SeenLater<Self::Seen>> {
+        None
+    }
+
     /// Looks at, or amends, the handler's response.
     fn after(&self, _seen: Self::Seen, _resp: &mut Response) {}
 
@@ -50,6 +58,12 @@ pub trait Around: Clone + Send + Sync + 'static {
 
 /// The rest of an [`Around::finish`] that has to await: the final response.
 pub type Later = Pin<Box<dyn Future<Output = Response> + Send>>;
+
+/// The answer of a request whose [`Around::before_later`] awaited.
+pub type Answered = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+/// An [`Around::before_later`]: what `before` would have answered.
+pub type SeenLater<T> = Pin<Box<dyn Future<Output = Result<T, Box<Response>>> + Send>>;
 
 /// The layer of an [`Around`].
 #[derive(Clone)]
@@ -76,19 +90,30 @@ pub struct AroundService<A, S> {
 impl<A, S> Service<Request> for AroundService<A, S>
 where
     A: Around,
-    S: Service<Request, Error = Infallible>,
+    S: Service<Request, Error = Infallible> + Clone + Send + 'static,
     S::Response: IntoResponse,
+    S::Future: Send + 'static,
 {
     type Response = Response;
     type Error = Infallible;
-    type Future = AroundFuture<A, S::Future>;
+    type Future = futures::future::Either<AroundFuture<A, S::Future>, Answered>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         self.inner.poll_ready(cx)
     }
 
     fn call(&mut self, req: Request) -> Self::Future {
-        match self.around.before(&req) {
+        use futures::future::Either;
+        if let Some(seen) = self.around.before_later(&req) {
+            // the ready service goes with the request; a clone stays
+            let clone = self.inner.clone();
+            let ready = std::mem::replace(&mut self.inner, clone);
+            let around = self.around.clone();
+            return Either::Right(Box::pin(async move {
+                Ok(answer_later(around, ready, req, seen).await)
+            }));
+        }
+        Either::Left(match self.around.before(&req) {
             Ok(seen) => AroundFuture {
                 inner: Some(self.inner.call(req)),
                 answered: None,
@@ -101,7 +126,31 @@ where
                 after: None,
                 later: None,
             },
-        }
+        })
+    }
+}
+
+/// The request through `inner` once `seen` let it pass.
+async fn answer_later<A, S>(
+    around: A,
+    mut inner: S,
+    req: Request,
+    seen: SeenLater<A::Seen>,
+) -> Response
+where
+    A: Around,
+    S: Service<Request, Error = Infallible>,
+    S::Response: IntoResponse,
+{
+    let seen = match seen.await {
+        Ok(seen) => seen,
+        Err(resp) => return *resp,
+    };
+    let Ok(resp) = inner.call(req).await;
+    let mut resp = resp.into_response();
+    match around.finish(seen, &mut resp) {
+        None => resp,
+        Some(later) => later.await,
     }
 }
 

@@ -175,11 +175,15 @@ pub fn router(state: AppState) -> Router {
 /// feature's routes behind the HTTP edge) and the public operations the
 /// hosted MCP endpoint calls ([`operations`]).
 pub fn doors(state: AppState) -> (Router, operations::Operations) {
-    let limiter = Arc::new(limits::RateLimiter::with_keys(
+    let limiter = limits::RateLimiter::with_keys(
         &state.config.limits,
         state.keys.clone(),
         state.clock.clone(),
-    ));
+    );
+    let limiter = Arc::new(match state.config.limits.backend {
+        relay_config::LimitsBackend::Memory => limiter,
+        relay_config::LimitsBackend::Store => limiter.sharing(state.store.clone()),
+    });
     let operations = operations::Operations::new(&state, limiter.clone());
     (http_router(state, limiter), operations)
 }

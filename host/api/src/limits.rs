@@ -80,6 +80,8 @@ use std::{
     time::Duration,
 };
 
+mod shared;
+
 use super::{ApiError, ErrorCode};
 use axum::{
     extract::{ConnectInfo, Request},
@@ -233,6 +235,7 @@ pub struct RateLimiter<C: Clock + Clone = HostClock> {
     clock: C,
     limiters: RwLock<Limiters<C>>,
     checks: AtomicU64,
+    shared: Option<Arc<shared::Shared>>,
 }
 
 impl<C: Clock + Clone> fmt::Debug for RateLimiter<C> {
@@ -272,7 +275,19 @@ impl<C: Clock + Clone> RateLimiter<C> {
             clock,
             limiters: RwLock::new(BTreeMap::new()),
             checks: AtomicU64::new(0),
+            shared: None,
         }
+    }
+
+    /// The same limiter counting in `store` (`[limits] backend =
+    /// "store"`: shared by every replica on it), failing as `[limits]
+    /// on_backend_failure` says.
+    pub fn sharing(mut self, store: relay_store::Store) -> Self {
+        self.shared = Some(Arc::new(shared::Shared::new(
+            store,
+            self.config.on_backend_failure,
+        )));
+        self
     }
 
     /// The bucket of an endpoint (none: limits are off). `route` is the
@@ -391,6 +406,23 @@ impl<C: Clock + Clone> RateLimiter<C> {
         by_key.tighter(self.hit(bucket, ip))
     }
 
+    /// [`RateLimiter::count`] in the shared store at `now_ms`.
+    async fn count_shared(
+        &self,
+        shared: &shared::Shared,
+        (bucket, client, ip): (&Bucket, &Client, &Client),
+        now_ms: u64,
+    ) -> Result<Decision, relay_store::StoreError> {
+        if !matches!(client, Client::Key(_)) || bucket.by_ip {
+            return shared.hit(bucket, ip, now_ms).await;
+        }
+        let by_key = shared.hit(bucket, client, now_ms).await?;
+        if !by_key.allowed {
+            return Ok(by_key);
+        }
+        Ok(by_key.tighter(shared.hit(bucket, ip, now_ms).await?))
+    }
+
     /// Drops refilled buckets once per [`SWEEP_EVERY`] requests.
     fn sweep(&self) {
         if self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY != SWEEP_EVERY - 1 {
@@ -472,6 +504,46 @@ impl crate::around::Around for Enforce {
     type Seen = (Option<Decision>, KeyStatus);
 
     fn before(&self, req: &Request) -> Result<Self::Seen, Box<Response>> {
+        let (key_status, counted) = self.who(req);
+        let Some((bucket, client, ip)) = counted else {
+            return Ok((None, key_status));
+        };
+        let d = self.0.count(&bucket, &client, &ip);
+        self.decided(d, key_status, (&bucket, &client, &ip))
+    }
+
+    fn before_later(&self, req: &Request) -> Option<crate::around::SeenLater<Self::Seen>> {
+        let shared = self.0.shared.clone()?;
+        let (key_status, counted) = self.who(req);
+        let this = self.clone();
+        Some(Box::pin(async move {
+            let Some((bucket, client, ip)) = counted else {
+                return Ok((None, key_status));
+            };
+            let now = this.0.clock.0.now_ms();
+            let who = (&bucket, &client, &ip);
+            match this.0.count_shared(&shared, who, now).await {
+                Ok(d) => this.decided(d, key_status, who),
+                Err(e) => this.unreachable(&shared, &e, key_status),
+            }
+        }))
+    }
+
+    fn after(&self, (decision, key_status): Self::Seen, resp: &mut Response) {
+        if let Some(d) = &decision {
+            set_headers(resp.headers_mut(), d);
+        }
+        if let Some(status) = key_status.header() {
+            resp.headers_mut()
+                .insert("x-relay-key-status", HeaderValue::from_static(status));
+        }
+    }
+}
+
+impl Enforce {
+    /// What the host made of the request's key, and the bucket, client and
+    /// IP it counts in (none: no bucket, limits are off).
+    fn who(&self, req: &Request) -> (KeyStatus, Option<(Bucket, Client, Client)>) {
         let limiter = &self.0;
         let peer = req
             .extensions()
@@ -479,11 +551,20 @@ impl crate::around::Around for Enforce {
             .map(|c| c.0.ip());
         let (client, key_status) = limiter.client(req.headers(), peer);
         let route = crate::operations::route_of(req);
-        let Some(bucket) = limiter.bucket(req.method(), req.uri().path(), route) else {
-            return Ok((None, key_status));
-        };
-        let ip = limiter.ip_client(req.headers(), peer);
-        let d = limiter.count(&bucket, &client, &ip);
+        let counted = limiter
+            .bucket(req.method(), req.uri().path(), route)
+            .map(|bucket| (bucket, client, limiter.ip_client(req.headers(), peer)));
+        (key_status, counted)
+    }
+
+    /// The request on, or its 429.
+    fn decided(
+        &self,
+        d: Decision,
+        key_status: KeyStatus,
+        (bucket, client, ip): (&Bucket, &Client, &Client),
+    ) -> Result<(Option<Decision>, KeyStatus), Box<Response>> {
+        use crate::around::Around as _;
         if d.allowed {
             return Ok((Some(d), key_status));
         }
@@ -501,13 +582,25 @@ impl crate::around::Around for Enforce {
         Err(Box::new(resp))
     }
 
-    fn after(&self, (decision, key_status): Self::Seen, resp: &mut Response) {
-        if let Some(d) = &decision {
-            set_headers(resp.headers_mut(), d);
-        }
-        if let Some(status) = key_status.header() {
-            resp.headers_mut()
-                .insert("x-relay-key-status", HeaderValue::from_static(status));
+    /// The shared store could not count the request: served uncounted
+    /// (`open`) or refused (`closed`).
+    fn unreachable(
+        &self,
+        shared: &shared::Shared,
+        e: &relay_store::StoreError,
+        key_status: KeyStatus,
+    ) -> Result<(Option<Decision>, KeyStatus), Box<Response>> {
+        tracing::warn!(error = %e, mode = ?shared.fail, "the shared rate-limit store cannot be reached");
+        match shared.fail {
+            relay_config::FailMode::Open => Ok((None, key_status)),
+            relay_config::FailMode::Closed => Err(Box::new(
+                ApiError::new(
+                    ErrorCode::RateLimitsUnavailable,
+                    "the shared rate-limit store cannot be reached and this host refuses requests it cannot count ([limits] on_backend_failure = \"closed\"); retry",
+                )
+                .retry_after_ms(1_000)
+                .into_response(),
+            )),
         }
     }
 }

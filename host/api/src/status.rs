@@ -23,9 +23,20 @@ pub(crate) async fn errors() -> Json<super::error::Catalogue> {
 pub(crate) async fn status(State(s): State<AppState>) -> Result<Json<StatusAnswer>, ApiError> {
     let mut status = super::with_mesh(&s, mesh::status).await?;
     status.endpoints = endpoints(&s).await;
+    let limits = &s.config.limits;
+    let shared = limits.backend == relay_config::LimitsBackend::Store;
+    let store_up = status.endpoints.iter().any(|e| e.name == "store" && e.up);
     Ok(Json(StatusAnswer {
         status,
         mcp_url: MCP_PATH,
+        limits: LimitsState {
+            backend: if shared { "store" } else { "memory" },
+            up: !shared || store_up,
+            on_backend_failure: match limits.on_backend_failure {
+                relay_config::FailMode::Open => "open",
+                relay_config::FailMode::Closed => "closed",
+            },
+        },
     }))
 }
 
@@ -71,4 +82,23 @@ pub struct StatusAnswer {
     /// relative to the base URL.
     #[schema(example = "/mcp")]
     mcp_url: &'static str,
+    /// Where the rate limits count.
+    limits: LimitsState,
+}
+
+/// Where the rate limits count, and whether that works now.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LimitsState {
+    /// `memory` (this process) or `store` (the database, shared by every
+    /// replica on it).
+    #[schema(example = "memory")]
+    backend: &'static str,
+    /// Whether the counts reach their backend now (the store answers;
+    /// always true in memory). While false: `onBackendFailure`.
+    up: bool,
+    /// What a request meets while they do not: `open` (served uncounted)
+    /// or `closed` (503 `RATE_LIMITS_UNAVAILABLE`).
+    #[schema(example = "open")]
+    on_backend_failure: &'static str,
 }

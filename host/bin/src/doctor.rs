@@ -87,6 +87,7 @@ pub async fn run(config: &HostConfig, min_gas_wei: U256) -> Report {
         .or(signer);
     checks.extend(relayer_gas(config, relayer, min_gas_wei).await);
     checks.push(store_migrates(config).await);
+    checks.push(limits_backend(config).await);
     let ok = checks.iter().all(|c| c.ok);
     Report { checks, ok }
 }
@@ -304,6 +305,41 @@ pub async fn store_migrates(config: &HostConfig) -> Check {
             target,
             e.to_string(),
             "check database_url, that the database answers and that its user may create tables",
+        ),
+    }
+}
+
+/// Where the rate limits count (`[limits] backend`): in this process, or
+/// in the store — which must then take a count (a probe cell) for the
+/// replicas to share their limits.
+pub async fn limits_backend(config: &HostConfig) -> Check {
+    let fail = format!("{:?}", config.limits.on_backend_failure).to_lowercase();
+    if config.limits.backend == relay_config::LimitsBackend::Memory {
+        return Check::pass(
+            "limits.backend",
+            "memory",
+            "each process counts its own clients: right for one node; replicas behind a balancer each give a client the whole limit (set [limits] backend = \"store\")",
+        );
+    }
+    let target = redact_url(&config.database_url());
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let counted = match relay_store::Store::connect(&config.database_url()).await {
+        Ok(store) => store.gcra("doctor|probe", now, (1, 60_000)).await.map(drop),
+        Err(e) => Err(e),
+    };
+    match counted {
+        Ok(()) => Check::pass(
+            "limits.backend",
+            target,
+            format!("shared by every replica on this database; while it cannot be reached requests are {fail}"),
+        ),
+        Err(e) => Check::fail(
+            "limits.backend",
+            target,
+            format!("{e}; requests are {fail} meanwhile"),
+            "check database_url and that the database answers (the shared rate limits count there)",
         ),
     }
 }

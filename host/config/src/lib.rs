@@ -352,6 +352,38 @@ pub struct LimitsConfig {
     /// it out by preparing intents in its name, and no two routes of one
     /// host ever carry one nonce (the later would revert on chain).
     pub intent_nonces_per_owner: usize,
+    /// Where the counts live: `memory` (the default: this process, for one
+    /// node) or `store` (the host's database: every replica on it counts a
+    /// client once, so N replicas behind a balancer still give a client
+    /// the limit, not N times it).
+    pub backend: LimitsBackend,
+    /// What a request meets while the `store` backend cannot be reached:
+    /// `open` (the default: served uncounted; `/api/status` and `relay
+    /// doctor` say so) or `closed` (503 `RATE_LIMITS_UNAVAILABLE`,
+    /// retryable).
+    pub on_backend_failure: FailMode,
+}
+
+/// Where rate-limit counts live (`[limits] backend`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LimitsBackend {
+    /// In this process.
+    #[default]
+    Memory,
+    /// In the host's database, shared by its replicas.
+    Store,
+}
+
+/// What a shared backend that cannot be reached does to a request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailMode {
+    /// Serve it, uncounted.
+    #[default]
+    Open,
+    /// Refuse it (503, retryable).
+    Closed,
 }
 
 impl Default for LimitsConfig {
@@ -367,6 +399,8 @@ impl Default for LimitsConfig {
             mcp_sessions_total: 256,
             intents_per_ip: 16,
             intent_nonces_per_owner: 64,
+            backend: LimitsBackend::Memory,
+            on_backend_failure: FailMode::Open,
         }
     }
 }

@@ -148,6 +148,8 @@ impl ErrorCode {
     RelayerUnavailable => ("RELAYER_UNAVAILABLE", SERVICE_UNAVAILABLE, true, "this host cannot sign for the chain right now", Host),
     /// Every applicable rail failed to quote or plan.
     RailsUnavailable => ("RAILS_UNAVAILABLE", BAD_GATEWAY, true, "every applicable rail failed to quote or plan; the message lists why", Host),
+    /// The shared rate-limit store cannot be reached (closed).
+    RateLimitsUnavailable => ("RATE_LIMITS_UNAVAILABLE", SERVICE_UNAVAILABLE, true, "the shared rate-limit store ([limits] backend = \"store\") cannot be reached and the operator chose to refuse what cannot be counted (on_backend_failure = \"closed\"); retry", Host),
     /// The idempotency key was used with another body.
     IdempotencyMismatch => ("IDEMPOTENCY_KEY_REUSED", UNPROCESSABLE_ENTITY, false, "x-idempotency-key was already used with a different body", Input),
     /// The idempotency key's first request is still executing.

@@ -21,6 +21,7 @@ pub mod events;
 mod hooks;
 mod intents;
 mod keys;
+pub mod limits;
 mod migrate;
 mod nonces;
 mod operator;

@@ -73,6 +73,10 @@ const MIGRATIONS: &[Migration] = &[
         version: 17,
         sql: include_str!("../migrations/0017_erasure_and_proofs.sql"),
     },
+    Migration {
+        version: 22,
+        sql: include_str!("../migrations/0022_rate_limits.sql"),
+    },
 ];
 
 /// Applies every core migration not yet recorded.

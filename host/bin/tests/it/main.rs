@@ -27,6 +27,7 @@ mod durable;
 mod edge;
 mod keys;
 mod limits_attack;
+mod limits_shared;
 mod mcp;
 mod messaging;
 mod metrics_dashboard;

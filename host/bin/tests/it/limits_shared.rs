@@ -1,0 +1,117 @@
+//! Rate limits shared by replicas (`[limits] backend = "store"`): two
+//! `relay serve` replicas on one Postgres database count one client once,
+//! so the spec's 8 executes a minute (§8.1) hold whichever replica answers
+//! — where the in-process default gives each replica its own 8. With the
+//! database gone, a request is served uncounted (`open`) or refused with
+//! 503 `RATE_LIMITS_UNAVAILABLE` (`closed`), as configured; `/api/status`
+//! says where the limits count.
+
+use relay_config::{FailMode, HostConfig, LimitsBackend};
+use relay_devnet::{Devnet, DevnetConfig};
+use serde_json::{json, Value};
+
+use crate::common::{self, post, serve, Running};
+
+const CHAIN: u64 = 8453;
+
+/// Two replicas on `db` counting in `backend`.
+async fn replicas(
+    devnet: &Devnet,
+    dirs: &[tempfile::TempDir; 2],
+    db: &str,
+    (backend, fail): (LimitsBackend, FailMode),
+) -> [Running; 2] {
+    let tweak = |c: &mut HostConfig| {
+        c.database_url = Some(db.to_string());
+        c.limits.enabled = true;
+        c.limits.backend = backend;
+        c.limits.on_backend_failure = fail;
+    };
+    let a = serve(devnet, dirs[0].path(), tweak).await;
+    let b = serve(devnet, dirs[1].path(), tweak).await;
+    [a, b]
+}
+
+/// Sends `n` executes (an empty body: refused for it, but counted, like
+/// every request), alternating replicas; their statuses and the last
+/// answer.
+async fn executes(hosts: &[Running; 2], n: usize) -> (Vec<u16>, Value) {
+    let mut statuses = vec![];
+    let mut last = Value::Null;
+    for i in 0..n {
+        let (status, text) = post(&hosts[i % 2].base, "/api/route/execute", &json!({}), &[]).await;
+        statuses.push(status);
+        last = serde_json::from_str(&text).unwrap_or(Value::Null);
+    }
+    (statuses, last)
+}
+
+fn dirs() -> [tempfile::TempDir; 2] {
+    [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_replicas_on_one_store_give_a_client_the_limit_once() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([CHAIN]))
+        .await
+        .unwrap();
+
+    // in memory: each replica counts alone, so 16 executes pass the door
+    let (d, db) = (dirs(), relay_fixtures::postgres_database());
+    let hosts = replicas(&devnet, &d, &db, (LimitsBackend::Memory, FailMode::Open)).await;
+    let (statuses, _) = executes(&hosts, 16).await;
+    assert!(!statuses.contains(&429), "{statuses:?}");
+    drop(hosts);
+
+    // in the store: the 9th in the minute is 429 whichever replica answers
+    let (d, db) = (dirs(), relay_fixtures::postgres_database());
+    let hosts = replicas(&devnet, &d, &db, (LimitsBackend::Store, FailMode::Open)).await;
+    let (statuses, _) = executes(&hosts, 8).await;
+    assert!(statuses.iter().all(|s| *s == 400), "{statuses:?}");
+    for host in &hosts {
+        let (status, text) = post(&host.base, "/api/route/execute", &json!({}), &[]).await;
+        let body: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            (status, body["errorCode"].as_str()),
+            (429, Some("RATE_LIMITED")),
+            "{text}"
+        );
+        assert_eq!(body["retryable"], true);
+        assert!(body["retryAfterMs"].as_u64().unwrap() > 0, "{text}");
+    }
+    // another bucket is unaffected, and the status says where limits count
+    let (status, s) = common::get(&format!("{}/api/status", hosts[0].base)).await;
+    assert_eq!(status, 200, "{s}");
+    assert_eq!(
+        s["limits"],
+        json!({"backend": "store", "up": true, "onBackendFailure": "open"})
+    );
+    drop(hosts);
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_lost_store_serves_uncounted_when_open_and_refuses_when_closed() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([CHAIN]))
+        .await
+        .unwrap();
+    for fail in [FailMode::Open, FailMode::Closed] {
+        let (d, db) = (dirs(), relay_fixtures::postgres_database());
+        let hosts = replicas(&devnet, &d, &db, (LimitsBackend::Store, fail)).await;
+        let (statuses, _) = executes(&hosts, 2).await;
+        assert_eq!(statuses, [400, 400]);
+        relay_fixtures::drop_postgres_database(&db);
+        let (statuses, last) = executes(&hosts, 10).await;
+        match fail {
+            // past the limit, and never a 429: nothing can count them
+            FailMode::Open => assert!(statuses.iter().all(|s| *s == 400), "{statuses:?}"),
+            FailMode::Closed => {
+                assert!(statuses.iter().all(|s| *s == 503), "{statuses:?}");
+                assert_eq!(last["errorCode"], "RATE_LIMITS_UNAVAILABLE", "{last}");
+                assert_eq!(last["retryable"], true);
+            }
+        }
+        drop(hosts);
+    }
+    devnet.stop();
+}
