@@ -4,7 +4,8 @@ Chromium — Debian's /usr/bin/chromium through Playwright for Python
 `playwright install`) — the way an operator uses it:
 
     python admin_dashboard.py --url http://127.0.0.1:8787 --token <owner token> \
-        --rail lifi --lane 'evm->evm' [--screenshot docs/dashboard.png]
+        --rail lifi --lane 'evm->evm' --route rt_… \
+        [--screenshot docs/dashboard.png --screenshot-phone docs/dashboard-phone.png]
 
 1. /admin answers 401 with the login form; a wrong token shows an alert;
    the owner token, typed and submitted with Enter, opens the dashboard.
@@ -14,8 +15,12 @@ Chromium — Debian's /usr/bin/chromium through Playwright for Python
    quotes the lane meanwhile).
 4. Turns it back on with the keyboard (focus, Space), waits, prints
    {"event": "on"}; checks the announcement and the audit table.
-5. Checks a phone-sized viewport has no page-wide horizontal scroll, takes
-   the screenshot when asked, prints {"event": "done"}.
+5. Finds the finished route --route among the recent routes by part of its
+   id, then filters it out by status, and back in.
+6. At desktop width and at a 390 px phone: no page-wide horizontal scroll,
+   and every cell of every column of every table on screen and shown —
+   on the phone each with its column's name; takes the screenshots when
+   asked, prints {"event": "done"}.
 
 Every wait is on a condition of the page, never a fixed time.
 """
@@ -31,7 +36,9 @@ p.add_argument("--url", required=True)
 p.add_argument("--token", required=True)
 p.add_argument("--rail", required=True)
 p.add_argument("--lane", required=True)
+p.add_argument("--route", required=True)
 p.add_argument("--screenshot")
+p.add_argument("--screenshot-phone")
 p.add_argument("--chromium", default="/usr/bin/chromium")
 args = p.parse_args()
 
@@ -97,12 +104,54 @@ with sync_playwright() as pw:
     # The live stream reports in.
     expect(page.locator("#live")).to_contain_text("live")
 
-    if args.screenshot:
-        page.screenshot(path=args.screenshot, full_page=True)
+    # 5. The finished route among the recent ones, found and filtered.
+    recent = page.locator("#recent-body tbody tr")
+    expect(recent.filter(has_text=args.route)).to_have_count(1)
+    page.get_by_label("Search").fill(args.route[3:12])
+    expect(recent).to_have_count(1)
+    expect(recent.first).to_contain_text(args.route)
+    status = page.get_by_label("Status")
+    status.select_option("FAILED")
+    expect(page.locator("#recent-body")).to_contain_text("No recent route matches")
+    status.select_option("DONE")
+    expect(recent).to_have_count(1)
 
-    # 5. Readable on a phone: no page-wide horizontal scroll.
-    page.set_viewport_size({"width": 390, "height": 844})
-    wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-    assert wide <= 1, f"the page is {wide}px wider than a phone"
+    # 6. Every column of every table readable, on a desk and on a phone.
+    HIDDEN = """() => {
+      const bad = [];
+      for (const t of document.querySelectorAll("main table")) {
+        const cols = t.tHead.rows[0].cells.length;
+        const name = t.caption ? t.caption.textContent : t.closest("section").id;
+        for (const row of t.tBodies[0].rows) {
+          if (row.cells.length !== cols) bad.push(name + ": a row of " + row.cells.length + " cells");
+          for (const c of row.cells) {
+            const r = c.getBoundingClientRect();
+            const st = getComputedStyle(c);
+            const off = st.display === "none" || st.visibility === "hidden" || r.width < 1
+              || r.left < -1 || r.right > window.innerWidth + 1;
+            const stacked = getComputedStyle(t).display === "block";
+            const unnamed = stacked && !c.dataset.label;
+            if (off || unnamed) bad.push(name + ": " + (c.dataset.label || "?") + (off ? " off-screen" : " unnamed"));
+          }
+        }
+      }
+      return bad;
+    }"""
+    for width, height, shot in [(1280, 900, args.screenshot), (390, 844, args.screenshot_phone)]:
+        page.set_viewport_size({"width": width, "height": height})
+        page.get_by_label("Search").fill("")
+        status.select_option("")
+        wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert wide <= 1, f"at {width}px the page is {wide}px wider than the window"
+        hidden = page.evaluate(HIDDEN)
+        assert not hidden, f"at {width}px: {hidden}"
+        assert page.locator("main table").count() >= 5
+        if shot and width > 600:
+            page.screenshot(path=shot, full_page=True)
+        elif shot:
+            # the phone: the rails and the recent routes, stacked
+            page.locator("#recent").scroll_into_view_if_needed()
+            page.evaluate("window.scrollTo(0, document.getElementById('recent').offsetTop - 8)")
+            page.screenshot(path=shot)
     say("done")
     browser.close()

@@ -41,12 +41,24 @@ function put(id, html) {
   const focused = document.activeElement && el.contains(document.activeElement)
     ? document.activeElement.id : null;
   el.innerHTML = html;
+  labelCells(el);
   if (focused && $(focused)) $(focused).focus();
+}
+
+// Gives every cell its column's name (data-label), which a phone shows
+// beside the value once a table is stacked into one card per row.
+function labelCells(el) {
+  for (const t of el.querySelectorAll("table")) {
+    const names = t.tHead ? [...t.tHead.rows[0].cells].map((c) => c.textContent) : [];
+    for (const row of t.tBodies[0].rows) {
+      [...row.cells].forEach((c, i) => { c.dataset.label = names[i] || ""; });
+    }
+  }
 }
 
 function table(caption, head, rows, empty) {
   if (!rows.length) return `<p>${esc(empty)}</p>`;
-  return `<table><caption>${esc(caption)}</caption><thead><tr>${head
+  return `<table class="stack"><caption>${esc(caption)}</caption><thead><tr>${head
     .map((h) => `<th scope="col">${esc(h)}</th>`).join("")}</tr></thead><tbody>${rows
     .join("")}</tbody></table>`;
 }
@@ -84,7 +96,7 @@ function renderLanes(d) {
     for (const l of r.lanes) {
       const why = l.executable ? "" : (l.quoteOnlyReason || "quote-only lane");
       rows.push(`<tr><th scope="row">${esc(r.id)}</th><td><code>${esc(l.lane)}</code></td>
-        <td class="hide-narrow">${esc(l.from.join(", "))} → ${esc(l.to.join(", "))}</td>
+        <td>${esc(l.from.join(", "))} → ${esc(l.to.join(", "))}</td>
         <td>${esc(l.assets.join(", "))}</td>
         <td>${l.executable ? "executes" : `quote-only<br><small>${esc(why)}</small>`}</td>
         <td>${switchHtml(`lane-${slug(r.id)}-${slug(l.lane)}`, `executeReady of ${r.id} lane ${l.lane}`,
@@ -128,6 +140,38 @@ function renderRoutes(d) {
     "No route's funds are in doubt."));
 }
 
+let latest = null;
+
+function routeRow(r) {
+  return `<tr><th scope="row"><a href="${esc(r.receipt)}">${esc(r.id)}</a></th>
+    <td>${esc(r.status)}</td><td>${esc(r.rail)}</td>
+    <td>${esc(r.fromChain)} → ${esc(r.toChain)}</td>
+    <td class="num">${esc(r.amount)} ${esc(r.fromToken)}</td>
+    <td><code>${esc(r.recipient)}</code></td><td>${esc(when(r.createdMs))}</td></tr>`;
+}
+
+// The recent routes the filters let through: a status, and a search over
+// the id, the addresses, the transactions, the rail and the chains.
+function renderRecent(d) {
+  const status = $("recent-status").value;
+  const needle = $("recent-search").value.trim().toLowerCase();
+  const all = d.routes.recent || [];
+  const shown = all.filter((r) => (!status || r.status === status) && (!needle ||
+    [r.id, r.sender, r.recipient, r.srcTx, r.destTx, r.rail, r.fromChain, r.toChain]
+      .some((v) => String(v ?? "").toLowerCase().includes(needle))));
+  put("recent-body", table(`${shown.length} of ${all.length} recent routes`,
+    ["Route", "Status", "Rail", "From → to", "Amount", "Recipient", "Started"], shown.map(routeRow),
+    all.length ? "No recent route matches the filters." : "No finished routes yet."));
+}
+
+for (const id of ["recent-status", "recent-search"]) {
+  $(id).addEventListener("input", () => {
+    if (!latest) return;
+    renderRecent(latest);
+    announce($("recent-body").querySelector("caption")?.textContent || $("recent-body").textContent);
+  });
+}
+
 function renderRest(d) {
   const w = d.webhooks;
   put("webhooks-body", `<div class="cards">
@@ -155,6 +199,8 @@ function render(d) {
   renderLanes(d);
   renderChain(d);
   renderRoutes(d);
+  latest = d;
+  renderRecent(d);
   renderRest(d);
   document.body.dataset.updated = String(d.atMs);
 }

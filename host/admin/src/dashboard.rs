@@ -235,6 +235,10 @@ pub struct RoutesView {
     pub by_status: BTreeMap<String, u64>,
     /// The newest ones.
     pub in_flight: Vec<RouteView>,
+    /// The newest finished ones (`DONE`, `FAILED`, `REFUNDED`), newest
+    /// first, at most [`ROUTES_LISTED`] among the newest routes (the page
+    /// filters them by status and by id, address, rail or chain).
+    pub recent: Vec<RouteView>,
     /// Failed routes whose funds moved and were not refunded (a
     /// transaction of unknown fate, an upstream silent past the track
     /// timeout): the operator settles each with the upstream. Among the
@@ -279,6 +283,14 @@ pub struct RouteView {
     pub amount: String,
     /// Created, epoch ms.
     pub created_ms: u64,
+    /// Who signed it (the source address).
+    pub sender: String,
+    /// Who it pays (the destination address).
+    pub recipient: String,
+    /// Its source transaction, once sent.
+    pub src_tx: Option<String>,
+    /// Its destination transaction, once seen.
+    pub dest_tx: Option<String>,
     /// Its receipt.
     pub receipt: String,
 }
@@ -418,9 +430,17 @@ async fn routes(store: &Store) -> Result<RoutesView, SnapshotError> {
             })
         })
         .collect();
+    let recent = store
+        .recent_routes(ROUTES_LISTED)
+        .await?
+        .into_iter()
+        .filter(|r| r.status.is_terminal())
+        .map(RouteView::of)
+        .collect();
     Ok(RoutesView {
         by_status,
         in_flight,
+        recent,
         funds_in_doubt,
     })
 }
@@ -439,6 +459,10 @@ impl RouteView {
             from_token: r.from_token,
             amount: r.amount.to_string(),
             created_ms: r.created_ms,
+            sender: r.sender,
+            recipient: r.recipient,
+            src_tx: r.src_tx,
+            dest_tx: r.dest_tx,
         }
     }
 }

@@ -110,6 +110,12 @@ async fn a_browser_signs_in_sees_every_rail_and_switches_a_lane_off_and_on() {
     let py = playwright_python();
     let (devnet, _dir, h) = mesh().await;
     assert!(rails_quoted(&h).await.contains(&RAIL.to_string()));
+    // a finished route, for the recent routes' table
+    common::approve_permit2(&devnet, BASE, 1).await;
+    let body = common::permit_body(&devnet, (BASE, ARB), 2_000_000, 7);
+    let (receipt, done) = common::execute_to_end(&h.base, &body).await;
+    assert_eq!(done["status"], "DONE", "{done}");
+    let route = receipt["id"].as_str().unwrap().to_string();
     let screenshot = std::env::var_os("RELAY_DASHBOARD_SCREENSHOT");
     let mut cmd = tokio::process::Command::new(py);
     cmd.arg(repo().join("conformance/tools/admin_dashboard.py"))
@@ -121,13 +127,22 @@ async fn a_browser_signs_in_sees_every_rail_and_switches_a_lane_off_and_on() {
             "--rail",
             RAIL,
         ])
-        .args(["--lane", LANE, "--chromium", CHROMIUM])
+        .args(["--lane", LANE, "--route", &route, "--chromium", CHROMIUM])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .kill_on_drop(true);
     if let Some(path) = &screenshot {
-        cmd.arg("--screenshot").arg(path);
+        // the desktop page at `path`, the phone's beside it (`…-phone.png`)
+        let phone = std::path::Path::new(path)
+            .with_extension("")
+            .into_os_string();
+        let mut phone = phone;
+        phone.push("-phone.png");
+        cmd.arg("--screenshot")
+            .arg(path)
+            .arg("--screenshot-phone")
+            .arg(phone);
     }
     let mut child = cmd.spawn().expect("python runs");
     let mut stdin = child.stdin.take().unwrap();
