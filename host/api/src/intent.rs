@@ -63,10 +63,10 @@ async fn prepare(
     }
     let ask = x.q.parse_execute(&v)?;
     let who = requester(&x.q.app, &headers, peer);
-    x.service.admit_intent(&who).map_err(cap_reached)?;
-    let answer = x.service.prepare_intent(&x.q, ask).await?;
-    x.service.intent_opened(&who);
-    Ok(Json(answer))
+    let place = x.service.admit_intent(&who).await.map_err(cap_reached)?;
+    let answer = x.service.prepare_intent(&x.q, ask).await;
+    x.service.intent_settled(&who, place, answer.is_ok()).await;
+    Ok(Json(answer?))
 }
 
 /// Who opens an intent, for the per-IP cap: the client IP as the rate

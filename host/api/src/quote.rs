@@ -126,14 +126,14 @@ async fn intent_for(
         Ok(a) => a,
         Err(e) => return (None, Some(e.to_string())),
     };
-    if let Err(e) = s.service.admit_intent(who) {
-        return (None, Some(e.to_string()));
-    }
-    match s.service.prepare_from(outcome, ask).await {
-        Ok(i) => {
-            s.service.intent_opened(who);
-            (serde_json::to_value(i).ok(), None)
-        }
+    let place = match s.service.admit_intent(who).await {
+        Ok(p) => p,
+        Err(e) => return (None, Some(e.to_string())),
+    };
+    let prepared = s.service.prepare_from(outcome, ask).await;
+    s.service.intent_settled(who, place, prepared.is_ok()).await;
+    match prepared {
+        Ok(i) => (serde_json::to_value(i).ok(), None),
         Err(e) => (None, Some(e.to_string())),
     }
 }

@@ -343,22 +343,42 @@ impl ExecuteService {
 
     /// Whether `requester` (the caller's IP, as the rate limiter counts
     /// it) may open one more intent now: under `limits.intents_per_ip`
-    /// open (not lapsed) intents, or the cap it reached.
-    /// Always admitted when `limits.enabled` is false.
-    pub fn admit_intent(&self, requester: &str) -> Result<(), IntentCapReached> {
+    /// open (not lapsed) intents, or the cap it reached. With `[limits]
+    /// backend = "store"` the place is taken in the store at once (every
+    /// replica counts the requester's intents together) and given back by
+    /// [`ExecuteService::intent_settled`] when no intent is made; a store
+    /// that cannot be reached admits (and says so in the log). Always
+    /// admitted when `limits.enabled` is false.
+    pub async fn admit_intent(&self, requester: &str) -> Result<IntentPlace, IntentCapReached> {
         let limits = &self.d.config.limits;
         if !limits.enabled {
-            return Ok(());
+            return Ok(IntentPlace(None));
         }
         let cap = limits.intents_per_ip;
         let now = self.d.clock.now_ms();
+        if limits.backend == relay_config::LimitsBackend::Store {
+            let id = format!("place_{}", self.route_id(false));
+            let until = now + self.d.config.execution.intent_ttl_secs * 1000;
+            let who = ("intent", requester, id.as_str());
+            return match self.d.store.take_place(who, (now, until), cap).await {
+                Ok(Ok(())) => Ok(IntentPlace(Some(id))),
+                Ok(Err(full)) => Err(IntentCapReached {
+                    cap,
+                    retry_after_ms: full.frees_at.saturating_sub(now).max(1),
+                }),
+                Err(e) => {
+                    tracing::warn!(error = %e, "the intents cap could not be counted in the store; admitted");
+                    Ok(IntentPlace(None))
+                }
+            };
+        }
         let mut open = self.reserved.requesters();
         open.retain(|_, lapses| {
             lapses.retain(|l| *l > now);
             !lapses.is_empty()
         });
         let Some(lapses) = open.get(requester).filter(|l| l.len() >= cap) else {
-            return Ok(());
+            return Ok(IntentPlace(None));
         };
         let oldest = lapses.iter().min().copied().unwrap_or(now);
         Err(IntentCapReached {
@@ -367,9 +387,21 @@ impl ExecuteService {
         })
     }
 
-    /// Counts an intent `requester` opened (after
-    /// [`ExecuteService::admit_intent`]) until its deadline.
-    pub fn intent_opened(&self, requester: &str) {
+    /// After [`ExecuteService::admit_intent`]: counts the intent
+    /// `requester` opened until its deadline (`opened`), or gives its
+    /// place back (none was made).
+    pub async fn intent_settled(&self, requester: &str, place: IntentPlace, opened: bool) {
+        if let Some(id) = place.0 {
+            if !opened {
+                if let Err(e) = self.d.store.drop_place(&id).await {
+                    tracing::warn!(error = %e, "an intent's place was not given back; it lapses with the intent's deadline");
+                }
+            }
+            return;
+        }
+        if !opened || !self.d.config.limits.enabled {
+            return;
+        }
         let until = self.d.clock.now_ms() + self.d.config.execution.intent_ttl_secs * 1000;
         self.reserved
             .requesters()
@@ -603,6 +635,12 @@ fn order_form(p: &Prepared, eip2612: Option<&Result<(Domain, U256), String>>) ->
 /// Bitmap words [`ExecuteService::fresh_nonce`] reads at most for one
 /// intent (one `eth_call` each; one when the owner's open word is known).
 const NONCE_WORDS_READ: u64 = 4;
+
+/// The place an admitted intent holds in the store's count (none: counted
+/// in this process).
+#[derive(Debug)]
+#[must_use = "settle it: ExecuteService::intent_settled"]
+pub struct IntentPlace(Option<String>);
 
 /// A requester holds its cap of open intents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]

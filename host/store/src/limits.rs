@@ -5,6 +5,12 @@
 //! most `window / period` requests at once, one more every `period`), and
 //! then `tat` becomes `max(tat, now) + period` — the check and the update
 //! are one atomic upsert, whichever replica runs it.
+//!
+//! And caps on live things per caller (migration 0023,
+//! [`Store::take_place`]): a caller holds at most `cap` places of a kind
+//! at once, each until it lapses — counted and taken under one lock per
+//! caller on Postgres (one statement on SQLite), so replicas never hand a
+//! caller more than its cap between them.
 
 use sqlx::Row;
 
@@ -67,9 +73,138 @@ impl Store {
     }
 }
 
+/// A caller holds its cap: when its first place lapses, epoch ms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Full {
+    /// When the caller's oldest place lapses.
+    pub frees_at: u64,
+}
+
+impl Store {
+    /// Takes place `id` of `kind` for `caller` until `until_ms`, unless
+    /// the caller holds `cap` live places at `now_ms`.
+    pub async fn take_place(
+        &self,
+        (kind, caller, id): (&str, &str, &str),
+        (now_ms, until_ms): (u64, u64),
+        cap: usize,
+    ) -> Result<Result<(), Full>, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        if self.backend() == Backend::Postgres {
+            sqlx::query("SELECT pg_advisory_xact_lock(hashtext($1))::TEXT")
+                .bind(format!("{kind}|{caller}"))
+                .fetch_one(&mut *tx)
+                .await?;
+        }
+        let taken = sqlx::query(
+            "INSERT INTO caller_places (id, kind, caller, until_ms) SELECT $1, $2, $3, $4 \
+             WHERE (SELECT COUNT(*) FROM caller_places WHERE kind = $2 AND caller = $3 AND until_ms > $5) < $6",
+        )
+        .bind(id)
+        .bind(kind)
+        .bind(caller)
+        .bind(until_ms as i64)
+        .bind(now_ms as i64)
+        .bind(cap as i64)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        let oldest: Option<i64> = match taken {
+            true => None,
+            false => sqlx::query(
+                "SELECT MIN(until_ms) AS m FROM caller_places WHERE kind = $1 AND caller = $2 AND until_ms > $3",
+            )
+            .bind(kind)
+            .bind(caller)
+            .bind(now_ms as i64)
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("m")?,
+        };
+        sqlx::query("DELETE FROM caller_places WHERE kind = $1 AND caller = $2 AND until_ms <= $3")
+            .bind(kind)
+            .bind(caller)
+            .bind(now_ms as i64)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(match oldest {
+            None if taken => Ok(()),
+            o => Err(Full {
+                frees_at: o.map_or(now_ms, |o| o as u64),
+            }),
+        })
+    }
+
+    /// Gives place `id` back (the thing it held was never made).
+    pub async fn drop_place(&self, id: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM caller_places WHERE id = $1")
+            .bind(id)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two places, the third refused until the first lapses; a place
+    /// given back frees at once; callers and kinds apart.
+    async fn two_places(store: Store) {
+        let who = ("intent", "10.0.0.1");
+        let take = |id: &'static str, now: u64| {
+            let store = store.clone();
+            async move {
+                store
+                    .take_place((who.0, who.1, id), (now, now + 1_000), 2)
+                    .await
+                    .unwrap()
+            }
+        };
+        assert_eq!(take("a", 0).await, Ok(()));
+        assert_eq!(take("b", 10).await, Ok(()));
+        assert_eq!(take("c", 20).await, Err(Full { frees_at: 1_000 }));
+        let other = store
+            .take_place(("intent", "10.0.0.2", "d"), (20, 1_020), 2)
+            .await
+            .unwrap();
+        assert_eq!(other, Ok(()));
+        store.drop_place("b").await.unwrap();
+        assert_eq!(take("e", 30).await, Ok(()));
+        assert_eq!(take("f", 1_000).await, Ok(()), "a lapsed at 1000");
+        let many: Vec<_> = (0..10)
+            .map(|i| {
+                let store = store.clone();
+                tokio::spawn(async move {
+                    store
+                        .take_place(("intent", "10.0.0.9", &format!("m{i}")), (0, 5_000), 3)
+                        .await
+                        .unwrap()
+                })
+            })
+            .collect();
+        let mut ok = 0;
+        for m in many {
+            ok += usize::from(m.await.unwrap().is_ok());
+        }
+        assert_eq!(ok, 3, "ten at once: the cap");
+    }
+
+    #[tokio::test]
+    async fn places_on_sqlite() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("p.db").display());
+        two_places(Store::connect(&url).await.unwrap()).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn places_on_postgres() {
+        let url = relay_fixtures::postgres_database();
+        two_places(Store::connect(&url).await.unwrap()).await;
+    }
 
     /// Three at once, the fourth refused until one period passes; cells
     /// are per key; a full cell is pruned.

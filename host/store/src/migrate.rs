@@ -77,6 +77,10 @@ const MIGRATIONS: &[Migration] = &[
         version: 22,
         sql: include_str!("../migrations/0022_rate_limits.sql"),
     },
+    Migration {
+        version: 23,
+        sql: include_str!("../migrations/0023_caller_places.sql"),
+    },
 ];
 
 /// Applies every core migration not yet recorded.

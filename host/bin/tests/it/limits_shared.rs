@@ -115,3 +115,49 @@ async fn a_lost_store_serves_uncounted_when_open_and_refuses_when_closed() {
     }
     devnet.stop();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_replicas_on_one_store_hold_a_clients_open_intents_to_one_cap() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([CHAIN, 42161]))
+        .await
+        .unwrap();
+    let (d, db) = (dirs(), relay_fixtures::postgres_database());
+    let tweak = |c: &mut HostConfig| {
+        c.database_url = Some(db.clone());
+        c.limits.enabled = true;
+        c.limits.backend = LimitsBackend::Store;
+        c.limits.intents_per_ip = 3;
+    };
+    let hosts = [
+        serve(&devnet, d[0].path(), tweak).await,
+        serve(&devnet, d[1].path(), tweak).await,
+    ];
+    let owner = crate::router::fresh_wallet(&devnet, "limits-shared-intents").await;
+    let body = json!({
+        "fromChain": CHAIN, "toChain": 42161, "fromToken": "USDC", "toToken": "USDC",
+        "amount": "5000000", "fromAddress": owner.address(),
+        "toAddress": relay_devnet::keys::seeded_signer("limits-shared-recipient").address(),
+    });
+    for i in 0..3 {
+        let (status, text) = post(&hosts[i % 2].base, "/api/route/intent", &body, &[]).await;
+        assert_eq!(status, 200, "intent {i}: {text}");
+    }
+    for host in &hosts {
+        let (status, text) = post(&host.base, "/api/route/intent", &body, &[]).await;
+        let refused: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            (status, refused["errorCode"].as_str()),
+            (429, Some("RATE_LIMITED")),
+            "{text}"
+        );
+        assert!(
+            refused["error"]
+                .as_str()
+                .unwrap()
+                .contains("intents_per_ip"),
+            "{text}"
+        );
+    }
+    drop(hosts);
+    devnet.stop();
+}
