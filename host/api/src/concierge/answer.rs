@@ -64,7 +64,13 @@ pub fn answer(question: &str, facts: &Facts, index: &Index) -> Answer {
         }
     }
     if let Some(p) = index.best(&ws) {
-        return known("docs", format!("From {}: {}", p.cite, p.text), &[&p.cite]);
+        // a table row is answered as a table under its source
+        let sep = if p.text.starts_with('|') { ":\n" } else { ": " };
+        return known(
+            "docs",
+            format!("From {}{sep}{}", p.cite, p.text),
+            &[&p.cite],
+        );
     }
     Answer {
         answer: "I don't know: nothing in this host's live state or documentation answers that. I can answer about fees and tiers, rate limits, supported chains and lanes, error and status codes, how to sign, price locks, the sandbox, the MCP endpoint and the terms; every endpoint is described at /api/docs.".into(),

@@ -79,25 +79,39 @@ fn flush(heading: &str, para: &mut String, out: &mut Vec<Passage>) {
     para.clear();
 }
 
-/// The README's passages: each paragraph or table row under its heading.
+/// Whether `line` is a markdown table's separator row (`|---|:--|`).
+fn separator(line: &str) -> bool {
+    line.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
+}
+
+/// The README's passages: each paragraph under its heading, and each
+/// table row as a markdown table of its header row and itself.
 fn readme_passages(readme: &str) -> Vec<Passage> {
     let mut out = Vec::new();
     let mut heading = String::from("relay");
     let mut para = String::new();
     let mut in_code = false;
+    let mut head: Option<&str> = None;
     for line in readme.lines() {
         if line.starts_with("```") {
             in_code = !in_code;
             continue;
+        }
+        if !line.starts_with('|') {
+            head = None;
         }
         if !in_code && line.starts_with('#') {
             flush(&heading, &mut para, &mut out);
             heading = line.trim_start_matches('#').trim().to_string();
         } else if line.trim().is_empty() || line.starts_with('|') {
             flush(&heading, &mut para, &mut out);
-            if line.starts_with('|') && !line.starts_with("|--") && !line.starts_with("| --") {
-                para.push_str(line.trim_matches('|'));
-                flush(&heading, &mut para, &mut out);
+            match head {
+                _ if !line.starts_with('|') || separator(line) => {}
+                None => head = Some(line.trim()),
+                Some(h) => {
+                    para.push_str(&format!("{h}\n{}", line.trim()));
+                    flush(&heading, &mut para, &mut out);
+                }
             }
         } else {
             para.push_str(line);

@@ -134,10 +134,9 @@ async fn a_browser_signs_in_sees_every_rail_and_switches_a_lane_off_and_on() {
         .kill_on_drop(true);
     if let Some(path) = &screenshot {
         // the desktop page at `path`, the phone's beside it (`…-phone.png`)
-        let phone = std::path::Path::new(path)
+        let mut phone = std::path::Path::new(path)
             .with_extension("")
             .into_os_string();
-        let mut phone = phone;
         phone.push("-phone.png");
         cmd.arg("--screenshot")
             .arg(path)

@@ -291,3 +291,48 @@ async fn bad_questions_are_typed_and_the_page_and_terms_are_served() {
         hex::encode(Sha256::digest(text.as_bytes()))
     );
 }
+
+/// The question whose answer is a row of the README's sponsorship table.
+const TABLE_QUESTION: &str = "How do I sponsor a type-4 transaction?";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_page_renders_tables_and_code_and_links_its_citations_in_a_browser() {
+    let py = std::env::var("RELAY_PLAYWRIGHT_PY")
+        .expect("RELAY_PLAYWRIGHT_PY (conformance/tools/playwright.sh prints it)");
+    let devnet = Devnet::start(DevnetConfig::with_chains([SRC]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |_| {}).await;
+    // the API answers it with a table row: its header and the row
+    let a = ask(&h.base, TABLE_QUESTION).await;
+    let text = a["answer"].as_str().unwrap();
+    assert!(text.contains(":\n| ") && text.lines().count() == 3, "{a}");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../conformance/tools/concierge_page.py"
+    );
+    let mut cmd = std::process::Command::new(py);
+    cmd.args([script, "--url", &h.base, "--table-question", TABLE_QUESTION]);
+    if let Some(path) = std::env::var_os("RELAY_CONCIERGE_SCREENSHOT") {
+        // the desktop page at `path`, the phone's beside it (`…-phone.png`)
+        let mut phone = std::path::Path::new(&path)
+            .with_extension("")
+            .into_os_string();
+        phone.push("-phone.png");
+        cmd.arg("--screenshot")
+            .arg(path)
+            .arg("--screenshot-phone")
+            .arg(phone);
+    }
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("\"done\""),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    devnet.stop();
+}
