@@ -155,6 +155,14 @@ async fn a_priced_name_is_invoiced_bought_with_x402_logged_and_sold_with_the_fee
         "{}",
         a.body
     );
+    let lavish = x_payment(&devnet, &alice, relayer, usdc(10), now_secs() + 300);
+    let a = post(base, LIST, &body, &[("x-payment", &lavish)]).await;
+    assert_eq!(
+        (a.status, a.body["errorCode"].as_str()),
+        (402, Some("PAYMENT_INVALID")),
+        "an overpayment is a mistake: {}",
+        a.body
+    );
     let broke = PrivateKeySigner::random();
     let unfunded = x_payment(&devnet, &broke, relayer, usdc(4), now_secs() + 300);
     let a = post(base, LIST, &body, &[("x-payment", &unfunded)]).await;

@@ -180,10 +180,13 @@ fn finished(order: Order, replay: bool, terms: &Terms) -> Result<Sold, ApiError>
                 order.refund_tx.as_deref().unwrap_or("?")
             ),
         )),
-        REFUSED => Err(ApiError::new(
-            errors::NameTaken,
-            format!("order {}: {why}", order.id),
-        )),
+        // refused before settling: a name taken meanwhile, or a seller who
+        // no longer holds it (the message says which)
+        REFUSED => {
+            let sale = order.goods["kind"] == "sale";
+            let code = if sale { errors::NameNotOwner } else { errors::NameTaken };
+            Err(ApiError::new(code, format!("order {}: {why}", order.id)))
+        }
         FAILED => Ok(Sold::Answer(terms.invoice(ApiError::new(
             pay::PaymentUnfunded,
             format!("order {}: {why}", order.id),

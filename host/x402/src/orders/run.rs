@@ -8,6 +8,11 @@ use relay_chain::{
 
 use super::*;
 
+/// A payment may exceed its invoice by at most 1/100 (a price that decays
+/// — a name's premium — drops between the invoice and the payment); more
+/// is a mistake and is refused before anything is sent.
+const OVERPAY_DIVISOR: u64 = 100;
+
 /// Gas of a payout or refund (an ERC-20 transfer).
 const TRANSFER_GAS: u64 = 80_000;
 
@@ -130,6 +135,14 @@ impl<G: Goods> Till<G> {
         }
         let (relayer, _) = self.sender()?;
         let now = self.now_ms();
+        let most = new.amount + new.amount / U256::from(OVERPAY_DIVISOR);
+        if t.value > most {
+            return Err(CheckoutError::Malformed(format!(
+                "payment.value {} is more than this invoice's {}: pay the amount the invoice asks (an overpayment is never taken)",
+                t.value, new.amount
+            ))
+            .into());
+        }
         self.checkout
             .verify(
                 &self.parts.reader,
