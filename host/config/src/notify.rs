@@ -41,6 +41,11 @@ pub struct NotifyConfig {
     pub lease_ms: u64,
     /// Completion webhooks one route may have (default 10).
     pub max_hooks_per_route: u32,
+    /// Active event subscriptions one caller (its IP, as the rate limiter
+    /// counts it) may hold at once, across every replica on one database
+    /// (default 50); past it `POST /api/events/subscribe` is 409
+    /// `SUBSCRIPTION_LIMIT` until one is cancelled.
+    pub max_subscriptions_per_caller: u32,
 }
 
 impl Default for NotifyConfig {
@@ -55,6 +60,7 @@ impl Default for NotifyConfig {
             watch_interval_ms: 5_000,
             lease_ms: 30_000,
             max_hooks_per_route: 10,
+            max_subscriptions_per_caller: 50,
         }
     }
 }

@@ -9,6 +9,8 @@ relay_errors::error_codes! { pub ALL;
     UnknownHook => ("UNKNOWN_HOOK", NOT_FOUND, false, "no webhook or subscription has that id", Input),
     /// A route has as many webhooks as allowed.
     HookLimit => ("HOOK_LIMIT", CONFLICT, false, "the route already has notify.max_hooks_per_route webhooks; reuse one", State),
+    /// A caller holds as many active subscriptions as allowed.
+    SubscriptionLimit => ("SUBSCRIPTION_LIMIT", CONFLICT, false, "this caller holds notify.max_subscriptions_per_caller active event subscriptions; cancel one (DELETE /api/events/subscribe/{id}) before making another; nothing was registered", State),
     /// A hook on a route came without the route's proof.
     HookProofRequired => ("HOOK_PROOF_REQUIRED", UNAUTHORIZED, false, "only the route's owner hooks it: send `signature`, the route's sender's EIP-191 signature (65 bytes hex, low-s) of relay-hook:v1:route=<routeId>:url=<url>, or the owner's Authorization: Bearer <owner token>; nothing was registered", Input),
     /// A hook's signature is not the route's sender's.

@@ -31,6 +31,9 @@ use crate::{
     subscribe::Subscription,
 };
 
+/// The kind of place an active subscription holds for its caller.
+const SUBSCRIPTION_PLACE: &str = "subscription";
+
 /// The longest secret accepted.
 pub const MAX_SECRET_LEN: usize = 256;
 
@@ -46,6 +49,12 @@ pub enum HookError {
     /// The route is a dry run: it never completes.
     #[error("routeId: {0:?} is a dry run; it moves nothing and never completes, so no webhook would fire")]
     DryRun(String),
+    /// The caller holds as many active subscriptions as allowed.
+    #[error("this caller holds {max} active event subscriptions, the most one caller may (notify.max_subscriptions_per_caller): cancel one first")]
+    TooManySubscriptions {
+        /// The limit.
+        max: u32,
+    },
     /// The route has as many hooks as allowed.
     #[error("routeId: route {route:?} already has {max} webhooks")]
     TooMany {
@@ -86,7 +95,9 @@ impl HookError {
             }
             HookError::Field { field, .. } => Some(field),
             HookError::ProofRequired(_) | HookError::ProofInvalid(_) => Some("signature"),
-            HookError::UnknownHook(_) | HookError::Store(_) => None,
+            HookError::UnknownHook(_)
+            | HookError::Store(_)
+            | HookError::TooManySubscriptions { .. } => None,
         }
     }
 }
@@ -363,18 +374,34 @@ impl HookService {
         })
     }
 
-    /// Records a subscription (validated by [`Subscription::parse`]).
+    /// Records a subscription (validated by [`Subscription::parse`]) for
+    /// `caller` (its IP, as the rate limiter counts it), who may hold
+    /// `notify.max_subscriptions_per_caller` active ones — counted in the
+    /// store, so across every replica on it.
     pub async fn subscribe(
         &self,
         sub: Subscription,
-        url: &str,
-        secret: Option<&str>,
+        (url, secret): (&str, Option<&str>),
+        caller: &str,
     ) -> Result<HookView, HookError> {
         let target = check_url(url, &self.policy)?;
         let secret = check_secret(secret)?;
         let now = self.clock.now_ms();
+        let id = hook_id();
+        let max = self.config.max_subscriptions_per_caller;
+        let who = (SUBSCRIPTION_PLACE, caller, id.as_str());
+        // held until cancelled: a subscription does not lapse
+        let window = (now, i64::MAX as u64);
+        if self
+            .store
+            .take_place(who, window, max as usize)
+            .await?
+            .is_err()
+        {
+            return Err(HookError::TooManySubscriptions { max });
+        }
         let row = HookRow {
-            id: hook_id(),
+            id: id.clone(),
             kind: sub.kind().into(),
             route_id: None,
             url: target.url().to_string(),
@@ -385,8 +412,18 @@ impl HookService {
             created_ms: now,
             updated_ms: now,
         };
-        self.store.put_hook(&row).await?;
+        if let Err(e) = self.store.put_hook(&row).await {
+            self.give_back(&id).await;
+            return Err(e.into());
+        }
         self.view(&row.id).await
+    }
+
+    /// Gives a subscription's place back.
+    async fn give_back(&self, id: &str) {
+        if let Err(e) = self.store.drop_place(id).await {
+            tracing::warn!(hook = %id, error = %e, "a subscription's place was not given back");
+        }
     }
 
     /// Ends a subscription; deliveries already made keep going.
@@ -400,6 +437,7 @@ impl HookService {
         self.store
             .move_hook(&hook.id, "active", "cancelled", self.clock.now_ms())
             .await?;
+        self.give_back(&hook.id).await;
         self.view(id).await
     }
 }

@@ -110,6 +110,7 @@ fn refused(e: HookError) -> ApiError {
         HookError::UnknownRoute(_) => ErrorCode::UnknownRoute,
         HookError::DryRun(_) | HookError::Field { .. } => ErrorCode::InvalidField,
         HookError::TooMany { .. } => errors::HookLimit,
+        HookError::TooManySubscriptions { .. } => errors::SubscriptionLimit,
         HookError::ProofRequired(_) => errors::HookProofRequired,
         HookError::ProofInvalid(_) => errors::HookProofInvalid,
         HookError::UnknownHook(_) => errors::UnknownHook,
@@ -275,8 +276,12 @@ async fn hook_state(
 #[tracing::instrument(skip_all)]
 async fn subscribe(
     State(s): State<Notify>,
+    peer: Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
+    headers: axum::http::HeaderMap,
     JsonObject(body): JsonObject,
 ) -> Result<Json<HookView>, ApiError> {
+    let peer = peer.map(|axum::Extension(axum::extract::ConnectInfo(p))| p.ip());
+    let caller = relay_feature::caller::client_ip(&s.parts.config.limits, &headers, peer);
     let kind = text(&body, "type")?.to_string();
     let body = Value::Object(body);
     let (sub, url, secret) = match kind.as_str() {
@@ -298,9 +303,11 @@ async fn subscribe(
     };
     let url = given(&url, "url")?;
     let secret = maybe(&secret, "secret")?;
-    Ok(Json(
-        s.hooks.subscribe(sub, url, secret).await.map_err(refused)?,
-    ))
+    let answer = s
+        .hooks
+        .subscribe(sub, (url, secret), &caller.to_string())
+        .await;
+    Ok(Json(answer.map_err(refused)?))
 }
 
 fn price_subscription(s: &Notify, r: &PriceSubscribeRequest) -> Result<Subscription, ApiError> {

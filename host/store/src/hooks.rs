@@ -131,6 +131,16 @@ pub trait HookStore: Send + Sync + std::fmt::Debug {
     async fn hook(&self, id: &str) -> Result<Option<HookRow>, StoreError>;
     /// How many hooks a route has.
     async fn hooks_on_route(&self, route_id: &str) -> Result<u64, StoreError>;
+    /// Takes place `id` of `kind` for `caller` until `until_ms`, unless it
+    /// holds `cap` live places ([`Store::take_place`]).
+    async fn take_place(
+        &self,
+        who: (&str, &str, &str),
+        window: (u64, u64),
+        cap: usize,
+    ) -> Result<Result<(), crate::limits::Full>, StoreError>;
+    /// Gives place `id` back ([`Store::drop_place`]).
+    async fn drop_place(&self, id: &str) -> Result<(), StoreError>;
     /// Sets a hook's status if it is `from`; whether it was.
     async fn move_hook(
         &self,
@@ -284,6 +294,19 @@ impl HookStore for Store {
             .fetch_optional(self.pool())
             .await?;
         row.as_ref().map(hook_row).transpose()
+    }
+
+    async fn take_place(
+        &self,
+        who: (&str, &str, &str),
+        window: (u64, u64),
+        cap: usize,
+    ) -> Result<Result<(), crate::limits::Full>, StoreError> {
+        Store::take_place(self, who, window, cap).await
+    }
+
+    async fn drop_place(&self, id: &str) -> Result<(), StoreError> {
+        Store::drop_place(self, id).await
     }
 
     async fn hooks_on_route(&self, route_id: &str) -> Result<u64, StoreError> {

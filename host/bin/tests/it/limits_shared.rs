@@ -161,3 +161,51 @@ async fn two_replicas_on_one_store_hold_a_clients_open_intents_to_one_cap() {
     drop(hosts);
     devnet.stop();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_replicas_on_one_store_hold_a_clients_subscriptions_to_one_cap() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([CHAIN]))
+        .await
+        .unwrap();
+    let (d, db) = (dirs(), relay_fixtures::postgres_database());
+    let tweak = |c: &mut HostConfig| {
+        c.database_url = Some(db.clone());
+        c.notify.max_subscriptions_per_caller = 2;
+    };
+    let hosts = [
+        serve(&devnet, d[0].path(), tweak).await,
+        serve(&devnet, d[1].path(), tweak).await,
+    ];
+    let body = json!({"type": "price", "asset": "ETH", "above": "1.5",
+        "url": "http://127.0.0.1:9/relay-hook"});
+    let subscribe = |host: &Running| {
+        let base = host.base.clone();
+        let body = body.clone();
+        async move {
+            let (status, text) = post(&base, "/api/events/subscribe", &body, &[]).await;
+            (status, serde_json::from_str::<Value>(&text).unwrap())
+        }
+    };
+    let (first, second) = (subscribe(&hosts[0]).await, subscribe(&hosts[1]).await);
+    assert_eq!((first.0, second.0), (200, 200), "{first:?} {second:?}");
+    for host in &hosts {
+        let (status, refused) = subscribe(host).await;
+        assert_eq!(
+            (status, refused["errorCode"].as_str()),
+            (409, Some("SUBSCRIPTION_LIMIT")),
+            "{refused}"
+        );
+    }
+    // cancelling one frees its place, on either replica
+    let id = first.1["id"].as_str().unwrap();
+    let cancelled = common::http()
+        .delete(format!("{}/api/events/subscribe/{id}", hosts[1].base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cancelled.status(), 200);
+    assert_eq!(subscribe(&hosts[0]).await.0, 200);
+    assert_eq!(subscribe(&hosts[1]).await.0, 409);
+    drop(hosts);
+    devnet.stop();
+}
