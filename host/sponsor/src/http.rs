@@ -221,9 +221,7 @@ async fn check(State(s): State<Sponsor>, body: JsonObject) -> Result<Json<CheckR
 #[utoipa::path(post, path = "/api/7702/sponsor", tag = "sponsor", summary = "Sponsor a type-4 transaction, paid with x402",
     request_body = SponsorRequest,
     params(
-        ("x-payment" = Option<String>, Header, description = "x402 v1 payment: base64 JSON {x402Version:1, scheme:\"exact\", network, payload:{signature, authorization}} (EIP-3009)"),
-        ("payment-signature" = Option<String>, Header, description = "x402 v2 payment: base64 JSON {x402Version:2, accepted, payload}"),
-        ("x-idempotency-key" = Option<String>, Header, description = "a repeat answers the first sponsorship; nothing is charged or sent twice"),
+        relay_x402::http::PaymentHeaders,
     ),
     responses(
         (status = 200, description = "dry: the plan (DryRun); paid: the sponsorship, with X-PAYMENT-RESPONSE and PAYMENT-RESPONSE headers", body = SponsorAnswer),

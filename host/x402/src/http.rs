@@ -13,7 +13,8 @@ use axum::{
 use relay_chain::eip3009::PaymentError;
 use relay_errors::ErrorCode;
 use relay_feature::Feature;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::{
@@ -40,6 +41,23 @@ where
 
 fn no_routes<S: Clone + Send + Sync + 'static>(_: &S) -> OpenApiRouter<S> {
     OpenApiRouter::new()
+}
+
+/// The headers a paying endpoint reads, as its OpenAPI operation lists
+/// them (`params(PaymentHeaders)`).
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct PaymentHeaders {
+    /// x402 v1 payment: base64 JSON {x402Version:1, scheme:"exact",
+    /// network, payload:{signature, authorization}} (EIP-3009).
+    #[serde(rename = "x-payment")]
+    pub x_payment: Option<String>,
+    /// x402 v2 payment: base64 JSON {x402Version:2, accepted, payload}.
+    #[serde(rename = "payment-signature")]
+    pub payment_signature: Option<String>,
+    /// A repeat answers the first paid request; nothing is charged twice.
+    #[serde(rename = "x-idempotency-key")]
+    pub x_idempotency_key: Option<String>,
 }
 
 /// The request's payment (`PAYMENT-SIGNATURE` v2, else `X-PAYMENT` v1).

@@ -116,7 +116,6 @@ async fn a_browser_signs_in_sees_every_rail_and_switches_a_lane_off_and_on() {
     let (receipt, done) = common::execute_to_end(&h.base, &body).await;
     assert_eq!(done["status"], "DONE", "{done}");
     let route = receipt["id"].as_str().unwrap().to_string();
-    let screenshot = std::env::var_os("RELAY_DASHBOARD_SCREENSHOT");
     let mut cmd = tokio::process::Command::new(py);
     cmd.arg(repo().join("conformance/tools/admin_dashboard.py"))
         .args([
@@ -132,17 +131,7 @@ async fn a_browser_signs_in_sees_every_rail_and_switches_a_lane_off_and_on() {
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .kill_on_drop(true);
-    if let Some(path) = &screenshot {
-        // the desktop page at `path`, the phone's beside it (`…-phone.png`)
-        let mut phone = std::path::Path::new(path)
-            .with_extension("")
-            .into_os_string();
-        phone.push("-phone.png");
-        cmd.arg("--screenshot")
-            .arg(path)
-            .arg("--screenshot-phone")
-            .arg(phone);
-    }
+    cmd.args(common::screenshot_args("RELAY_DASHBOARD_SCREENSHOT"));
     let mut child = cmd.spawn().expect("python runs");
     let mut stdin = child.stdin.take().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();

@@ -162,6 +162,23 @@ async fn every_served_path_is_documented_and_every_documented_operation_is_serve
             "{method} {path} documents no {status} body"
         );
     }
+    // every paying operation documents the x402 headers it reads
+    for (method, path) in [
+        ("post", "/api/7702/sponsor"),
+        ("post", "/api/relaynames/list"),
+        ("post", "/api/messages/v2/handle/transfer"),
+    ] {
+        let headers: Vec<&str> = doc["paths"][path][method]["parameters"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{method} {path}: no parameters"))
+            .iter()
+            .filter(|p| p["in"] == "header")
+            .filter_map(|p| p["name"].as_str())
+            .collect();
+        for h in ["x-payment", "payment-signature", "x-idempotency-key"] {
+            assert!(headers.contains(&h), "{method} {path}: {h} in {headers:?}");
+        }
+    }
     let mut operations = 0;
     for (path, item) in paths {
         for (method, _) in item.as_object().unwrap() {

@@ -314,17 +314,7 @@ async fn the_page_renders_tables_and_code_and_links_its_citations_in_a_browser()
     );
     let mut cmd = std::process::Command::new(py);
     cmd.args([script, "--url", &h.base, "--table-question", TABLE_QUESTION]);
-    if let Some(path) = std::env::var_os("RELAY_CONCIERGE_SCREENSHOT") {
-        // the desktop page at `path`, the phone's beside it (`…-phone.png`)
-        let mut phone = std::path::Path::new(&path)
-            .with_extension("")
-            .into_os_string();
-        phone.push("-phone.png");
-        cmd.arg("--screenshot")
-            .arg(path)
-            .arg("--screenshot-phone")
-            .arg(phone);
-    }
+    cmd.args(crate::common::screenshot_args("RELAY_CONCIERGE_SCREENSHOT"));
     let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
         .await
         .unwrap();

@@ -127,9 +127,7 @@ pub struct Listed {
     summary = "Register (or renew) a name for its owner: {name, owner, years, ts, sig}, EIP-191-signed (the text GET /api/messages/v2/info documents); a priced name (3-6 characters, or a premium) is paid with x402 (402 with the invoice, then X-PAYMENT or PAYMENT-SIGNATURE); appended to the witness log with its payment",
     request_body = Listing,
     params(
-        ("x-payment" = Option<String>, Header, description = "x402 v1 payment: base64 JSON {x402Version:1, scheme:\"exact\", network, payload:{signature, authorization}} (EIP-3009)"),
-        ("payment-signature" = Option<String>, Header, description = "x402 v2 payment: base64 JSON {x402Version:2, accepted, payload}"),
-        ("x-idempotency-key" = Option<String>, Header, description = "a repeat answers the first order; nothing is charged twice"),
+        relay_x402::http::PaymentHeaders,
     ),
     responses(
         (status = 200, description = "Registered; its record and witness entry (and, when paid, the order, with X-PAYMENT-RESPONSE and PAYMENT-RESPONSE headers)", body = Listed),

@@ -160,9 +160,7 @@ fn check_side(
     summary = "Move a name: the owner's signed release and the receiver's signed accept; a sale (both signed priceUsd) is paid with x402 and the seller is paid the price less the 2 % (at least 1 USD) finalize fee",
     request_body = TransferRequest,
     params(
-        ("x-payment" = Option<String>, Header, description = "A sale's x402 v1 payment (EIP-3009)"),
-        ("payment-signature" = Option<String>, Header, description = "A sale's x402 v2 payment"),
-        ("x-idempotency-key" = Option<String>, Header, description = "a repeat answers the first order; nothing is charged twice"),
+        relay_x402::http::PaymentHeaders,
     ),
     responses(
         (status = 200, description = "Moved; its witness entry (and, for a sale, the order, with X-PAYMENT-RESPONSE and PAYMENT-RESPONSE headers)", body = Transferred),

@@ -479,3 +479,20 @@ pub fn point_template_at(c: &mut HostConfig, upstream: &relay_conformance::rail:
     rail.egress.push("127.0.0.1".into());
     c.capabilities.allow_private_networks = true;
 }
+
+/// A browser script's screenshot arguments when `var` names a file: the
+/// desktop page there, the phone's beside it (`…-phone.png`); none
+/// otherwise.
+pub fn screenshot_args(var: &str) -> Vec<std::ffi::OsString> {
+    let Some(path) = std::env::var_os(var) else {
+        return vec![];
+    };
+    let mut phone = Path::new(&path).with_extension("").into_os_string();
+    phone.push("-phone.png");
+    vec![
+        "--screenshot".into(),
+        path,
+        "--screenshot-phone".into(),
+        phone,
+    ]
+}
