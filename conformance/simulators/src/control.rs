@@ -17,6 +17,7 @@
 //!   `answer`, an integer string in the feed's decimals (8): a new round
 //!   sent by the deployer (`updateAnswer`).
 //! - `GET`/`POST /simulator/faults` → see [`crate::faults`].
+//! - `GET /simulator/requests` → see [`crate::requests`].
 
 use alloy::primitives::{Address, U256};
 use axum::{

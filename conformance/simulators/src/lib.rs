@@ -37,6 +37,7 @@ pub mod http;
 pub mod ledger;
 pub mod lifi;
 pub mod pricing;
+pub mod requests;
 pub mod settle;
 pub mod squid;
 pub mod tokens;
@@ -263,7 +264,9 @@ impl Simulators {
                 Upstream::Chainflip => chainflip::routes(ctx(u)),
                 Upstream::Circle => circle::routes(circle.clone()),
             };
-            let router = api
+            let log = Arc::new(requests::Requests::default());
+            let router = requests::counted(api, log.clone())
+                .merge(requests::routes(log))
                 .merge(faults::routes(faults[&u].clone()))
                 .merge(control::routes(ctx(u), u));
             let (url, task) = http::serve(u.name(), router).await?;

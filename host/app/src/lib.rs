@@ -8,6 +8,7 @@
 //! bodies or `errorCode`s (the adapters map their errors), and no service
 //! is reached by calling back through the HTTP router.
 
+pub mod bookshare;
 pub mod legs;
 pub mod primitives;
 pub mod routing;

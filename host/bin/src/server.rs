@@ -135,9 +135,17 @@ fn quote_book_job(
     store: &Store,
 ) -> Arc<relay_engine::quotebook::QuoteBook> {
     let clock = store.clock().clone();
-    let book = Arc::new(relay_engine::quotebook::QuoteBook::for_config(
-        config, clock,
-    ));
+    let mut book = relay_engine::quotebook::QuoteBook::for_config(config, clock);
+    if config.limits.backend == relay_config::LimitsBackend::Store {
+        let share =
+            relay_app::bookshare::StoreShare::new(store.clone(), config.quote_book.stale_ms);
+        let sharing = relay_engine::quotebook::Sharing::new(
+            Arc::new(share),
+            config.limits.on_backend_failure,
+        );
+        book = book.shared(sharing);
+    }
+    let book = Arc::new(book);
     if config.quote_book.enabled {
         jobs.add("quote-book", tokio::spawn(book.clone().run(jobs.token())));
     }

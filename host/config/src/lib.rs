@@ -355,7 +355,9 @@ pub struct LimitsConfig {
     /// Where the counts live: `memory` (the default: this process, for one
     /// node) or `store` (the host's database: every replica on it counts a
     /// client once, so N replicas behind a balancer still give a client
-    /// the limit, not N times it).
+    /// the limit, not N times it). `store` also shares the quote book:
+    /// one upstream budget per rail for the deployment, one refresher per
+    /// lane, the same answers on every replica.
     pub backend: LimitsBackend,
     /// What a request meets while the `store` backend cannot be reached:
     /// `open` (the default: served uncounted; `/api/status` and `relay

@@ -108,7 +108,7 @@ pub fn candidates(i: &MeshInputs<'_>, ask: &RouteAsk) -> Vec<Candidate> {
 }
 
 /// Why a rail has no usable price.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum Silence {
     /// The rail answered with an error (or faulted).
     #[error("{message}")]
@@ -628,7 +628,7 @@ impl Quoter {
             .enumerate()
             .map(|(i, c)| {
                 let (book, rail, req) = (self.book.clone(), c.rail.clone(), req.clone());
-                book.budgets.spend(rail.id());
+                book.spend(rail.id());
                 let task = tokio::spawn(async move {
                     let answer = book.call(&rail, req.clone()).await;
                     let at = book.keep(&req, rail.id(), answer.clone());

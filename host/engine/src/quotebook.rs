@@ -76,6 +76,10 @@ use relay_runtime::LoadedRail;
 use relay_types::clock::SharedClock;
 use tokio_util::sync::CancellationToken;
 
+mod share;
+
+pub use share::{BookShare, Published, ShareDown, Sharing};
+
 use super::{
     budget::Budgets,
     fees::Conversion,
@@ -120,6 +124,21 @@ impl LaneKey {
             slippage_bps: req.slippage_bps,
         }
     }
+
+    /// The lane as replicas name it ([`share`]).
+    pub fn id(&self) -> String {
+        let LaneKey {
+            from,
+            to,
+            bucket,
+            member,
+            slippage_bps,
+        } = self;
+        format!(
+            "{}:{}>{}:{}/{bucket}/{}/{slippage_bps}",
+            from.0, from.1, to.0, to.1, *member as u8
+        )
+    }
 }
 
 /// One rail's last answer on a lane.
@@ -134,6 +153,15 @@ pub struct Kept {
 }
 
 impl Kept {
+    /// An answer another replica published, `age` old now.
+    fn adopted(p: Published, age: Duration) -> Self {
+        Kept {
+            answer: Arc::new(p.answer),
+            quoted_at_ms: p.quoted_at_ms,
+            at: Instant::now().checked_sub(age).unwrap_or_else(Instant::now),
+        }
+    }
+
     /// How old it is.
     pub fn age(&self) -> Duration {
         self.at.elapsed()
@@ -200,6 +228,8 @@ pub struct QuoteBook {
     pub budgets: Budgets,
     /// Live fan-outs in flight, one per lane.
     pub live: Inflight<LaneKey, LiveAnswers>,
+    /// Shared with other replicas ([`share`]), when they run.
+    share: Option<Sharing>,
 }
 
 /// A refresh the refresher decided to make.
@@ -221,7 +251,19 @@ impl QuoteBook {
             cfg,
             hard,
             clock,
+            share: None,
         }
+    }
+
+    /// The book shared with other replicas through `sharing` ([`share`]).
+    pub fn shared(mut self, sharing: Sharing) -> Self {
+        self.share = Some(sharing);
+        self
+    }
+
+    /// Whether the book is shared with other replicas.
+    pub fn is_shared(&self) -> bool {
+        self.share.is_some()
     }
 
     /// The book of `config` (`[quote_book]`, upstream calls bounded by
@@ -280,16 +322,23 @@ impl QuoteBook {
                 lanes.remove(&k);
             }
         }
+        let kept = self.seeded(key);
+        let served = (!kept.is_empty()).then(|| {
+            rails
+                .iter()
+                .map(|r| (kept.get(r.id()).cloned(), false))
+                .collect()
+        });
         let lane = Lane {
             req: req.clone(),
             rails: rails.to_vec(),
-            kept: HashMap::new(),
+            kept,
             used: now,
             heat: Heat::new(now),
             asking: HashSet::new(),
         };
         lanes.insert(key.clone(), lane);
-        None
+        served
     }
 
     /// Keeps `rail`'s answer to `req` (a live quote or a refresh); when it
@@ -302,14 +351,10 @@ impl QuoteBook {
             return quoted_at_ms;
         };
         lane.asking.remove(rail);
-        // A refusal never overwrites a price still fresh enough to serve:
-        // the rail is backing off, and the price ages out on its own.
-        let fresh_price = lane.kept.get(rail).is_some_and(|k| {
-            k.answer.is_ok() && k.age() < Duration::from_millis(self.cfg.stale_ms)
-        });
-        if answer.is_err() && fresh_price && is_upstream_failure(answer.as_ref().err()) {
+        if !self.replaces(lane.kept.get(rail), &answer) {
             return quoted_at_ms;
         }
+        self.publish(&key, rail, (&answer, quoted_at_ms));
         lane.kept.insert(
             rail.to_string(),
             Kept {
@@ -321,6 +366,26 @@ impl QuoteBook {
         quoted_at_ms
     }
 
+    /// Whether `answer` replaces `kept`: a refusal never overwrites a price
+    /// still fresh enough to serve (the rail is backing off, and the price
+    /// ages out on its own).
+    fn replaces(&self, kept: Option<&Kept>, answer: &Result<RailQuote, Silence>) -> bool {
+        let fresh_price = kept.is_some_and(|k| {
+            k.answer.is_ok() && k.age() < Duration::from_millis(self.cfg.stale_ms)
+        });
+        !(answer.is_err() && fresh_price && is_upstream_failure(answer.as_ref().err()))
+    }
+
+    /// Counts a client's live quote to `rail` (never refused): here, and in
+    /// the deployment's budget when shared.
+    pub fn spend(self: &Arc<Self>, rail: &str) {
+        self.budgets.spend(rail);
+        if self.share.is_some() {
+            let (book, rail) = (self.clone(), rail.to_string());
+            tokio::spawn(async move { book.take_shared(&rail, None).await });
+        }
+    }
+
     /// Asks `rail` for `req` in the background, within its budget (a
     /// served amount the book did not have exactly).
     pub fn ask_later(self: &Arc<Self>, key: &LaneKey, req: &QuoteRequest, rail: &Arc<LoadedRail>) {
@@ -329,7 +394,8 @@ impl QuoteBook {
             let Some(lane) = lanes.get_mut(key) else {
                 return;
             };
-            if lane.asking.contains(rail.id()) || !self.budgets.try_take_spare(rail.id()) {
+            let local = self.share.is_none() && !self.budgets.try_take_spare(rail.id());
+            if lane.asking.contains(rail.id()) || local {
                 return;
             }
             lane.asking.insert(rail.id().to_string());
@@ -340,7 +406,21 @@ impl QuoteBook {
             rail: rail.clone(),
             req: req.clone(),
         };
-        tokio::spawn(async move { book.refresh(due).await });
+        tokio::spawn(async move {
+            let half = book.cfg.rpm(due.rail.id()) / 2;
+            if book.share.is_none() || book.take_shared(due.rail.id(), Some(half)).await {
+                book.refresh(due).await
+            } else {
+                book.unask(&due);
+            }
+        });
+    }
+
+    /// The book no longer asks `due`'s rail on its lane.
+    fn unask(&self, due: &Due) {
+        if let Some(lane) = self.lanes().get_mut(&due.key) {
+            lane.asking.remove(due.rail.id());
+        }
     }
 
     /// Renews one answer.
@@ -378,7 +458,7 @@ impl QuoteBook {
             for rail in &lane.rails {
                 let id = rail.id();
                 let old = lane.kept.get(id).is_none_or(|k| k.age() >= refresh);
-                if !old || lane.asking.contains(id) || !self.budgets.try_take(id) {
+                if !old || lane.asking.contains(id) || !self.may_ask(id) {
                     continue;
                 }
                 lane.asking.insert(id.to_string());
@@ -401,7 +481,12 @@ impl QuoteBook {
                 _ = cancel.cancelled() => return,
                 _ = tick.tick() => {}
             }
+            self.pull().await;
             for due in self.due() {
+                if !self.admit(&due).await {
+                    self.unask(&due);
+                    continue;
+                }
                 let book = self.clone();
                 tokio::spawn(async move { book.refresh(due).await });
             }

@@ -11,6 +11,7 @@
 //! never from the system directly.
 
 mod admin;
+mod book;
 mod decisions;
 mod delivery;
 mod dest_watch;
@@ -35,6 +36,7 @@ mod statement;
 mod uptime;
 
 pub use admin::{AuditRow, DeliveryBacklog};
+pub use book::BookRow;
 pub use dest_watch::{DestClaim, DestWatch};
 pub use durable::IdempotencyBegin;
 pub use erasure::ErasureRow;

@@ -81,6 +81,10 @@ const MIGRATIONS: &[Migration] = &[
         version: 23,
         sql: include_str!("../migrations/0023_caller_places.sql"),
     },
+    Migration {
+        version: 24,
+        sql: include_str!("../migrations/0024_book_answers.sql"),
+    },
 ];
 
 /// Applies every core migration not yet recorded.

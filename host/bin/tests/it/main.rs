@@ -13,6 +13,7 @@ mod api_quote;
 mod api_rails;
 mod api_routing;
 mod api_track;
+mod book_shared;
 mod chain_nonce;
 mod chain_rpc;
 mod chain_sender;
