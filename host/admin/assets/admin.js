@@ -126,14 +126,14 @@ function renderRoutes(d) {
   put("routes-status", `<div class="cards">${Object.keys(s).map((k) =>
     `<div class="card"><span>${esc(k)}</span><b>${esc(s[k])}</b></div>`).join("")}</div>`);
   put("routes-body", table("Newest routes in flight", ["Route", "Status", "Rail", "Lane", "From → to", "Amount", "Started"],
-    d.routes.inFlight.map((r) => `<tr><th scope="row"><a href="${esc(r.receipt)}">${esc(r.id)}</a></th>
+    d.routes.inFlight.map((r) => `<tr><th scope="row"><a href="/admin/explorer?q=${encodeURIComponent(r.id)}">${esc(r.id)}</a></th>
       <td>${esc(r.status)}${r.stage ? `<br><small>${esc(r.stage)}</small>` : ""}</td><td>${esc(r.rail)}</td>
       <td><code>${esc(r.lane)}</code></td><td>${esc(r.fromChain)} → ${esc(r.toChain)}</td>
       <td class="num">${esc(r.amount)} ${esc(r.fromToken)}</td><td>${esc(when(r.createdMs))}</td></tr>`),
     "No routes in flight."));
   put("doubt-body", table("Failed routes whose funds moved and were not refunded: settle each with its upstream",
     ["Route", "Failure", "Rail", "From → to", "Amount", "Started"],
-    (d.routes.fundsInDoubt || []).map((r) => `<tr><th scope="row"><a href="${esc(r.receipt)}">${esc(r.id)}</a></th>
+    (d.routes.fundsInDoubt || []).map((r) => `<tr><th scope="row"><a href="/admin/explorer?q=${encodeURIComponent(r.id)}">${esc(r.id)}</a></th>
       <td><strong class="bad">${esc(r.code)}</strong><br><small>${esc(r.message)}</small></td><td>${esc(r.rail)}</td>
       <td>${esc(r.fromChain)} → ${esc(r.toChain)}</td>
       <td class="num">${esc(r.amount)} ${esc(r.fromToken)}</td><td>${esc(when(r.createdMs))}</td></tr>`),
@@ -143,7 +143,7 @@ function renderRoutes(d) {
 let latest = null;
 
 function routeRow(r) {
-  return `<tr><th scope="row"><a href="${esc(r.receipt)}">${esc(r.id)}</a></th>
+  return `<tr><th scope="row"><a href="/admin/explorer?q=${encodeURIComponent(r.id)}">${esc(r.id)}</a></th>
     <td>${esc(r.status)}</td><td>${esc(r.rail)}</td>
     <td>${esc(r.fromChain)} → ${esc(r.toChain)}</td>
     <td class="num">${esc(r.amount)} ${esc(r.fromToken)}</td>

@@ -446,7 +446,8 @@ async fn routes(store: &Store) -> Result<RoutesView, SnapshotError> {
 }
 
 impl RouteView {
-    fn of(r: relay_types::RouteRecord) -> Self {
+    /// The operator's view of `r` (the dashboard's tables, the explorer).
+    pub fn of(r: relay_types::RouteRecord) -> Self {
         RouteView {
             receipt: format!("/api/route/status?id={}", r.id),
             id: r.id,

@@ -124,7 +124,7 @@ impl Admin {
 }
 
 /// How a request proved it is the operator.
-enum Credential {
+pub(crate) enum Credential {
     /// `Authorization: Bearer <owner token>`.
     Bearer,
     /// The login cookie (its value).
@@ -147,6 +147,11 @@ fn with_challenge(mut resp: Response) -> Response {
 }
 
 impl Admin {
+    /// The host's state.
+    pub(crate) fn app(&self) -> &AppState {
+        &self.app
+    }
+
     fn credential(&self, headers: &HeaderMap) -> Option<Credential> {
         if auth::is_operator(self.app.owner_token.as_ref(), headers) {
             return Some(Credential::Bearer);
@@ -162,7 +167,7 @@ impl Admin {
     }
 
     /// The operator's credential, or 401.
-    fn authorize(&self, headers: &HeaderMap) -> Result<Credential, Denied> {
+    pub(crate) fn authorize(&self, headers: &HeaderMap) -> Result<Credential, Denied> {
         self.credential(headers).ok_or(Denied::Unauthorized)
     }
 
@@ -184,7 +189,7 @@ impl Admin {
 }
 
 /// Why a request was refused before its handler ran.
-enum Denied {
+pub(crate) enum Denied {
     /// No owner credential: 401 with the challenge.
     Unauthorized,
     /// A cookie change without its CSRF token: 403.
@@ -235,6 +240,7 @@ pub(crate) fn routes(admin: Admin) -> OpenApiRouter<AppState> {
         .routes(routes!(set_lane))
         .routes(routes!(set_rail))
         .routes(routes!(events))
+        .merge(crate::explorer::operator_routes())
         .with_state(admin)
 }
 

@@ -20,6 +20,7 @@ mod discovery;
 use relay_feature::edge;
 mod error;
 mod execute;
+mod explorer;
 mod floatlane;
 mod gasless;
 mod improve;
@@ -142,6 +143,7 @@ pub const FEATURES: &[Feature<AppState>] = &[
     relay_analysis::http::feature(),
     relay_messaging::http::feature(),
     concierge::FEATURE,
+    explorer::FEATURE,
     admin::FEATURE,
     openapi::FEATURE,
 ];

@@ -17,6 +17,7 @@ use super::{
     ApiError, AppState, ErrorCode,
 };
 use relay_engine::{recent, tokens};
+use relay_types::route::RouteRecord;
 
 pub(super) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(recent_routes))
@@ -42,14 +43,14 @@ pub(crate) async fn recent_routes(
         .await
         .map_err(|e| ApiError::new(ErrorCode::StoreUnavailable, e.to_string()))?;
     let now = s.clock.now_ms();
-    let routes: Vec<recent::RecentRoute> = rows
-        .iter()
-        .map(|r| {
-            let decimals = tokens::resolve(&s.config, r.from_chain, Some(&r.from_token))
-                .ok()
-                .map(|t| t.decimals);
-            recent::entry(r, decimals, now)
-        })
-        .collect();
+    let routes = rows.iter().map(|r| coarse(&s, r, now)).collect();
     Ok(Json(recent::RecentRoutes::new(routes, limit)))
+}
+
+/// What the public may see of `r` at `now`: the feed's coarse entry.
+pub(crate) fn coarse(s: &AppState, r: &RouteRecord, now: u64) -> recent::RecentRoute {
+    let decimals = tokens::resolve(&s.config, r.from_chain, Some(&r.from_token))
+        .ok()
+        .map(|t| t.decimals);
+    recent::entry(r, decimals, now)
 }

@@ -18,6 +18,39 @@ impl Store {
                 .await?;
         decodable(rows, "the feed")
     }
+
+    /// The routes the explorer finds for `needle`, newest first, at most
+    /// `limit`: the route with that id, or those with a quoted value equal
+    /// to it in their record (sender, recipient, source or destination
+    /// transaction — `needle` lowercase, as the record is compared), or a
+    /// journaled transaction with that hash.
+    pub async fn find_routes(
+        &self,
+        needle: &str,
+        limit: u32,
+    ) -> Result<Vec<RouteRecord>, StoreError> {
+        let lower = needle.to_ascii_lowercase();
+        let rows = sqlx::query(
+            "SELECT id, body FROM routes WHERE id = $1 OR LOWER(body) LIKE $2 \
+             OR id IN (SELECT route_id FROM tx_journal WHERE LOWER(tx_hash) = $3) \
+             ORDER BY created_ms DESC, id DESC LIMIT $4",
+        )
+        .bind(needle)
+        .bind(format!("%\"{}\"%", like_literal(&lower)))
+        .bind(&lower)
+        .bind(i64::from(limit))
+        .fetch_all(self.pool())
+        .await?;
+        decodable(rows, "the explorer's search")
+    }
+}
+
+/// `s` without LIKE's wildcards (`%`, `_`, `\\`): hashes and addresses
+/// hold none, and an id is matched exactly by `id = …`.
+fn like_literal(s: &str) -> String {
+    s.chars()
+        .filter(|c| !matches!(c, '%' | '_' | '\\'))
+        .collect()
 }
 
 /// The routes of `rows` (columns `id`, `body`); a row that does not

@@ -30,7 +30,8 @@ pub enum TxState {
 }
 
 impl TxState {
-    fn as_str(self) -> &'static str {
+    /// As the journal stores it (`planned`, `sent`, `mined`, `failed`).
+    pub fn as_str(self) -> &'static str {
         match self {
             TxState::Planned => "planned",
             TxState::Sent => "sent",

@@ -26,6 +26,7 @@ mod devnet_serve;
 mod doctor;
 mod durable;
 mod edge;
+mod explorer;
 mod keys;
 mod limits_attack;
 mod limits_shared;
