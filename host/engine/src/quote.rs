@@ -442,6 +442,9 @@ impl Quoter {
         tracing::Span::current().record("member", membership.member);
         let tier = self.schedule.tier(membership.member);
         let req = request(ask, membership.member);
+        if self.book.config().enabled {
+            self.book.prime(&quotebook::LaneKey::of(&req)).await;
+        }
         let answers = match self.answers_from_book(&candidates, &req) {
             Some(a) => a,
             None => {

@@ -132,6 +132,14 @@ async fn two_replicas_keep_one_book_within_each_upstreams_budget() {
     // second replica's first quote is served from what it published.
     let (first, _) = quote(&hosts[0]).await;
     assert_eq!(first["compared"][0]["cached"], false, "{first}");
+    let store = &hosts[0].host_state.store;
+    common::wait_for("the first replica's answers published", async || {
+        let rows = store.answers_since(0).await.unwrap();
+        QUOTED
+            .iter()
+            .all(|(_, rail, _)| rows.iter().any(|r| r.1 == *rail))
+    })
+    .await;
     let mut served = 0;
     let mut misses = vec![];
     let mut turn = 1;
@@ -139,7 +147,7 @@ async fn two_replicas_keep_one_book_within_each_upstreams_budget() {
         let (q, sent) = quote(&hosts[turn % 2]).await;
         match served_fresh_from_book(&q, sent) {
             Ok(()) => served += 1,
-            Err(why) => misses.push(format!("replica {}: {why}", turn % 2)),
+            Err(why) => misses.push(format!("quote {turn}, replica {}: {why}", turn % 2)),
         }
         turn += 1;
         tokio::time::sleep(Duration::from_millis(250)).await;

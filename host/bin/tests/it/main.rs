@@ -23,6 +23,7 @@ mod containment;
 mod crash_resume;
 mod dest_watch;
 mod devnet_serve;
+mod docs_clients;
 mod doctor;
 mod durable;
 mod edge;

@@ -16,8 +16,9 @@
 //!   (a refresh, a live quote) is published ([`BookShare::publish`]); every
 //!   tick each replica pulls the answers published since its last pull
 //!   ([`BookShare::since`]) into its own book — a lane it already keeps
-//!   takes the newer answer, a lane it has not seen yet is seeded, so its
-//!   first quote there is served from the book too.
+//!   takes the newer answer, a lane it has not seen yet is seeded — and
+//!   before the first quote of a lane it does not keep it pulls once more,
+//!   so that quote is served from the book too.
 //! - **While the share cannot be reached** the book falls back to what
 //!   `[limits] on_backend_failure` says: `open` — each replica keeps its
 //!   own budget (the upstream may then see up to N times it), `closed` —
@@ -176,6 +177,11 @@ impl Sharing {
         }
     }
 
+    /// Whether answers of `lane` are seeded.
+    pub fn has_seeds(&self, lane: &str) -> bool {
+        self.seeds().lanes.contains_key(lane)
+    }
+
     /// The seeded answers of `lane`, taken (the lane is kept from now on).
     pub fn take_seeds(&self, lane: &str) -> Vec<Published> {
         self.seeds()
@@ -287,6 +293,17 @@ impl super::QuoteBook {
             self.budgets.spend(rail);
         }
         taken
+    }
+
+    /// Before the first quote of a lane this replica does not keep yet:
+    /// takes in what the others published (one read), so the quote is
+    /// served from the book as it is on theirs.
+    pub async fn prime(&self, key: &super::LaneKey) {
+        let Some(share) = &self.share else { return };
+        if self.lanes().contains_key(key) || share.has_seeds(&key.id()) {
+            return;
+        }
+        self.pull().await;
     }
 
     /// Takes in the answers other replicas published since the last pull.
