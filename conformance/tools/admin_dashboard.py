@@ -29,6 +29,7 @@ import argparse
 import json
 import sys
 
+from page_checks import assert_readable
 from playwright.sync_api import expect, sync_playwright
 
 p = argparse.ArgumentParser()
@@ -117,34 +118,11 @@ with sync_playwright() as pw:
     expect(recent).to_have_count(1)
 
     # 6. Every column of every table readable, on a desk and on a phone.
-    HIDDEN = """() => {
-      const bad = [];
-      for (const t of document.querySelectorAll("main table")) {
-        const cols = t.tHead.rows[0].cells.length;
-        const name = t.caption ? t.caption.textContent : t.closest("section").id;
-        for (const row of t.tBodies[0].rows) {
-          if (row.cells.length !== cols) bad.push(name + ": a row of " + row.cells.length + " cells");
-          for (const c of row.cells) {
-            const r = c.getBoundingClientRect();
-            const st = getComputedStyle(c);
-            const off = st.display === "none" || st.visibility === "hidden" || r.width < 1
-              || r.left < -1 || r.right > window.innerWidth + 1;
-            const stacked = getComputedStyle(t).display === "block";
-            const unnamed = stacked && !c.dataset.label;
-            if (off || unnamed) bad.push(name + ": " + (c.dataset.label || "?") + (off ? " off-screen" : " unnamed"));
-          }
-        }
-      }
-      return bad;
-    }"""
     for width, height, shot in [(1280, 900, args.screenshot), (390, 844, args.screenshot_phone)]:
         page.set_viewport_size({"width": width, "height": height})
         page.get_by_label("Search").fill("")
         status.select_option("")
-        wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-        assert wide <= 1, f"at {width}px the page is {wide}px wider than the window"
-        hidden = page.evaluate(HIDDEN)
-        assert not hidden, f"at {width}px: {hidden}"
+        assert_readable(page, f"at {width}px")
         assert page.locator("main table").count() >= 5
         if shot and width > 600:
             page.screenshot(path=shot, full_page=True)

@@ -26,6 +26,7 @@ Every wait is on a condition of the page, never a fixed time.
 import argparse
 import json
 
+from page_checks import assert_readable
 from playwright.sync_api import expect, sync_playwright
 
 p = argparse.ArgumentParser()
@@ -38,26 +39,6 @@ p.add_argument("--screenshot")
 p.add_argument("--screenshot-phone")
 p.add_argument("--chromium", default="/usr/bin/chromium")
 args = p.parse_args()
-
-HIDDEN = """() => {
-  const bad = [];
-  for (const t of document.querySelectorAll("main table")) {
-    if (t.closest("[hidden]")) continue;
-    const name = t.id;
-    for (const row of t.tBodies[0].rows) {
-      for (const c of row.cells) {
-        const r = c.getBoundingClientRect();
-        const st = getComputedStyle(c);
-        const off = st.display === "none" || st.visibility === "hidden" || r.width < 1
-          || r.left < -1 || r.right > window.innerWidth + 1;
-        const stacked = getComputedStyle(t).display === "block";
-        if (off || (stacked && !c.dataset.label)) bad.push(name + ": " + (c.dataset.label || "?"));
-      }
-    }
-  }
-  return bad;
-}"""
-
 
 def say(event, **kw):
     print(json.dumps({"event": event, **kw}), flush=True)
@@ -94,10 +75,7 @@ with sync_playwright() as pw:
         summary=page.locator("#summary").inner_text(), url=page.url)
     for width, height, shot in [(1280, 900, args.screenshot), (390, 844, args.screenshot_phone)]:
         page.set_viewport_size({"width": width, "height": height})
-        wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-        assert wide <= 1, f"at {width}px the page is {wide}px wider than the window"
-        hidden = page.evaluate(HIDDEN)
-        assert not hidden, f"at {width}px: {hidden}"
+        assert_readable(page, f"at {width}px")
         if shot:
             page.screenshot(path=shot, full_page=width > 600)
     page.set_viewport_size({"width": 1280, "height": 900})
@@ -119,8 +97,7 @@ with sync_playwright() as pw:
     link.click()
     expect(operator.locator("#route-title")).to_have_text(f"Route {args.route}")
     expect(operator.locator("#txs tbody tr").first).to_contain_text(args.src_tx)
-    hidden = operator.evaluate(HIDDEN)
-    assert not hidden, f"operator at 390px: {hidden}"
+    assert_readable(operator, "the operator at 390px")
     say("operator", found=cells(operator, "found-table"))
     say("done")
     browser.close()

@@ -5,8 +5,9 @@
 //!   names (errors catalogue, route statuses), a topic answered with live
 //!   figures ([`facts::Facts`]: fees, rate limits, chains, mesh, health,
 //!   configuration), or the best passage of a search index over the
-//!   built-in documentation ([`index`]); otherwise `known: false` and a
-//!   plain "I don't know". Each answer cites its endpoints, configuration
+//!   built-in documentation (the README and the book's pages, [`index`]);
+//!   otherwise `known: false` and a plain "I don't know". Each answer
+//!   cites its endpoints, configuration
 //!   keys or documents. A missing, empty or over-long (> 500 characters)
 //!   question, or another field, is 400 `INVALID_QUESTION` naming
 //!   `question`. Rate-limited as bucket `ask`.
@@ -18,6 +19,7 @@
 //!   version and hash.
 
 mod answer;
+mod book;
 mod facts;
 mod index;
 mod topics;
@@ -51,7 +53,6 @@ pub const TERMS_TEXT: &str = include_str!("concierge/terms.md");
 /// The longest question answered, characters.
 pub const MAX_QUESTION_CHARS: usize = 500;
 
-const README: &str = include_str!("../../../README.md");
 const PAGE: &str = include_str!("concierge/page.html");
 
 /// The concierge (`POST /api/ask`): each question reads the mesh and health.
@@ -76,7 +77,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
 /// The index, built once per process (its sources are compiled in).
 fn index() -> &'static index::Index {
     static INDEX: OnceLock<index::Index> = OnceLock::new();
-    INDEX.get_or_init(|| index::Index::new(README, &error::catalogue(&crate::error_codes())))
+    INDEX.get_or_init(|| index::Index::new(book::PAGES, &error::catalogue(&crate::error_codes())))
 }
 
 /// The live facts, from the functions that serve the cited endpoints.

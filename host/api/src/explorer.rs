@@ -37,6 +37,7 @@ use super::{
     admin::Admin,
     edge::{self, QueryFields},
     recent::coarse,
+    why::{store_err, stored_route},
     ApiError, AppState, ErrorCode,
 };
 
@@ -134,7 +135,7 @@ async fn search(
         .store
         .find_routes(&q, FOUND_AT_MOST)
         .await
-        .map_err(|e| ApiError::new(ErrorCode::StoreUnavailable, e.to_string()))?;
+        .map_err(store_err)?;
     let found = match kind {
         Kind::Id => found.into_iter().filter(|r| r.id == q).collect(),
         _ => found,
@@ -317,14 +318,7 @@ async fn timeline(
     else {
         return Err(ApiError::new(ErrorCode::InvalidField, "id: is required").field("id"));
     };
-    let store_err =
-        |e: relay_store::StoreError| ApiError::new(ErrorCode::StoreUnavailable, e.to_string());
-    let (route, _) = s
-        .store
-        .get_route(id)
-        .await
-        .map_err(store_err)?
-        .ok_or_else(|| ApiError::new(ErrorCode::UnknownRoute, "unknown route id"))?;
+    let route = stored_route(&s, id).await?;
     let stages = s.store.outbox_of(id).await.map_err(store_err)?;
     let journal = s.store.journal_of(id).await.map_err(store_err)?;
     let decimals = |chain, token: &str| {

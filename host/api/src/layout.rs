@@ -1,4 +1,5 @@
-//! The repository's maps stay true: every path the README's layout and
+//! The repository's maps stay true: every path the README, the book's
+//! pages (`docs/SUMMARY.md`; the layout block is `docs/layout.md`) and
 //! `docs/interface.md` name, and every feature's home, exists; every
 //! feature has one name, and no two features claim a bucket, a route
 //! template or an `errorCode` (each answered as its blame says).
@@ -42,10 +43,32 @@ fn named_paths(doc: &str) -> BTreeSet<String> {
     found
 }
 
-/// The crate folders the README's layout block lists under `host/`.
-fn layout_crates(readme: &str) -> Vec<String> {
-    let block = readme
-        .split("## Layout")
+/// A document of the repository, read whole.
+fn read(path: &str) -> String {
+    std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The layout page: the code block under its `# Layout` heading lists
+/// the crates.
+fn layout_page() -> String {
+    read("docs/layout.md")
+}
+
+/// The README and every page `docs/SUMMARY.md` lists (paths from the root).
+fn book() -> Vec<String> {
+    let summary = read("docs/SUMMARY.md");
+    let mut pages = vec!["README.md".to_string()];
+    for part in summary.split("](").skip(1) {
+        let target = part.split(')').next().unwrap_or_default();
+        pages.push(format!("docs/{target}"));
+    }
+    pages
+}
+
+/// The crate folders the layout page's block lists under `host/`.
+fn layout_crates(layout: &str) -> Vec<String> {
+    let block = layout
+        .split("# Layout")
         .nth(1)
         .and_then(|s| s.split("```").nth(1))
         .unwrap_or_default();
@@ -71,12 +94,17 @@ fn missing(paths: impl IntoIterator<Item = String>) -> Vec<String> {
 }
 
 #[test]
-fn every_path_the_readme_and_the_interface_map_name_exists() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let interface = std::fs::read_to_string(root().join("docs/interface.md")).unwrap();
-    let mut named = named_paths(&readme);
-    named.extend(named_paths(&interface));
-    let crates = layout_crates(&readme);
+fn every_path_the_book_and_the_interface_map_name_exists() {
+    let pages = book();
+    assert!(
+        pages.len() > 20 && pages.iter().any(|p| p == "docs/interface.md"),
+        "the summary lists the book's pages: {pages:?}"
+    );
+    let mut named = BTreeSet::new();
+    for page in &pages {
+        named.extend(named_paths(&read(page)));
+    }
+    let crates = layout_crates(&layout_page());
     assert!(
         crates.len() > 10,
         "the layout lists host's crates: {crates:?}"
@@ -91,9 +119,8 @@ fn every_path_the_readme_and_the_interface_map_name_exists() {
 }
 
 #[test]
-fn every_host_crate_is_in_the_readme_layout() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let listed: BTreeSet<String> = layout_crates(&readme).into_iter().collect();
+fn every_host_crate_is_in_the_layout_page() {
+    let listed: BTreeSet<String> = layout_crates(&layout_page()).into_iter().collect();
     let on_disk: BTreeSet<String> = std::fs::read_dir(root().join("host"))
         .unwrap()
         .filter_map(|e| e.ok())
@@ -123,8 +150,7 @@ fn relay_dependencies(manifest: &str) -> Vec<String> {
 
 #[test]
 fn no_host_crate_depends_on_one_the_layout_lists_below_it() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let order = layout_crates(&readme);
+    let order = layout_crates(&layout_page());
     let manifest =
         |dir: &str| std::fs::read_to_string(root().join(dir).join("Cargo.toml")).unwrap();
     let package = |dir: &str| {

@@ -33,16 +33,22 @@ pub(super) fn request_of(r: &RouteRecord) -> Value {
     })
 }
 
+/// A store failure, as the API answers it.
+pub(crate) fn store_err(e: relay_store::StoreError) -> ApiError {
+    ApiError::new(ErrorCode::StoreUnavailable, e.to_string())
+}
+
+/// The stored route `id`, or 404 `UNKNOWN_ROUTE`.
+pub(crate) async fn stored_route(s: &super::AppState, id: &str) -> Result<RouteRecord, ApiError> {
+    let found = s.store.get_route(id).await.map_err(store_err)?;
+    let (route, _) =
+        found.ok_or_else(|| ApiError::new(ErrorCode::UnknownRoute, "unknown route id"))?;
+    Ok(route)
+}
+
 async fn for_route(q: &Quoting, id: &str) -> Result<WhyAnswer, ApiError> {
     let s = &q.app;
-    let store_err =
-        |e: relay_store::StoreError| ApiError::new(ErrorCode::StoreUnavailable, e.to_string());
-    let (route, _) = s
-        .store
-        .get_route(id)
-        .await
-        .map_err(store_err)?
-        .ok_or_else(|| ApiError::new(ErrorCode::UnknownRoute, "unknown route id"))?;
+    let route = stored_route(s, id).await?;
     let kept = s.store.decision(id).await.map_err(store_err)?;
     let kept =
         kept.and_then(|(body, at)| Some((serde_json::from_str::<CompareResult>(&body).ok()?, at)));

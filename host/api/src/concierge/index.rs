@@ -1,17 +1,19 @@
 //! A small search index over the documentation built into the binary (the
-//! README, by section, paragraph and table row) and the errors catalogue
+//! README and the book's pages, [`super::book`], by section, paragraph and
+//! table row) and the errors catalogue
 //! (one passage per code). Scoring is term overlap weighted by inverse
 //! document frequency; a passage is an answer only when it shares at least
 //! two distinct content words with the question, covering at least half
 //! of them — otherwise the concierge says it does not know.
 
+use super::book::Page;
 use crate::error::Catalogue;
 use std::collections::{HashMap, HashSet};
 
 /// One passage and where it is from.
 #[derive(Clone, Debug)]
 pub struct Passage {
-    /// What to cite (`README.md § Heading`, `GET /api/errors`).
+    /// What to cite (`docs/api-webhooks.md § Heading`, `GET /api/errors`).
     pub cite: String,
     /// The text (at most [`EXCERPT`] characters are answered).
     pub text: String,
@@ -71,10 +73,10 @@ fn passage(cite: String, text: &str) -> Passage {
     }
 }
 
-/// Ends the paragraph being collected.
-fn flush(heading: &str, para: &mut String, out: &mut Vec<Passage>) {
+/// Ends the paragraph being collected from `page`.
+fn end_paragraph(page: &str, heading: &str, para: &mut String, out: &mut Vec<Passage>) {
     if !para.trim().is_empty() {
-        out.push(passage(format!("README.md § {heading}"), para));
+        out.push(passage(format!("{page} § {heading}"), para));
     }
     para.clear();
 }
@@ -84,17 +86,27 @@ fn separator(line: &str) -> bool {
     line.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
 }
 
-/// The README's passages: each paragraph under its heading, and each
-/// table row as a markdown table of its header row and itself.
-fn readme_passages(readme: &str) -> Vec<Passage> {
+/// The passages of `page` (its path, as cited): each paragraph under its
+/// heading, and each table row as a markdown table of its header row and
+/// itself. Text before the first heading is under the page's name; JSON
+/// examples (a ```` ```json ```` block) are data, not passages.
+fn page_passages(page: &Page) -> Vec<Passage> {
     let mut out = Vec::new();
-    let mut heading = String::from("relay");
+    let mut heading = String::from(page.path);
     let mut para = String::new();
     let mut in_code = false;
+    let mut in_json = false;
     let mut head: Option<&str> = None;
-    for line in readme.lines() {
-        if line.starts_with("```") {
+    let flush = |heading: &str, para: &mut String, out: &mut Vec<Passage>| {
+        end_paragraph(page.path, heading, para, out)
+    };
+    for line in page.text.lines() {
+        if let Some(info) = line.strip_prefix("```") {
             in_code = !in_code;
+            in_json = in_code && info.trim_start().starts_with("json");
+            continue;
+        }
+        if in_json {
             continue;
         }
         if !line.starts_with('|') {
@@ -123,9 +135,9 @@ fn readme_passages(readme: &str) -> Vec<Passage> {
 }
 
 impl Index {
-    /// The index over `readme` and `catalogue`.
-    pub fn new(readme: &str, catalogue: &Catalogue) -> Self {
-        let mut passages = readme_passages(readme);
+    /// The index over `pages` and `catalogue`.
+    pub fn new(pages: &[Page], catalogue: &Catalogue) -> Self {
+        let mut passages: Vec<Passage> = pages.iter().flat_map(page_passages).collect();
         for e in &catalogue.errors {
             let text = format!(
                 "errorCode {} (HTTP {}): {}",
@@ -195,13 +207,27 @@ mod tests {
 
     #[test]
     fn finds_what_it_holds_and_admits_what_it_does_not() {
-        let readme = "# relay\n\n## Webhooks\n\nA completion webhook is signed with an HMAC of the raw body.\n\n| a | b |\n|---|---|\n| sessions | policy caps per day |\n";
-        let i = Index::new(readme, &crate::error::catalogue(&crate::error_codes()));
+        let page = Page {
+            path: "docs/webhooks.md",
+            text: "# Webhooks\n\nA completion webhook is signed with an HMAC of the raw body.\n\n| a | b |\n|---|---|\n| sessions | policy caps per day |\n\n```json POST /api/ask request\n{\"question\": \"unladen swallow airspeed velocity\"}\n```\n",
+        };
+        let readme = Page {
+            path: "README.md",
+            text: "# relay\n\nA gasless cross-chain relay service.\n",
+        };
+        let i = Index::new(
+            &[readme, page],
+            &crate::error::catalogue(&crate::error_codes()),
+        );
         let p = ask(&i, "how are completion webhooks signed hmac").unwrap();
-        assert_eq!(p.cite, "README.md § Webhooks");
+        assert_eq!(p.cite, "docs/webhooks.md § Webhooks");
         assert_eq!(
             ask(&i, "session policy caps").unwrap().cite,
-            "README.md § Webhooks"
+            "docs/webhooks.md § Webhooks"
+        );
+        assert_eq!(
+            ask(&i, "gasless cross-chain relay service").unwrap().cite,
+            "README.md § relay"
         );
         assert!(ask(&i, "airspeed velocity of an unladen swallow").is_none());
     }

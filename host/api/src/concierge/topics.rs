@@ -267,7 +267,7 @@ fn signing(_: &[String], f: &Facts) -> Answer {
             g.relayer.as_deref().unwrap_or("see relayer in /api/route/chains"),
             forms.join("; ")
         ),
-        &["GET /api/gasless/info (signatureForms, recommended, permit2, relayer)", "POST /api/route/intent", "README.md § Signing: one signature binds the whole route"],
+        &["GET /api/gasless/info (signatureForms, recommended, permit2, relayer)", "POST /api/route/intent", "docs/api-quotes.md § Signing: one signature binds the whole route"],
     )
 }
 
@@ -332,7 +332,7 @@ fn mcp(_: &[String], f: &Facts) -> Answer {
             "Agents: the hosted MCP tool endpoint is {} (streamable HTTP, public, read-only: status, chains, gasless_info, quote, compare, solve, preflight, plan, route_status, recent_routes, errors, ask, terms). Tools that sign or move funds (execute, session_execute, agent_do) answer 421 PRIVATE_LANE_REQUIRED there; run `relay mcp --url <host>` locally (MCP over stdio) for them.",
             f.mcp_path
         ),
-        &["GET /api/status (mcpUrl)", "GET /api/errors (PRIVATE_LANE_REQUIRED)", "README.md § Agents: MCP tools and the concierge"],
+        &["GET /api/status (mcpUrl)", "GET /api/errors (PRIVATE_LANE_REQUIRED)", "docs/api-agents.md § Agents: MCP tools and the concierge"],
     )
 }
 

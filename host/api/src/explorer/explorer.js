@@ -44,6 +44,8 @@ function row(table, cells) {
     if (cell instanceof Node) td.append(cell);
     else td.textContent = cell == null ? "" : String(cell);
     if (cell && cell.mono) td.className = "mono";
+    // a message row (fewer cells than columns) spans the rest
+    if (i === cells.length - 1) td.colSpan = labels.length - i;
     tr.append(td);
   });
   table.tBodies[0].append(tr);

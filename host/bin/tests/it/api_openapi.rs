@@ -7,7 +7,6 @@
 use crate::common;
 use common::serve;
 use relay_devnet::{Devnet, DevnetConfig};
-use serde_json::Value;
 
 /// Every (method, path) the host serves.
 const SERVED: &[(&str, &str)] = &[
@@ -138,14 +137,7 @@ async fn every_served_path_is_documented_and_every_documented_operation_is_serve
     let dir = tempfile::tempdir().unwrap();
     let h = serve(&devnet, dir.path(), |_| {}).await;
     let client = crate::common::http();
-    let doc: Value = client
-        .get(format!("{}/api/openapi.json", h.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, doc) = crate::common::get(&format!("{}/api/openapi.json", h.base)).await;
     assert_eq!(doc["openapi"], "3.1.0");
     let paths = doc["paths"].as_object().expect("paths");
     for (method, path) in SERVED {

@@ -200,7 +200,7 @@ async fn answers_carry_live_figures_and_citations_and_admit_ignorance() {
         (
             "How do I verify a webhook delivery?",
             vec![s("x-relay-signature")],
-            "README.md § Webhooks",
+            "docs/api-webhooks.md § Webhooks",
         ),
     ];
     assert!(table.len() >= 20);
@@ -292,7 +292,8 @@ async fn bad_questions_are_typed_and_the_page_and_terms_are_served() {
     );
 }
 
-/// The question whose answer is a row of the README's sponsorship table.
+/// The question whose answer is a row of the sponsorship page's table
+/// (`docs/api-sponsorship.md`).
 const TABLE_QUESTION: &str = "How do I sponsor a type-4 transaction?";
 
 #[tokio::test(flavor = "multi_thread")]

@@ -8,7 +8,9 @@
 //!   wallet still holds no ETH;
 //! - `route-permit2-sdk.mjs` (the Uniswap permit2-sdk with ethers v5): one
 //!   `PermitTransferFrom` signature in `mode: "permit2"`, to `DONE`;
-//! - `mcp-quote.py` (the MCP SDK from PyPI): lists the tools and quotes.
+//! - `mcp-quote.py` (the MCP SDK from PyPI): lists the tools and quotes;
+//! - `webhook-receiver.py` (`standardwebhooks` from PyPI): hooked to a
+//!   settled route, it verifies the delivery and prints its completion.
 //!
 //! The JavaScript examples are copied into the directory where viem, the
 //! permit2-sdk and ethers are installed (`conformance/tools/viem.sh`),
@@ -169,5 +171,62 @@ async fn the_mcp_example_lists_the_tools_and_quotes() {
         estimated > U256::ZERO && estimated < U256::from(5_000_000u64),
         "{seen}"
     );
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_webhook_example_verifies_a_routes_completion() {
+    use tokio::io::AsyncBufReadExt;
+    let py = std::env::var("RELAY_WEBHOOK_PY")
+        .expect("RELAY_WEBHOOK_PY (conformance/tools/webhooks.sh prints it)");
+    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |c| {
+        c.notify.allow_http = vec!["127.0.0.1".into()];
+        c.notify.poll_interval_ms = 50;
+    })
+    .await;
+    let secret = "whsec_ZG9jcyBleGFtcGxlIHNoYXJlZCBzZWNyZXQ=";
+    let mut receiver = tokio::process::Command::new(py)
+        .arg(example("webhook-receiver.py"))
+        .env("WEBHOOK_SECRET", secret)
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(receiver.stdout.take().unwrap()).lines();
+    let next = async |lines: &mut tokio::io::Lines<_>| {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(120), lines.next_line());
+        line.await
+            .expect("the receiver prints within 2 minutes")
+            .unwrap()
+            .expect("a line")
+    };
+    let listening: String = next(&mut lines).await;
+    let url = format!(
+        "http://127.0.0.1:{}/hook",
+        listening.trim_start_matches("listening ")
+    );
+
+    common::approve_permit2(&devnet, SRC, 1).await;
+    let body = common::permit_body(&devnet, (SRC, DST), AMOUNT, 21);
+    let (receipt, done) = common::execute_to_end(&h.base, &body).await;
+    assert_eq!(done["status"], "DONE", "{done}");
+    let route = receipt["id"].as_str().unwrap();
+    let signature = crate::webhooks::hook_signature(&keys::anvil_signer(1), route, &url);
+    let hook =
+        serde_json::json!({"routeId": route, "url": url, "secret": secret, "signature": signature});
+    let (code, text) = common::post(&h.base, "/api/hooks", &hook, &[]).await;
+    assert_eq!(code, 200, "{text}");
+
+    let delivered: Value = serde_json::from_str(&next(&mut lines).await).unwrap();
+    assert_eq!(
+        (delivered["routeId"].as_str(), delivered["status"].as_str()),
+        (Some(route), Some("DONE")),
+        "{delivered}"
+    );
+    assert_eq!(delivered["destTx"], done["destTx"], "{delivered}");
     devnet.stop();
 }

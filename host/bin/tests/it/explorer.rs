@@ -33,18 +33,24 @@ async fn settled(devnet: &Devnet, h: &Running) -> (String, String, String) {
     (field(&receipt, "id"), field(&done, "srcTx"), sender)
 }
 
+/// The devnet mesh with one settled route.
+async fn mesh_with_a_route() -> (Devnet, tempfile::TempDir, Running, (String, String, String)) {
+    let devnet = Devnet::start(DevnetConfig::with_chains([BASE, ARB]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |_| {}).await;
+    let route = settled(&devnet, &h).await;
+    (devnet, dir, h, route)
+}
+
 async fn find(h: &Running, q: &str) -> (u16, Value) {
     get(&format!("{}/api/explorer/find?q={q}", h.base)).await
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_route_is_found_by_id_transaction_or_address_and_shown_as_its_finder_may_see_it() {
-    let devnet = Devnet::start(DevnetConfig::with_chains([BASE, ARB]))
-        .await
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let h = serve(&devnet, dir.path(), |_| {}).await;
-    let (id, src_tx, sender) = settled(&devnet, &h).await;
+    let (devnet, _dir, h, (id, src_tx, sender)) = mesh_with_a_route().await;
 
     // the timeline: stages in order, ending done; the source transaction
     let (status, t) = get(&format!("{}/api/route/timeline?id={id}", h.base)).await;
@@ -136,12 +142,7 @@ async fn a_route_is_found_by_id_transaction_or_address_and_shown_as_its_finder_m
 async fn the_page_finds_and_shows_a_route_in_a_browser() {
     let py = std::env::var("RELAY_PLAYWRIGHT_PY")
         .expect("RELAY_PLAYWRIGHT_PY (conformance/tools/playwright.sh prints it)");
-    let devnet = Devnet::start(DevnetConfig::with_chains([BASE, ARB]))
-        .await
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let h = serve(&devnet, dir.path(), |_| {}).await;
-    let (id, src_tx, sender) = settled(&devnet, &h).await;
+    let (devnet, _dir, h, (id, src_tx, sender)) = mesh_with_a_route().await;
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../conformance/tools/explorer_page.py"

@@ -24,6 +24,7 @@ mod crash_resume;
 mod dest_watch;
 mod devnet_serve;
 mod docs_clients;
+mod docs_examples;
 mod doctor;
 mod durable;
 mod edge;

@@ -10,10 +10,12 @@
 //! - code spans that are paths — starting with `./` or `../`, or with one of
 //!   the repository's top-level directories (`host/…`) — must exist too,
 //!   unless git ignores them (generated places such as `plugins/dist`).
-//!   Placeholders (`<name>`, `$name`, `…`, `*`) are not paths.
+//!   Placeholders (`<name>`, `$name`, `…`, `*`) are not paths;
+//! - in markdown, a link's anchor (`page.md#heading`, `#heading`) must be
+//!   the anchor of a heading of that page, as GitHub and mdBook make it.
 
 use std::{
-    collections::BTreeSet,
+    collections::{BTreeMap, BTreeSet},
     path::{Component, Path, PathBuf},
 };
 
@@ -150,6 +152,69 @@ fn references(file: &str, text: &str, top_dirs: &BTreeSet<String>) -> Vec<Refere
     out
 }
 
+/// The anchor GitHub and mdBook give a heading: lower case, spaces as
+/// hyphens, every other character that is not a letter, digit, `-` or `_`
+/// dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of a markdown document's headings (outside code blocks); a
+/// repeated one gets `-1`, `-2`, … as GitHub numbers them.
+fn anchors(md: &str) -> BTreeSet<String> {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut out = BTreeSet::new();
+    for (_, line) in doc_lines("page.md", md) {
+        let hashes = line.len() - line.trim_start_matches('#').len();
+        let Some(text) = line[hashes..].strip_prefix(' ').filter(|_| hashes > 0) else {
+            continue;
+        };
+        let base = slug(text);
+        let n = seen.entry(base.clone()).or_insert(0);
+        out.insert(if *n == 0 {
+            base.clone()
+        } else {
+            format!("{base}-{n}")
+        });
+        *n += 1;
+    }
+    out
+}
+
+/// The anchored links of markdown `file` whose anchor names no heading of
+/// the page it points at (`read` gives a page's text by its path from the
+/// root, `None` when it is not a file of the repository).
+fn dead_anchors(file: &str, text: &str, read: impl Fn(&str) -> Option<String>) -> Vec<String> {
+    let mut dead = Vec::new();
+    for (n, line) in doc_lines(file, text) {
+        for target in link_targets(&line) {
+            let Some((path, anchor)) = target.split_once('#') else {
+                continue;
+            };
+            if target.contains("://") || !(path.is_empty() || path.ends_with(".md")) {
+                continue;
+            }
+            let page = match path {
+                "" => Some(text.to_string()),
+                p => resolve(file, p, p.starts_with('/')).and_then(|p| read(&p)),
+            };
+            if page.is_some_and(|page| !anchors(&page).contains(anchor)) {
+                dead.push(format!("{file}:{n}: {target}"));
+            }
+        }
+    }
+    dead
+}
+
 /// `target` as a path from the repository root, seen from `file`; `None`
 /// when it climbs out of the repository.
 fn resolve(file: &str, target: &str, from_root: bool) -> Option<String> {
@@ -212,6 +277,15 @@ fn every_documentation_link_resolves_inside_the_repository() {
                 broken.push(format!("{file}:{}: {}", r.line, r.target));
             }
         }
+        if file.ends_with(".md") {
+            let read = |p: &str| {
+                files
+                    .contains(p)
+                    .then(|| std::fs::read_to_string(repo::root().join(p)).ok())
+                    .flatten()
+            };
+            broken.extend(dead_anchors(file, &text, read));
+        }
     }
     assert!(
         checked > 50,
@@ -219,8 +293,9 @@ fn every_documentation_link_resolves_inside_the_repository() {
     );
     assert!(
         broken.is_empty(),
-        "{} documentation references name no file or directory of the repository \
-         (a clone has nothing beside it; point at an in-repo file, e.g. docs/interface.md):\n{}",
+        "{} documentation references name no file or directory of the repository, or no \
+         heading of the page they point at (a clone has nothing beside it; point at an \
+         in-repo file, e.g. docs/interface.md):\n{}",
         broken.len(),
         broken.join("\n")
     );
@@ -260,5 +335,30 @@ fn links_and_path_spans_are_told_from_other_text() {
     assert_eq!(
         resolve("a/x.rs", "host/y.rs:12", true).as_deref(),
         Some("host/y.rs")
+    );
+}
+
+#[test]
+fn anchors_are_the_headings_slugs() {
+    let page = "# Signing: one signature binds the whole route\n\
+                ## The devnet (`conformance/up.sh`, i.e. `relay up`)\n\
+                ```sh\n# not a heading\n```\n## Notes\n## Notes\n";
+    let found = anchors(page);
+    for a in [
+        "signing-one-signature-binds-the-whole-route",
+        "the-devnet-conformanceupsh-ie-relay-up",
+        "notes",
+        "notes-1",
+    ] {
+        assert!(found.contains(a), "{a} not in {found:?}");
+    }
+    assert!(!found.contains("not-a-heading"));
+
+    let read = |p: &str| (p == "docs/a.md").then(|| page.to_string());
+    let md = "[ok](docs/a.md#notes-1) [gone](docs/a.md#nowhere) [here](#notes)\n\
+              [web](https://x.example/a.md#y) [other](docs/b.md#z)\n\n## Notes\n";
+    assert_eq!(
+        dead_anchors("README.md", md, read),
+        ["README.md:1: docs/a.md#nowhere"]
     );
 }
