@@ -46,8 +46,9 @@ const signature = await wallet._signTypedData(domain, types, values);
 
 const receipt = await call("/api/route/execute", {
   fromChain: chainId, toChain: 42161, fromToken: "USDC", toToken: "USDC", amount,
-  // live: true moves funds; without it the execute is a dry run (status
-  // DRY, with the transactions it would send).
+  // live: true moves funds; without it a route the float lane (or a
+  // non-EVM leg) would run is a dry run (spec §4.2): status DRY, with the
+  // transactions it would send.
   toAddress: process.env.TO ?? wallet.address, mode: "permit2", live: true,
   permit2: { owner: wallet.address, permitted: permit.permitted, nonce: permit.nonce, deadline: permit.deadline, signature },
 });

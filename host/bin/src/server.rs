@@ -366,8 +366,10 @@ impl Host {
         tracing::info!(?addr, "relay host listening");
         let http = state.config.http.clone();
         let limits = state.config.limits.clone();
+        let shared =
+            (limits.backend == relay_config::LimitsBackend::Store).then(|| state.store.clone());
         let (router, operations) = api::doors(state);
-        let app = relay_mcp::hosted::with_mcp(router, operations, &http, &limits);
+        let app = relay_mcp::hosted::with_mcp(router, operations, (&http, &limits), shared);
         crate::accept::serve(listener, app, &http, shutdown).await;
         jobs.shutdown().await;
         Ok(())

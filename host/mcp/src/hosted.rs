@@ -32,7 +32,7 @@ use crate::{
     backend::InProcess,
     private_lane_body,
     server::{Door, RelayTools},
-    sessions::{self, Capped, SessionCaps},
+    sessions::{self, Capped, Refused, SessionCaps},
     tools, MCP_PATH,
 };
 use axum::{
@@ -54,12 +54,14 @@ use std::{net::SocketAddr, sync::Arc};
 
 /// `api` with the hosted tool endpoint merged in at [`MCP_PATH`], its
 /// tools calling `operations` (the API's own, over the same rate
-/// limiter), its sessions capped by `limits`.
+/// limiter), its sessions capped by `limits` — the per-IP cap across
+/// replicas in `shared`, the host's store, when they share
+/// ([`sessions::shared`]).
 pub fn with_mcp(
     api: Router,
     operations: Operations,
-    http: &HttpConfig,
-    limits: &LimitsConfig,
+    (http, limits): (&HttpConfig, &LimitsConfig),
+    shared: Option<relay_store::Store>,
 ) -> Router {
     let doc = operations.openapi();
     if doc.is_null() {
@@ -77,7 +79,14 @@ pub fn with_mcp(
         true => config.disable_allowed_hosts(),
         false => config.with_allowed_hosts(http.mcp_allowed_hosts.clone()),
     };
-    let caps = SessionCaps::new(limits.mcp_sessions_per_ip, limits.mcp_sessions_total);
+    let places = shared.map(|store| {
+        sessions::shared::Places::new(store, limits.mcp_sessions_per_ip, limits.on_backend_failure)
+    });
+    let caps = SessionCaps::sharing(
+        limits.mcp_sessions_per_ip,
+        limits.mcp_sessions_total,
+        places,
+    );
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(Capped::new(LocalSessionManager::default(), caps.clone())),
@@ -121,6 +130,13 @@ pub fn private_tool_called(body: &[u8]) -> Option<String> {
 /// (a POST without `mcp-session-id`, which opens a session, with a slot
 /// lent to it).
 async fn refuse_private(State(gate): State<Gate>, req: Request, next: Next) -> Response {
+    if let Some(id) = req
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+    {
+        gate.caps.touch(id);
+    }
     if req.method() != Method::POST {
         return next.run(req).await;
     }
@@ -157,17 +173,31 @@ async fn refuse_private(State(gate): State<Gate>, req: Request, next: Next) -> R
         .get::<ConnectInfo<SocketAddr>>()
         .map(|c| c.0.ip());
     let client = relay_api::limits::client_ip(&gate.limits, req.headers(), peer);
-    match gate.caps.take(client.clone()) {
-        Ok(slot) => sessions::with_slot(slot, next.run(req)).await,
-        Err(refused) => {
-            tracing::info!(%client, %refused, "MCP session refused");
-            let ms = u64::try_from(sessions::RETRY_AFTER.as_millis()).unwrap_or(u64::MAX);
-            ApiError::new(ErrorCode::RateLimited, refused.to_string())
-                .retry_after_ms(ms)
-                .suggest("close an MCP session you hold (HTTP DELETE with its mcp-session-id) or wait for one to idle out")
-                .into_response()
+    let mut slot = match gate.caps.take(client.clone()) {
+        Ok(slot) => slot,
+        Err(refused) => return refusal(&client, refused),
+    };
+    match gate.caps.hold(&mut slot).await {
+        Ok(()) => sessions::with_slot(slot, next.run(req)).await,
+        Err(sessions::shared::Refusal::Full) => {
+            refusal(&client, Refused::PerIp(gate.limits.mcp_sessions_per_ip))
         }
+        Err(sessions::shared::Refusal::Down) => ApiError::new(
+            ErrorCode::RateLimitsUnavailable,
+            "MCP sessions cannot be counted: the shared store is unreachable",
+        )
+        .into_response(),
     }
+}
+
+/// 429 for a session past the caps.
+fn refusal(client: &relay_api::limits::Client, refused: Refused) -> Response {
+    tracing::info!(%client, %refused, "MCP session refused");
+    let ms = u64::try_from(sessions::RETRY_AFTER.as_millis()).unwrap_or(u64::MAX);
+    ApiError::new(ErrorCode::RateLimited, refused.to_string())
+        .retry_after_ms(ms)
+        .suggest("close an MCP session you hold (HTTP DELETE with its mcp-session-id) or wait for one to idle out")
+        .into_response()
 }
 
 #[cfg(test)]

@@ -26,11 +26,13 @@
 //! init timeout, shutdown) gives it back. A slot no session took (a
 //! refused or malformed request) is given back when the request ends.
 
+pub mod shared;
+
 use std::{
     collections::HashMap,
     future::Future,
     sync::{Arc, Mutex},
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use futures::Stream;
@@ -63,26 +65,75 @@ pub struct SessionCaps {
     per_ip: usize,
     total: usize,
     state: Mutex<Counts>,
+    /// The per-IP cap across replicas ([`shared`]), when they share.
+    places: Option<shared::Places>,
 }
 
 #[derive(Debug, Default)]
 struct Counts {
     /// Slots held per client (taken, bound or not).
     by_client: HashMap<Client, usize>,
-    /// The client of each bound session.
-    sessions: HashMap<SessionId, Client>,
+    /// Each bound session.
+    sessions: HashMap<SessionId, Held>,
     /// Slots held in all.
     held: usize,
+}
+
+/// A bound session: who opened it, its place in the store and when that
+/// was last renewed.
+#[derive(Debug)]
+struct Held {
+    client: Client,
+    place: Option<String>,
+    renewed: Instant,
 }
 
 impl SessionCaps {
     /// At most `per_ip` live sessions per client IP and `total` in all.
     pub fn new(per_ip: usize, total: usize) -> Arc<Self> {
+        Self::sharing(per_ip, total, None)
+    }
+
+    /// Like [`SessionCaps::new`], the per-IP cap held across replicas in
+    /// `places` when given ([`shared`]).
+    pub fn sharing(per_ip: usize, total: usize, places: Option<shared::Places>) -> Arc<Self> {
         Arc::new(SessionCaps {
             per_ip,
             total,
             state: Mutex::default(),
+            places,
         })
+    }
+
+    /// Takes `slot`'s place across replicas, when they share; or why not.
+    pub async fn hold(&self, slot: &mut Slot) -> Result<(), shared::Refusal> {
+        let (Some(places), Some(client)) = (&self.places, &slot.client) else {
+            return Ok(());
+        };
+        slot.place = places.take(&client.to_string()).await?;
+        Ok(())
+    }
+
+    /// Notes a request of session `id`: its place is renewed when due.
+    pub fn touch(&self, id: &str) {
+        let Some(places) = &self.places else { return };
+        let mut c = self.counts();
+        let due = c
+            .sessions
+            .get_mut(id)
+            .filter(|h| h.renewed.elapsed() >= shared::RENEW_EVERY);
+        if let Some(held) = due {
+            held.renewed = Instant::now();
+            if let Some(place) = held.place.clone() {
+                places.renew(place);
+            }
+        }
+    }
+
+    fn release(&self, place: Option<String>) {
+        if let (Some(places), Some(place)) = (&self.places, place) {
+            places.release(place);
+        }
     }
 
     fn counts(&self) -> std::sync::MutexGuard<'_, Counts> {
@@ -104,6 +155,7 @@ impl SessionCaps {
         Ok(Slot {
             caps: self.clone(),
             client: Some(client),
+            place: None,
         })
     }
 
@@ -125,14 +177,20 @@ impl SessionCaps {
 
     fn bind(&self, mut slot: Slot, id: &SessionId) {
         if let Some(client) = slot.client.take() {
-            self.counts().sessions.insert(id.clone(), client);
+            let held = Held {
+                client,
+                place: slot.place.take(),
+                renewed: Instant::now(),
+            };
+            self.counts().sessions.insert(id.clone(), held);
         }
     }
 
     fn ended(&self, id: &SessionId) {
-        let client = self.counts().sessions.remove(id);
-        if let Some(client) = client {
-            self.give_back(&client);
+        let held = self.counts().sessions.remove(id);
+        if let Some(held) = held {
+            self.give_back(&held.client);
+            self.release(held.place);
         }
     }
 }
@@ -143,12 +201,15 @@ impl SessionCaps {
 pub struct Slot {
     caps: Arc<SessionCaps>,
     client: Option<Client>,
+    /// Its place in the store, when replicas share the cap.
+    place: Option<String>,
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
         if let Some(client) = self.client.take() {
             self.caps.give_back(&client);
+            self.caps.release(self.place.take());
         }
     }
 }

@@ -137,6 +137,17 @@ impl Store {
         })
     }
 
+    /// Keeps place `id` until `until_ms` (the thing it holds is still in
+    /// use); a place given back stays gone.
+    pub async fn renew_place(&self, id: &str, until_ms: u64) -> Result<(), StoreError> {
+        sqlx::query("UPDATE caller_places SET until_ms = $2 WHERE id = $1")
+            .bind(id)
+            .bind(until_ms as i64)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
     /// Gives place `id` back (the thing it held was never made).
     pub async fn drop_place(&self, id: &str) -> Result<(), StoreError> {
         sqlx::query("DELETE FROM caller_places WHERE id = $1")

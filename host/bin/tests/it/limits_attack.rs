@@ -238,7 +238,10 @@ fn vm_rss_kib() -> u64 {
 }
 
 /// `initialize` once from `client`: the status and, on 200, the session.
-async fn initialize(client: &reqwest::Client, base: &str) -> (u16, Option<String>, String) {
+pub(crate) async fn initialize(
+    client: &reqwest::Client,
+    base: &str,
+) -> (u16, Option<String>, String) {
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "flood", "version": "1"}}});
     let resp = client

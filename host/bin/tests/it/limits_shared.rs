@@ -1,7 +1,9 @@
 //! Rate limits shared by replicas (`[limits] backend = "store"`): two
 //! `relay serve` replicas on one Postgres database count one client once,
 //! so the spec's 8 executes a minute (§8.1) hold whichever replica answers
-//! — where the in-process default gives each replica its own 8. With the
+//! — where the in-process default gives each replica its own 8; the same
+//! holds for open router intents, event subscriptions and MCP sessions
+//! per IP. With the
 //! database gone, a request is served uncounted (`open`) or refused with
 //! 503 `RATE_LIMITS_UNAVAILABLE` (`closed`), as configured; `/api/status`
 //! says where the limits count.
@@ -207,5 +209,62 @@ async fn two_replicas_on_one_store_hold_a_clients_subscriptions_to_one_cap() {
     assert_eq!(subscribe(&hosts[0]).await.0, 200);
     assert_eq!(subscribe(&hosts[1]).await.0, 409);
     drop(hosts);
+    devnet.stop();
+}
+
+/// `initialize` on `base`'s MCP endpoint: the status, the session, the body.
+async fn open_mcp(base: &str) -> (u16, Option<String>, String) {
+    crate::limits_attack::initialize(&common::http(), base).await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_replicas_on_one_store_hold_a_clients_mcp_sessions_to_one_cap() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([CHAIN]))
+        .await
+        .unwrap();
+    for backend in [LimitsBackend::Memory, LimitsBackend::Store] {
+        let (d, db) = (dirs(), relay_fixtures::postgres_database());
+        let tweak = |c: &mut HostConfig| {
+            c.database_url = Some(db.clone());
+            c.limits.backend = backend;
+            c.limits.enabled = true;
+            c.limits.mcp_sessions_per_ip = 2;
+        };
+        let hosts = [
+            serve(&devnet, d[0].path(), tweak).await,
+            serve(&devnet, d[1].path(), tweak).await,
+        ];
+        let (a, b) = (&hosts[0].base, &hosts[1].base);
+        let first = open_mcp(a).await;
+        assert_eq!((first.0, open_mcp(a).await.0), (200, 200), "{}", first.2);
+        let (status, _, text) = open_mcp(b).await;
+        if backend == LimitsBackend::Memory {
+            // each replica counts alone: the other gives the IP its own two
+            assert_eq!(status, 200, "{text}");
+            drop(hosts);
+            relay_fixtures::drop_postgres_database(&db);
+            continue;
+        }
+        assert_eq!(
+            status, 429,
+            "the IP holds its two on the other replica: {text}"
+        );
+        assert!(text.contains("mcp_sessions_per_ip"), "{text}");
+        // closing one on the first replica frees a place on the second
+        let closed = common::http()
+            .delete(format!("{a}/mcp"))
+            .header("mcp-session-id", first.1.unwrap())
+            .send()
+            .await
+            .unwrap();
+        assert!(closed.status().is_success(), "{}", closed.status());
+        // (given back in the background: the first answer may still be 429)
+        common::wait_for("a place freed on the second replica", async || {
+            open_mcp(b).await.0 == 200
+        })
+        .await;
+        drop(hosts);
+        relay_fixtures::drop_postgres_database(&db);
+    }
     devnet.stop();
 }
