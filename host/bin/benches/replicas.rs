@@ -72,6 +72,8 @@ async fn proxy(backends: Vec<SocketAddr>) -> SocketAddr {
             let to = backends[next.fetch_add(1, Ordering::Relaxed) % backends.len()];
             tokio::spawn(async move {
                 if let Ok(mut server) = tokio::net::TcpStream::connect(to).await {
+                    // as a balancer does: no Nagle delay on either side
+                    let _ = (client.set_nodelay(true), server.set_nodelay(true));
                     let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
                 }
             });
@@ -119,7 +121,9 @@ fn client() -> reqwest::Client {
         .unwrap()
 }
 
-async fn quote(front: &str, ip: &str) -> u16 {
+/// One quote of the warm lane as client `ip`: its status, and whether any
+/// rail was asked live for it (not served from the book).
+async fn quote(front: &str, ip: &str) -> (u16, bool) {
     let body = json!({"fromChain": SRC, "toChain": DST, "fromToken": "USDC",
         "amount": "6000000", "toAddress": keys::anvil_address(1)});
     let sent = client()
@@ -128,7 +132,11 @@ async fn quote(front: &str, ip: &str) -> u16 {
         .json(&body)
         .send()
         .await;
-    sent.map_or(0, |r| r.status().as_u16())
+    let Ok(answer) = sent else { return (0, false) };
+    let status = answer.status().as_u16();
+    let body: Value = answer.json().await.unwrap_or_default();
+    let compared = body["compared"].as_array().cloned().unwrap_or_default();
+    (status, compared.iter().any(|c| c["cached"] == false))
 }
 
 /// Of `n` requests sent at once by one client, how many were not 429.
@@ -169,7 +177,7 @@ async fn received(sims: &Simulators, since_ms: u64) -> Vec<usize> {
 
 /// The warm lane quoted 8 times a second for a minute by rotating
 /// clients; the quotes each upstream received meanwhile.
-async fn upstream_minute(front: &str, sims: &Simulators) -> (usize, Vec<usize>) {
+async fn upstream_minute(front: &str, sims: &Simulators) -> (Minute, Vec<usize>) {
     let start = relay_types::Clock::now_ms(&relay_types::SystemClock);
     let mut tick = tokio::time::interval(Duration::from_millis(125));
     let until = tokio::time::Instant::now() + minute();
@@ -181,12 +189,34 @@ async fn upstream_minute(front: &str, sims: &Simulators) -> (usize, Vec<usize>) 
         sent.push(tokio::spawn(async move { quote(&front, &ip).await }));
         i += 1;
     }
-    let ok = futures::future::join_all(sent)
+    let answers: Vec<(u16, bool)> = futures::future::join_all(sent)
         .await
         .into_iter()
-        .filter(|s| s.as_ref().is_ok_and(|s| *s == 200))
+        .map(|a| a.unwrap_or((0, false)))
+        .collect();
+    let ok = answers.iter().filter(|(s, _)| *s == 200).count();
+    let live = answers
+        .iter()
+        .filter(|(s, live)| *s == 200 && *live)
         .count();
-    (ok, received(sims, start).await)
+    let failed: std::collections::BTreeMap<u16, usize> = answers
+        .iter()
+        .filter(|(s, _)| *s != 200)
+        .fold(Default::default(), |mut m, (s, _)| {
+            *m.entry(*s).or_default() += 1;
+            m
+        });
+    (Minute { ok, live, failed }, received(sims, start).await)
+}
+
+/// What the warm lane's minute answered.
+struct Minute {
+    /// Quotes answered 200.
+    ok: usize,
+    /// Of those, answered with a rail asked live.
+    live: usize,
+    /// The other answers by status (0: no answer).
+    failed: std::collections::BTreeMap<u16, usize>,
 }
 
 fn bench(c: &mut Criterion) {
@@ -206,16 +236,20 @@ fn bench(c: &mut Criterion) {
         let (quoted, upstream) = rt.block_on(upstream_minute(&front, &sims));
         println!(
             "replicas {n}: one client got through {executes}/30 executes (limit 8), \
-             {status}/100 status reads (limit 60); in {:?} {quoted} quotes answered, \
-             LI.FI/Squid/Bungee received {upstream:?} quotes (budget {RPM} a minute each)",
-            minute()
+             {status}/100 status reads (limit 60); in {:?} {} quotes answered ({} with a rail \
+             asked live), not answered by status {:?}; LI.FI/Squid/Bungee received {upstream:?} \
+             quotes (budget {RPM} a minute each)",
+            minute(),
+            quoted.ok,
+            quoted.live,
+            quoted.failed,
         );
         let mut k = 0u32;
         group.bench_function(format!("warm quote, {n} replicas"), |b| {
             b.iter(|| {
                 k += 1;
                 let ip = format!("10.8.{}.{}", (k / 250) % 250, k % 250);
-                assert_eq!(rt.block_on(quote(&front, &ip)), 200);
+                assert_eq!(rt.block_on(quote(&front, &ip)).0, 200);
             })
         });
         drop(hosts);

@@ -56,6 +56,11 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
+        // Answers and server-sent events are small writes: never held
+        // back waiting for the client's delayed acknowledgement.
+        if let Err(e) = stream.set_nodelay(true) {
+            tracing::debug!(error = %e, %peer, "TCP_NODELAY not set");
+        }
         let service = app
             .clone()
             .map_request(move |mut req: hyper::Request<Incoming>| {
