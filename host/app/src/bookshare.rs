@@ -79,17 +79,26 @@ impl BookShare for StoreShare {
 
     async fn since(&self, after_ms: u64) -> Result<Vec<Published>, ShareDown> {
         let rows = self.store.answers_since(after_ms).await.map_err(down)?;
-        Ok(rows
-            .into_iter()
-            .filter_map(|(lane, rail, quoted_at_ms, answer)| {
-                let answer = serde_json::from_str(&answer).ok()?;
-                Some(Published {
-                    lane,
-                    rail,
-                    quoted_at_ms,
-                    answer,
-                })
-            })
-            .collect())
+        Ok(decoded(rows))
     }
+
+    async fn lane(&self, lane: &str) -> Result<Vec<Published>, ShareDown> {
+        let rows = self.store.lane_answers(lane).await.map_err(down)?;
+        Ok(decoded(rows))
+    }
+}
+
+/// The stored rows as answers (a row that does not decode is left out).
+fn decoded(rows: Vec<relay_store::BookRow>) -> Vec<Published> {
+    rows.into_iter()
+        .filter_map(|(lane, rail, quoted_at_ms, answer)| {
+            let answer = serde_json::from_str(&answer).ok()?;
+            Some(Published {
+                lane,
+                rail,
+                quoted_at_ms,
+                answer,
+            })
+        })
+        .collect()
 }

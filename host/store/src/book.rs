@@ -38,16 +38,18 @@ impl Store {
         .bind(after_ms as i64)
         .fetch_all(self.pool())
         .await?;
-        rows.iter()
-            .map(|r| {
-                Ok((
-                    r.try_get("lane")?,
-                    r.try_get("rail")?,
-                    r.try_get::<i64, _>("quoted_at_ms")? as u64,
-                    r.try_get("answer")?,
-                ))
-            })
-            .collect()
+        rows.iter().map(row).collect()
+    }
+
+    /// The answers of `lane`.
+    pub async fn lane_answers(&self, lane: &str) -> Result<Vec<BookRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT lane, rail, quoted_at_ms, answer FROM book_answers WHERE lane = $1",
+        )
+        .bind(lane)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(row).collect()
     }
 
     /// Drops the answers quoted before `before_ms`. Returns how many.
@@ -58,6 +60,15 @@ impl Store {
             .await?;
         Ok(done.rows_affected())
     }
+}
+
+fn row(r: &sqlx::any::AnyRow) -> Result<BookRow, StoreError> {
+    Ok((
+        r.try_get("lane")?,
+        r.try_get("rail")?,
+        r.try_get::<i64, _>("quoted_at_ms")? as u64,
+        r.try_get("answer")?,
+    ))
 }
 
 #[cfg(test)]
@@ -75,6 +86,7 @@ mod tests {
         let all = store.answers_since(0).await.unwrap();
         assert_eq!(all, vec![other.clone(), row(200, "b")]);
         assert_eq!(store.answers_since(150).await.unwrap(), vec![row(200, "b")]);
+        assert_eq!(store.lane_answers("l2").await.unwrap(), vec![other.clone()]);
         assert_eq!(store.prune_answers(160).await.unwrap(), 1);
         assert_eq!(store.answers_since(0).await.unwrap(), vec![row(200, "b")]);
     }

@@ -17,8 +17,9 @@
 //!   tick each replica pulls the answers published since its last pull
 //!   ([`BookShare::since`]) into its own book — a lane it already keeps
 //!   takes the newer answer, a lane it has not seen yet is seeded — and
-//!   before the first quote of a lane it does not keep it pulls once more,
-//!   so that quote is served from the book too.
+//!   before the first quote of a lane it does not keep it reads that
+//!   lane's answers ([`BookShare::lane`]), so that quote is served from
+//!   the book too.
 //! - **While the share cannot be reached** the book falls back to what
 //!   `[limits] on_backend_failure` says: `open` — each replica keeps its
 //!   own budget (the upstream may then see up to N times it), `closed` —
@@ -84,6 +85,9 @@ pub trait BookShare: Send + Sync + std::fmt::Debug {
 
     /// The answers published quoted after `after_ms`.
     async fn since(&self, after_ms: u64) -> Result<Vec<Published>, ShareDown>;
+
+    /// The answers published for `lane`.
+    async fn lane(&self, lane: &str) -> Result<Vec<Published>, ShareDown>;
 }
 
 /// How far back each pull reaches past the previous one: an answer
@@ -291,14 +295,18 @@ impl super::QuoteBook {
     }
 
     /// Before the first quote of a lane this replica does not keep yet:
-    /// takes in what the others published (one read), so the quote is
-    /// served from the book as it is on theirs.
+    /// takes in that lane's answers the others published (one read by
+    /// lane), so the quote is served from the book as it is on theirs.
     pub async fn prime(&self, key: &super::LaneKey) {
-        if self.share.is_none() || self.lanes().contains_key(key) {
+        let Some(share) = &self.share else { return };
+        if self.lanes().contains_key(key) {
             return;
         }
-        // even with seeds: the last tick's pull may have missed a rail
-        self.pull().await;
+        // the lane's own answers, whatever the ticks' pulls have seen
+        match share.backend.lane(&key.id()).await {
+            Ok(published) => self.adopt(share, published),
+            Err(e) => tracing::debug!(error = %e, "book answers not pulled"),
+        }
     }
 
     /// Takes in the answers other replicas published since the last pull.
@@ -309,6 +317,12 @@ impl super::QuoteBook {
             Ok(p) => p,
             Err(e) => return tracing::debug!(error = %e, "book answers not pulled"),
         };
+        self.adopt(share, published);
+    }
+
+    /// Takes `published` into the lanes kept here, or seeds the others.
+    fn adopt(&self, share: &Sharing, published: Vec<Published>) {
+        let now = self.clock.now_ms();
         let stale = self.cfg.stale_ms;
         let mut lanes = self.lanes();
         let ids: HashMap<String, super::LaneKey> =
@@ -358,6 +372,9 @@ mod tests {
             Err(ShareDown("connection refused".into()))
         }
         async fn since(&self, _: u64) -> Result<Vec<Published>, ShareDown> {
+            Err(ShareDown("connection refused".into()))
+        }
+        async fn lane(&self, _: &str) -> Result<Vec<Published>, ShareDown> {
             Err(ShareDown("connection refused".into()))
         }
     }
