@@ -73,6 +73,11 @@ impl BookShare for StoreShare {
         if self.published.fetch_add(1, Ordering::Relaxed) % PRUNE_EVERY == PRUNE_EVERY - 1 {
             let before = p.quoted_at_ms.saturating_sub(self.stale_ms * KEEP_BOUNDS);
             self.store.prune_answers(before).await.map_err(down)?;
+            // the refresh leases of lanes nobody refreshes any more
+            self.store
+                .prune_places(p.quoted_at_ms)
+                .await
+                .map_err(down)?;
         }
         Ok(())
     }

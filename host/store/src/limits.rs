@@ -148,6 +148,26 @@ impl Store {
         Ok(())
     }
 
+    /// Drops every place that lapsed by `now_ms`, of every kind and caller
+    /// (a caller that never comes back leaves its lapsed places; counts
+    /// ignore them, this keeps the table small). Rows another transaction
+    /// holds are left for the next prune (never waited for). Returns how
+    /// many.
+    pub async fn prune_places(&self, now_ms: u64) -> Result<u64, StoreError> {
+        let sql = match self.backend() {
+            Backend::Postgres => {
+                "DELETE FROM caller_places WHERE id IN \
+                 (SELECT id FROM caller_places WHERE until_ms <= $1 FOR UPDATE SKIP LOCKED)"
+            }
+            Backend::Sqlite => "DELETE FROM caller_places WHERE until_ms <= $1",
+        };
+        let done = sqlx::query(sql)
+            .bind(now_ms as i64)
+            .execute(self.pool())
+            .await?;
+        Ok(done.rows_affected())
+    }
+
     /// Gives place `id` back (the thing it held was never made).
     pub async fn drop_place(&self, id: &str) -> Result<(), StoreError> {
         sqlx::query("DELETE FROM caller_places WHERE id = $1")
@@ -186,6 +206,8 @@ mod tests {
         store.drop_place("b").await.unwrap();
         assert_eq!(take("e", 30).await, Ok(()));
         assert_eq!(take("f", 1_000).await, Ok(()), "a lapsed at 1000");
+        let gone = store.prune_places(1_020).await.unwrap();
+        assert!(gone >= 1, "10.0.0.2's lapsed place pruned");
         let many: Vec<_> = (0..10)
             .map(|i| {
                 let store = store.clone();

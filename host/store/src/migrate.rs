@@ -85,6 +85,10 @@ const MIGRATIONS: &[Migration] = &[
         version: 24,
         sql: include_str!("../migrations/0024_book_answers.sql"),
     },
+    Migration {
+        version: 25,
+        sql: include_str!("../migrations/0025_journal_hash.sql"),
+    },
 ];
 
 /// Applies every core migration not yet recorded.

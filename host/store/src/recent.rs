@@ -20,30 +20,48 @@ impl Store {
     }
 
     /// The routes the explorer finds for `needle`, newest first, at most
-    /// `limit`: the route with that id, or those with a quoted value equal
-    /// to it in their record (sender, recipient, source or destination
-    /// transaction — `needle` lowercase, as the record is compared), or a
-    /// journaled transaction with that hash.
+    /// `limit`: the route with that id, the routes with a journaled
+    /// transaction of that hash (indexed, migration 0025), and among the
+    /// newest [`SEARCH_SCAN`] routes those with a quoted value equal to it
+    /// in their record (sender, recipient, source or destination
+    /// transaction; compared in lower case). The scan is bounded so a
+    /// public search costs the same however many routes are stored.
     pub async fn find_routes(
         &self,
         needle: &str,
         limit: u32,
     ) -> Result<Vec<RouteRecord>, StoreError> {
         let lower = needle.to_ascii_lowercase();
-        let rows = sqlx::query(
-            "SELECT id, body FROM routes WHERE id = $1 OR LOWER(body) LIKE $2 \
-             OR id IN (SELECT route_id FROM tx_journal WHERE LOWER(tx_hash) = $3) \
-             ORDER BY created_ms DESC, id DESC LIMIT $4",
+        let exact = sqlx::query(
+            "SELECT id, body FROM routes WHERE id = $1 \
+             OR id IN (SELECT route_id FROM tx_journal WHERE LOWER(tx_hash) = $2)",
         )
         .bind(needle)
-        .bind(format!("%\"{}\"%", like_literal(&lower)))
         .bind(&lower)
+        .fetch_all(self.pool())
+        .await?;
+        let recorded = sqlx::query(
+            "SELECT id, body FROM (SELECT id, body, created_ms FROM routes \
+             ORDER BY created_ms DESC LIMIT $1) newest \
+             WHERE LOWER(body) LIKE $2 ORDER BY created_ms DESC LIMIT $3",
+        )
+        .bind(SEARCH_SCAN)
+        .bind(format!("%\"{}\"%", like_literal(&lower)))
         .bind(i64::from(limit))
         .fetch_all(self.pool())
         .await?;
-        decodable(rows, "the explorer's search")
+        let mut found = decodable(exact, "the explorer's search")?;
+        found.extend(decodable(recorded, "the explorer's search")?);
+        found.sort_by(|a, b| (b.created_ms, &b.id).cmp(&(a.created_ms, &a.id)));
+        found.dedup_by(|a, b| a.id == b.id);
+        found.truncate(limit as usize);
+        Ok(found)
     }
 }
+
+/// How many of the newest routes a search by a value in their record
+/// reads.
+pub const SEARCH_SCAN: i64 = 10_000;
 
 /// `s` without LIKE's wildcards (`%`, `_`, `\\`): hashes and addresses
 /// hold none, and an id is matched exactly by `id = …`.

@@ -6,7 +6,9 @@
 //! upsert per bucket a request counts in. While the database cannot be
 //! reached a request is served uncounted (`on_backend_failure = "open"`,
 //! the default) or refused with 503 `RATE_LIMITS_UNAVAILABLE` (`closed`).
-//! Cells that are full again are pruned every 4096 requests.
+//! Cells that are full again, and lapsed caller places (intents,
+//! subscriptions, MCP sessions, the quote book's leases), are pruned every
+//! 4096 requests.
 
 use std::{
     sync::atomic::{AtomicU64, Ordering},
@@ -64,6 +66,9 @@ impl Shared {
         if self.counts.fetch_add(1, Ordering::Relaxed) % PRUNE_EVERY == PRUNE_EVERY - 1 {
             if let Err(e) = self.store.prune_rate_limits(now_ms).await {
                 tracing::warn!(error = %e, "rate-limit cells not pruned");
+            }
+            if let Err(e) = self.store.prune_places(now_ms).await {
+                tracing::warn!(error = %e, "lapsed caller places not pruned");
             }
         }
         Ok(decision(cell?, now_ms, limit, (period, window_ms)))

@@ -298,8 +298,6 @@ const TABLE_QUESTION: &str = "How do I sponsor a type-4 transaction?";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_page_renders_tables_and_code_and_links_its_citations_in_a_browser() {
-    let py = std::env::var("RELAY_PLAYWRIGHT_PY")
-        .expect("RELAY_PLAYWRIGHT_PY (conformance/tools/playwright.sh prints it)");
     let devnet = Devnet::start(DevnetConfig::with_chains([SRC]))
         .await
         .unwrap();
@@ -309,21 +307,7 @@ async fn the_page_renders_tables_and_code_and_links_its_citations_in_a_browser()
     let a = ask(&h.base, TABLE_QUESTION).await;
     let text = a["answer"].as_str().unwrap();
     assert!(text.contains(":\n| ") && text.lines().count() == 3, "{a}");
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../conformance/tools/concierge_page.py"
-    );
-    let mut cmd = std::process::Command::new(py);
-    cmd.args([script, "--url", &h.base, "--table-question", TABLE_QUESTION]);
-    cmd.args(crate::common::screenshot_args("RELAY_CONCIERGE_SCREENSHOT"));
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("\"done\""),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let args = ["--url", &h.base, "--table-question", TABLE_QUESTION];
+    crate::common::browser_script("concierge_page.py", &args, "RELAY_CONCIERGE_SCREENSHOT").await;
     devnet.stop();
 }

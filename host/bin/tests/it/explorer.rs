@@ -140,30 +140,18 @@ async fn a_route_is_found_by_id_transaction_or_address_and_shown_as_its_finder_m
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_page_finds_and_shows_a_route_in_a_browser() {
-    let py = std::env::var("RELAY_PLAYWRIGHT_PY")
-        .expect("RELAY_PLAYWRIGHT_PY (conformance/tools/playwright.sh prints it)");
     let (devnet, _dir, h, (id, src_tx, sender)) = mesh_with_a_route().await;
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../conformance/tools/explorer_page.py"
-    );
-    let mut cmd = std::process::Command::new(py);
-    cmd.args([script, "--url", &h.base, "--token", DEVNET_OWNER_TOKEN]);
-    cmd.args(["--route", &id, "--src-tx", &src_tx, "--sender", &sender]);
-    cmd.args(common::screenshot_args("RELAY_EXPLORER_SCREENSHOT"));
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("\"done\""),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let events: Vec<Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let args = [
+        "--url",
+        &h.base,
+        "--token",
+        DEVNET_OWNER_TOKEN,
+        "--route",
+        &id,
+    ];
+    let args = [&args[..], &["--src-tx", &src_tx, "--sender", &sender]].concat();
+    let events =
+        common::browser_script("explorer_page.py", &args, "RELAY_EXPLORER_SCREENSHOT").await;
     let public = events.iter().find(|e| e["event"] == "public").unwrap();
     let stages = public["stages"].as_array().unwrap();
     assert!(stages.len() >= 2, "{public}");

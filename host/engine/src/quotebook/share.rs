@@ -234,18 +234,31 @@ impl super::QuoteBook {
     }
 
     /// Takes one request of `rail`'s shared budget (`cap`: module docs of
-    /// [`BookShare::take`]); while the share is down, as configured.
+    /// [`BookShare::take`]); while the share is down, as configured. The
+    /// replica's own window counts the request once either way (a live
+    /// quote, `cap` `None`, was counted there already by [`Self::spend`]).
     pub(super) async fn take_shared(&self, rail: &str, cap: Option<u32>) -> bool {
         let Some(share) = &self.share else {
             return true;
         };
-        match share.backend.take(rail, cap, self.clock.now_ms()).await {
-            Ok(true) => true,
-            Ok(false) => {
+        match (
+            share.backend.take(rail, cap, self.clock.now_ms()).await,
+            cap,
+        ) {
+            (Ok(true), None) => true,
+            (Ok(true), Some(_)) => {
+                self.budgets.spend(rail);
+                true
+            }
+            (Ok(false), _) => {
                 share.mark_full(rail, FULL_PAUSE);
                 false
             }
-            Err(e) => self.share_down(&e, rail, cap.is_some_and(|c| c < self.cfg.rpm(rail))),
+            (Err(e), None) => {
+                tracing::warn!(error = %e, rail, "a live quote not counted in the shared budget");
+                true
+            }
+            (Err(e), Some(c)) => self.share_down(&e, rail, c < self.cfg.rpm(rail)),
         }
     }
 
@@ -287,11 +300,7 @@ impl super::QuoteBook {
             Ok(false) => return false,
             Err(e) => return self.share_down(&e, rail, false),
         }
-        let taken = self.take_shared(rail, Some(self.cfg.rpm(rail))).await;
-        if taken {
-            self.budgets.spend(rail);
-        }
-        taken
+        self.take_shared(rail, Some(self.cfg.rpm(rail))).await
     }
 
     /// Before the first quote of a lane this replica does not keep yet:
@@ -396,6 +405,11 @@ mod tests {
             assert!(open.take_shared("lifi", Some(3)).await);
         }
         assert!(!open.take_shared("lifi", Some(3)).await, "the local budget");
+        // a live quote while it is down is counted once, here
+        let live = book(FailMode::Open);
+        live.budgets.spend("squid");
+        assert!(live.take_shared("squid", None).await);
+        assert_eq!(live.budgets.spent("squid"), 1);
         // closed: no background refresh at all
         let closed = book(FailMode::Closed);
         assert!(!closed.take_shared("lifi", Some(3)).await);

@@ -480,6 +480,33 @@ pub fn point_template_at(c: &mut HostConfig, upstream: &relay_conformance::rail:
     c.capabilities.allow_private_networks = true;
 }
 
+/// Runs the browser script `conformance/tools/<script>` (Playwright for
+/// Python, `$RELAY_PLAYWRIGHT_PY`) with `args` and the screenshot
+/// arguments `$shots` asks for; the JSON events it printed, one a line,
+/// once it ended with `done` (else the test fails with its output).
+pub async fn browser_script(script: &str, args: &[&str], shots: &str) -> Vec<Value> {
+    let py = std::env::var("RELAY_PLAYWRIGHT_PY")
+        .expect("RELAY_PLAYWRIGHT_PY (conformance/tools/playwright.sh prints it)");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../conformance/tools")
+        .join(script);
+    let mut cmd = std::process::Command::new(py);
+    cmd.arg(path).args(args).args(screenshot_args(shots));
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("\"done\""),
+        "{script}: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|_| panic!("{script}: not an event: {l}")))
+        .collect()
+}
+
 /// A browser script's screenshot arguments when `var` names a file: the
 /// desktop page there, the phone's beside it (`…-phone.png`); none
 /// otherwise.
