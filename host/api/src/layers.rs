@@ -67,8 +67,12 @@ use tower_http::{
     map_request_body::MapRequestBodyLayer,
     request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer},
     timeout::TimeoutLayer,
-    trace::TraceLayer,
+    trace::{
+        DefaultOnFailure, DefaultOnRequest, DefaultOnResponse, OnFailure as _, OnRequest as _,
+        OnResponse as _, TraceLayer,
+    },
 };
+use tracing::Span;
 
 /// The services the edge's observers report to.
 pub struct Observers {
@@ -105,14 +109,25 @@ pub fn edge<S: Clone + Send + Sync + 'static>(
         .layer(AroundLayer(crate::usage::Record(observers.keys)))
         .layer(AroundLayer(crate::admin::Observe(observers.signals, clock)))
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
-        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
-            let id = req
-                .headers()
-                .get("x-request-id")
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("");
-            tracing::info_span!("http", method = %req.method(), path = %req.uri().path(), request_id = %id)
-        }))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(span_of)
+                .on_request(|req: &Request, span: &Span| {
+                    if !span.is_none() {
+                        DefaultOnRequest::new().on_request(req, span);
+                    }
+                })
+                .on_response(|resp: &Response, latency: Duration, span: &Span| {
+                    if !span.is_none() {
+                        DefaultOnResponse::new().on_response(resp, latency, span);
+                    }
+                })
+                .on_failure(|class, latency: Duration, span: &Span| {
+                    if !span.is_none() {
+                        DefaultOnFailure::new().on_failure(class, latency, span);
+                    }
+                }),
+        )
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(AroundLayer(crate::metrics::Track))
         .layer(CatchPanicLayer::custom(panicked))
@@ -132,6 +147,21 @@ pub fn edge<S: Clone + Send + Sync + 'static>(
         .layer(MapRequestBodyLayer::new(Body::new))
         .layer(middleware::from_fn_with_state(gate, body_gate));
     router.layer(stack)
+}
+
+/// A request's span: method, path and request id — never the client's
+/// address. The privacy lane's no-op has none, and nothing is logged of it
+/// (spec §4.11: stateless and unlogged).
+fn span_of(req: &Request) -> Span {
+    if req.uri().path() == relay_privacy::http::NOOP_PATH {
+        return Span::none();
+    }
+    let id = req
+        .headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    tracing::info_span!("http", method = %req.method(), path = %req.uri().path(), request_id = %id)
 }
 
 /// The answer to a handler that panicked: 500 `INTERNAL`.
@@ -251,6 +281,13 @@ async fn body_gate(State(gate): State<BodyGate>, req: Request, next: Next) -> Re
         .map(|v| v.to_str().unwrap_or("?"));
     match content_type {
         Some(ct) if is_json(ct) => {}
+        // the privacy lane's gateway reads its own opaque body (within the
+        // body limit above)
+        Some(relay_privacy::http::REQUEST_MEDIA_TYPE)
+            if req.uri().path() == relay_privacy::http::GATEWAY_PATH =>
+        {
+            return next.run(req).await
+        }
         None if announces_no_body(req.headers()) => return next.run(req).await,
         other => {
             let sent = other.map_or("no content-type".to_string(), |ct| {

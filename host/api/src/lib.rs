@@ -142,6 +142,7 @@ pub const FEATURES: &[Feature<AppState>] = &[
     relay_sponsor::http::feature(),
     relay_analysis::http::feature(),
     relay_messaging::http::feature(),
+    relay_privacy::http::feature(),
     concierge::FEATURE,
     explorer::FEATURE,
     admin::FEATURE,
@@ -208,7 +209,13 @@ fn http_router(state: AppState, limiter: Arc<limits::RateLimiter>) -> Router {
         keys: state.keys.clone(),
         state: state.clone(),
     };
-    layers::edge(routes, &state.config.http, limiter, observers).with_state(state)
+    let gateway = state.handles.get::<relay_privacy::gateway::Inner>();
+    let router = layers::edge(routes, &state.config.http, limiter, observers).with_state(state);
+    // the privacy lane's gateway answers inner requests from this router
+    if let Some(inner) = gateway {
+        inner.set(router.clone());
+    }
+    router
 }
 
 impl relay_feature::HasHandles for AppState {

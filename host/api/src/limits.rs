@@ -114,6 +114,9 @@ pub struct Bucket {
     /// Counted by the client's IP only, even for a request with an issued
     /// key (creating keys, signing in).
     pub by_ip: bool,
+    /// Counted in memory only, its callers never logged
+    /// ([`relay_feature::Limit::unrecorded`]).
+    pub unrecorded: bool,
 }
 
 /// Refilled buckets are dropped once per this many requests.
@@ -312,6 +315,7 @@ impl<C: Clock + Clone> RateLimiter<C> {
                 name,
                 window: Window::Minute,
                 by_ip: false,
+                unrecorded: false,
             });
         };
         let overrides = match l.window {
@@ -324,6 +328,7 @@ impl<C: Clock + Clone> RateLimiter<C> {
             limit: overrides.get(l.key).copied().unwrap_or(l.per),
             window: l.window,
             by_ip: l.by_ip,
+            unrecorded: l.unrecorded,
         })
     }
 
@@ -515,6 +520,9 @@ impl crate::around::Around for Enforce {
     fn before_later(&self, req: &Request) -> Option<crate::around::SeenLater<Self::Seen>> {
         let shared = self.0.shared.clone()?;
         let (key_status, counted) = self.who(req);
+        if counted.as_ref().is_some_and(|(b, ..)| b.unrecorded) {
+            return None;
+        }
         let this = self.clone();
         Some(Box::pin(async move {
             let Some((bucket, client, ip)) = counted else {
@@ -568,7 +576,11 @@ impl Enforce {
         if d.allowed {
             return Ok((Some(d), key_status));
         }
-        tracing::info!(bucket = %bucket.name, %client, %ip, "rate limited");
+        // an unrecorded bucket's refusals leave no line at all (the no-op
+        // is unlogged; the gateway's caller is a relay, never named)
+        if !bucket.unrecorded {
+            tracing::info!(bucket = %bucket.name, %client, %ip, "rate limited");
+        }
         let ms = u64::try_from(d.retry_after.as_millis())
             .unwrap_or(u64::MAX)
             .max(1);
@@ -672,6 +684,7 @@ mod tests {
             limit,
             window: Window::Minute,
             by_ip: false,
+            unrecorded: false,
         }
     }
 

@@ -83,6 +83,10 @@ pub enum Command {
         /// The host's base URL.
         #[arg(long, env = "RELAY_URL", default_value = "http://127.0.0.1:8787")]
         url: String,
+        /// An oblivious relay (`relay up` prints one): the private-lane
+        /// tools go through it to the host's gateway (spec §4.11).
+        #[arg(long, env = "RELAY_OHTTP_RELAY")]
+        ohttp_relay: Option<String>,
     },
     /// Sealed messaging v2 from the command line, against the host at
     /// `--url`: keys stay in `--keys` (mode 0600) and the wallet key in
@@ -98,6 +102,31 @@ pub enum Command {
         /// What to do.
         #[command(subcommand)]
         command: MsgCommand,
+    },
+    /// Send one request through the privacy lane (spec §4.11): encapsulated
+    /// for the host's oblivious gateway (RFC 9458, padded to the fixed
+    /// sizes) and posted to the oblivious relay at `--relay`, so the host
+    /// never sees this machine's address and the relay never sees the
+    /// request. Prints the answer's body; its status goes to stderr (exit
+    /// 1 on a 4xx or 5xx). Needs no host configuration.
+    Ohttp {
+        /// The oblivious relay's base URL (`relay up` prints it).
+        #[arg(
+            long,
+            env = "RELAY_OHTTP_RELAY",
+            default_value = "http://127.0.0.1:8788"
+        )]
+        relay: String,
+        /// The method: GET or POST.
+        method: String,
+        /// The path and query, e.g. `/api/route/status?id=rt_…`.
+        path: String,
+        /// A JSON body (POST).
+        #[arg(long)]
+        json: Option<String>,
+        /// More headers, `name: value` (repeat).
+        #[arg(long = "header", short = 'H')]
+        headers: Vec<String>,
     },
     /// Inspect and switch installed rails.
     Rails {

@@ -438,13 +438,16 @@ pub async fn up(
             addr: config.listen,
             source,
         })?;
+    let relay = oblivious_relay(&config).await?;
     let host = Host::build_with(config, devnet_credentials()).await?;
     let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<()>();
     let serve = tokio::spawn(host.serve_on(listener, async {
         let _ = tokio::signal::ctrl_c().await;
         let _ = ready_tx.send(());
     }));
-    println!("{banner}");
+    println!(
+        "{banner}  relay     {relay}   (the oblivious relay: `relay ohttp --relay {relay} …`)\n"
+    );
     let _ = ready_rx.await;
     serve
         .await
@@ -452,6 +455,27 @@ pub async fn up(
     drop(sims);
     chains.stop();
     Ok(())
+}
+
+/// Starts the devnet's oblivious relay (`{relay_url}`, spec §4.11) on
+/// the port after the host's, forwarding to the host; its base URL. It
+/// stops with the process.
+async fn oblivious_relay(config: &HostConfig) -> Result<String, StartError> {
+    let mut addr = config.listen;
+    addr.set_port(addr.port().wrapping_add(1));
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| StartError::Listen { addr, source })?;
+    let gateway = format!("http://{}", config.listen);
+    tokio::spawn(async move {
+        let stop = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        if let Err(e) = relay_privacy::relay::serve(listener, &gateway, stop).await {
+            tracing::warn!(error = %e, "the oblivious relay stopped");
+        }
+    });
+    Ok(format!("http://{addr}"))
 }
 
 /// Why `relay up` stopped.

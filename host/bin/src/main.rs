@@ -47,10 +47,20 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     if let Command::Msg { url, keys, command } = &cli.command {
         return Ok(relay_host::msg::run(url, keys, command).await?);
     }
-    if let Command::Mcp { url } = &cli.command {
+    if let Command::Ohttp {
+        relay,
+        method,
+        path,
+        json,
+        headers,
+    } = &cli.command
+    {
+        return ohttp(relay, (method, path), json.as_deref(), headers).await;
+    }
+    if let Command::Mcp { url, ohttp_relay } = &cli.command {
         // Needs no host configuration; stdout is the MCP stream (logs go
         // to stderr).
-        return Ok(relay_mcp::local::run_stdio(url).await?);
+        return Ok(relay_mcp::local::run_stdio(url, ohttp_relay.as_deref()).await?);
     }
     let config = HostConfig::load(cli.config.as_deref()).context("loading configuration")?;
     relay_host::server::check_config(&config).context("loading configuration")?;
@@ -73,9 +83,18 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             block_time,
         } => devnet(config, dir, chains.0, block_time).await?,
         Command::Up { chains, block_time } => up(config, chains.0, block_time).await?,
-        Command::Mcp { url } => relay_mcp::local::run_stdio(&url).await?,
+        Command::Mcp { url, ohttp_relay } => {
+            relay_mcp::local::run_stdio(&url, ohttp_relay.as_deref()).await?
+        }
         Command::Verify { file, signer } => verify_bundle(&file, signer.as_deref())?,
         Command::Msg { url, keys, command } => relay_host::msg::run(&url, &keys, &command).await?,
+        Command::Ohttp {
+            relay,
+            method,
+            path,
+            json,
+            headers,
+        } => ohttp(&relay, (&method, &path), json.as_deref(), &headers).await?,
     }
     Ok(())
 }
@@ -223,6 +242,38 @@ async fn up(_: HostConfig, _: Vec<u64>, _: Option<u64>) -> anyhow::Result<()> {
     anyhow::bail!(
         "this relay was built without the devnet; build it with `cargo build -p relay-host --features devnet` (conformance/up.sh does)"
     )
+}
+
+/// `relay ohttp`: one request through the privacy lane.
+async fn ohttp(
+    relay: &str,
+    (method, path): (&str, &str),
+    json: Option<&str>,
+    headers: &[String],
+) -> anyhow::Result<()> {
+    let mut pairs: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|h| {
+            h.split_once(':')
+                .map(|(k, v)| (k.trim(), v.trim()))
+                .context("a header is `name: value`")
+        })
+        .collect::<anyhow::Result<_>>()?;
+    if json.is_some() {
+        pairs.push(("content-type", "application/json"));
+    }
+    let client = relay_privacy::client::ObliviousClient::new(relay);
+    let body = json.unwrap_or("").as_bytes();
+    let answer = client
+        .send(&method.to_ascii_uppercase(), path, &pairs, body)
+        .await?;
+    eprintln!(
+        "HTTP {} (inner response {} bytes)",
+        answer.status, answer.inner_len
+    );
+    println!("{}", String::from_utf8_lossy(&answer.body));
+    anyhow::ensure!(answer.status < 400, "the host answered {}", answer.status);
+    Ok(())
 }
 
 /// `relay verify`: checks an evidence bundle offline and prints what held.

@@ -37,6 +37,9 @@ pub fn init(
     telemetry: Option<&TelemetryConfig>,
 ) -> Result<TelemetryGuard, TelemetryError> {
     let filter = EnvFilter::try_from_env("RELAY_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    // the ohttp crate traces derived private keys at trace level: never
+    // let them out, whatever RELAY_LOG asks for
+    let filter = filter.add_directive("ohttp=off".parse().expect("a directive"));
     let json = std::env::var("RELAY_LOG_FORMAT").is_ok_and(|v| v == "json");
     let logs = fmt::layer().with_writer(std::io::stderr);
     let logs = match json {

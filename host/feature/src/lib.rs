@@ -77,6 +77,11 @@ pub struct Limit {
     /// Counted by the client's IP even for a request with an issued key
     /// (creating keys, signing in).
     pub by_ip: bool,
+    /// Its callers are never recorded: counted in this replica's memory
+    /// only (never in the shared store, whatever `[limits] backend`
+    /// says), and a refusal's log line names the bucket, not the caller
+    /// (the privacy lane's gateway and no-op).
+    pub unrecorded: bool,
 }
 
 impl Limit {
@@ -95,6 +100,7 @@ impl Limit {
             per,
             window: Window::Minute,
             by_ip: false,
+            unrecorded: false,
         }
     }
 
@@ -128,6 +134,14 @@ impl Limit {
     pub const fn by_ip(self) -> Self {
         Limit {
             by_ip: true,
+            ..self
+        }
+    }
+
+    /// The same, its callers never recorded ([`Limit::unrecorded`]).
+    pub const fn unrecorded(self) -> Self {
+        Limit {
+            unrecorded: true,
             ..self
         }
     }

@@ -175,6 +175,9 @@ pub struct Remote {
     /// The session bearer (`RELAY_SESSION_TOKEN`), sent only by the tools
     /// that declare it.
     pub session_bearer: Option<String>,
+    /// The privacy lane's client (`relay mcp --ohttp-relay`): private-lane
+    /// tools go through the oblivious relay instead of straight to `base`.
+    pub oblivious: Option<relay_privacy::client::ObliviousClient>,
 }
 
 impl Remote {
@@ -186,6 +189,7 @@ impl Remote {
             headers: Vec::new(),
             body: None,
             session_bearer: false,
+            private_lane: false,
         };
         let a = self.send_call(call).await?;
         match a.status {
@@ -194,8 +198,12 @@ impl Remote {
         }
     }
 
-    /// Sends `call` (with the session bearer when the tool declares it).
+    /// Sends `call` (with the session bearer when the tool declares it),
+    /// a private-lane tool's through the oblivious relay when one is given.
     async fn send_call(&self, call: ApiCall) -> Result<ApiAnswer, Unreachable> {
+        if let (true, Some(lane)) = (call.private_lane, &self.oblivious) {
+            return self.send_oblivious(lane, call).await;
+        }
         let mut req = Request::builder()
             .method(call.method)
             .uri(format!("{}{}", self.base, call.path_and_query));
@@ -221,6 +229,44 @@ impl Remote {
             .await
             .map_err(|e| Unreachable(e.to_string()))?;
         answer(resp).await
+    }
+}
+
+impl Remote {
+    async fn send_oblivious(
+        &self,
+        lane: &relay_privacy::client::ObliviousClient,
+        call: ApiCall,
+    ) -> Result<ApiAnswer, Unreachable> {
+        let mut headers: Vec<(String, String)> =
+            self.always.iter().chain(&call.headers).cloned().collect();
+        if let (true, Some(t)) = (call.session_bearer, &self.session_bearer) {
+            headers.push(("authorization".into(), format!("Bearer {t}")));
+        }
+        let body = match &call.body {
+            Some(b) => {
+                headers.push(("content-type".into(), "application/json".into()));
+                b.to_string()
+            }
+            None => String::new(),
+        };
+        let pairs: Vec<(&str, &str)> = headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let a = lane
+            .send(
+                call.method.as_str(),
+                &call.path_and_query,
+                &pairs,
+                body.as_bytes(),
+            )
+            .await
+            .map_err(|e| Unreachable(format!("through the privacy lane: {e}")))?;
+        Ok(ApiAnswer {
+            status: a.status,
+            body: json_or_text(&a.body),
+        })
     }
 }
 

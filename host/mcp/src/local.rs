@@ -41,8 +41,11 @@ fn env(name: &str) -> Option<String> {
 }
 
 /// Serves MCP on stdin/stdout against the host at `url` until the client
-/// closes the stream.
-pub async fn run_stdio(url: &str) -> Result<(), LocalError> {
+/// closes the stream; with `ohttp_relay`, the private-lane tools (execute,
+/// session_execute, agent_do) go through that oblivious relay to the
+/// host's gateway (spec §4.11), so the host never sees this machine's
+/// address on a call that moves funds.
+pub async fn run_stdio(url: &str, ohttp_relay: Option<&str>) -> Result<(), LocalError> {
     let base = url.trim_end_matches('/').to_string();
     let client = crate::backend::http_client().map_err(|source| LocalError::Host {
         url: base.clone(),
@@ -56,6 +59,7 @@ pub async fn run_stdio(url: &str) -> Result<(), LocalError> {
             .into_iter()
             .collect(),
         session_bearer: env(SESSION_TOKEN_ENV),
+        oblivious: ohttp_relay.map(relay_privacy::client::ObliviousClient::new),
     };
     let doc = remote
         .get_json("/api/openapi.json")

@@ -228,6 +228,9 @@ pub struct ApiCall {
     pub body: Option<Value>,
     /// Whether a local server adds its session bearer (`Authorization`).
     pub session_bearer: bool,
+    /// A private-lane tool's call: a local server given an oblivious relay
+    /// sends it through the privacy lane.
+    pub private_lane: bool,
 }
 
 /// Why a call could not be made into a request.
@@ -295,6 +298,7 @@ impl Resolved {
             headers,
             body: self.has_body.then_some(Value::Object(body)),
             session_bearer: self.spec.session_bearer,
+            private_lane: self.spec.lane == Lane::Private,
         })
     }
 

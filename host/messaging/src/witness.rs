@@ -21,7 +21,7 @@ use std::{collections::BTreeMap, sync::Arc};
 use base64::{engine::general_purpose::STANDARD as B64, Engine as _};
 use relay_sealed::witness::{binding_hash, Checkpoint, Log, SigningKey};
 use relay_store::StoreError;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tokio::sync::Mutex;
 use utoipa::ToSchema;
@@ -44,6 +44,17 @@ pub const NAME: &str = "name";
 pub const TRANSFER: &str = "transfer";
 /// The kind of a Plus pass issuer key's entry.
 pub const ISSUER: &str = "issuer";
+/// The kind of a key or commitment another feature publishes through the
+/// log (the privacy lane's OHTTP key configurations): its id names it,
+/// its body is the feature's, and the first entry for an id stands.
+pub const KEY: &str = "key";
+
+/// What the log reads of a `key` entry's body: its id (the rest is the
+/// publishing feature's).
+#[derive(Deserialize)]
+struct KeyBody {
+    id: String,
+}
 
 /// How many times an append retries after losing its number to another
 /// replica.
@@ -130,6 +141,8 @@ struct Book {
     names: BTreeMap<String, NameRecord>,
     /// The Plus pass issuer key of each epoch, as first logged.
     issuers: BTreeMap<u64, IssuerKey>,
+    /// Every `key` entry's number and body by id, as first logged.
+    keys: BTreeMap<String, (u64, String)>,
     /// The directory's bytes at the log's size, and their hash.
     bytes: Arc<str>,
     hash: [u8; 32],
@@ -192,6 +205,11 @@ impl Book {
                 let k: IssuerKey =
                     serde_json::from_str(&e.body).map_err(|_| corrupt("not an issuer key"))?;
                 self.issuers.entry(k.epoch).or_insert(k);
+            }
+            KEY => {
+                let k: KeyBody =
+                    serde_json::from_str(&e.body).map_err(|_| corrupt("not a key entry"))?;
+                self.keys.entry(k.id).or_insert((e.s, e.body.clone()));
             }
             // a kind a later version appends: in the tree, not in a view
             _ => {}
@@ -273,6 +291,7 @@ impl Book {
                 .ok()
                 .and_then(|e| self.issuers.get(&e))
                 .map(|k| k.epoch),
+            KEY => self.keys.get(id).map(|_| 1),
             _ => None,
         }
     }
@@ -514,6 +533,33 @@ impl Witness {
             Err(e) => return Err(e),
         }
         Ok(book.issuers[&k.epoch].clone())
+    }
+
+    /// Logs the key entry `body` (a JSON object whose `id` is `id`) unless
+    /// one is logged for `id`; the entry logged for it (number, body).
+    pub async fn log_key(
+        &self,
+        id: &str,
+        body: String,
+        now_ms: u64,
+    ) -> Result<(u64, String), PublishOutcome> {
+        let mut book = self.book.lock().await;
+        self.catch_up(&mut book).await?;
+        if let Some(logged) = book.keys.get(id) {
+            return Ok(logged.clone());
+        }
+        match self.append(&mut book, (KEY, id, 1), body, now_ms).await {
+            Ok(()) | Err(PublishOutcome::Refused(PublishError::Replayed { .. })) => {}
+            Err(e) => return Err(e),
+        }
+        book.keys.get(id).cloned().ok_or(PublishOutcome::Busy)
+    }
+
+    /// The key entry logged for `id` (number, body).
+    pub async fn logged_key(&self, id: &str) -> Result<Option<(u64, String)>, StoreError> {
+        let mut book = self.book.lock().await;
+        self.catch_up(&mut book).await?;
+        Ok(book.keys.get(id).cloned())
     }
 
     /// The issuer key logged for `epoch`.

@@ -168,6 +168,30 @@ impl Store {
         Ok(done.rows_affected())
     }
 
+    /// Marks `id` of `kind` seen until `until_ms`: whether it is the first
+    /// sighting (no live mark of it at `now_ms`) — one atomic statement,
+    /// so of replicas racing on one id exactly one sees it first. A lapsed
+    /// mark counts as unseen. What a replay window keeps (the oblivious
+    /// gateway's encapsulated keys); pruned with the places.
+    pub async fn first_sight(
+        &self,
+        (kind, id): (&str, &str),
+        (now_ms, until_ms): (u64, u64),
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "INSERT INTO caller_places (id, kind, caller, until_ms) VALUES ($1, $2, '', $3) \
+             ON CONFLICT (id) DO UPDATE SET until_ms = excluded.until_ms \
+             WHERE caller_places.until_ms <= $4",
+        )
+        .bind(format!("{kind}:{id}"))
+        .bind(kind)
+        .bind(until_ms as i64)
+        .bind(now_ms as i64)
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
     /// Gives place `id` back (the thing it held was never made).
     pub async fn drop_place(&self, id: &str) -> Result<(), StoreError> {
         sqlx::query("DELETE FROM caller_places WHERE id = $1")
@@ -226,17 +250,52 @@ mod tests {
         assert_eq!(ok, 3, "ten at once: the cap");
     }
 
+    /// Twenty sightings of one id at once: one is first; after it lapses
+    /// it is first again; kinds apart.
+    async fn seen_once(store: Store) {
+        let id = format!("enc-{}", rand_suffix());
+        let many: Vec<_> = (0..20)
+            .map(|_| {
+                let (store, id) = (store.clone(), id.clone());
+                tokio::spawn(
+                    async move { store.first_sight(("seen", &id), (0, 1_000)).await.unwrap() },
+                )
+            })
+            .collect();
+        let mut first = 0;
+        for m in many {
+            first += usize::from(m.await.unwrap());
+        }
+        assert_eq!(first, 1, "twenty at once: one first sighting");
+        let again = |kind: &'static str, now: u64| {
+            let (store, id) = (store.clone(), id.clone());
+            async move {
+                store
+                    .first_sight((kind, &id), (now, now + 1_000))
+                    .await
+                    .unwrap()
+            }
+        };
+        assert!(!again("seen", 999).await, "still live");
+        assert!(again("other", 999).await, "another kind");
+        assert!(again("seen", 1_000).await, "lapsed: seen afresh");
+    }
+
     #[tokio::test]
     async fn places_on_sqlite() {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}?mode=rwc", dir.path().join("p.db").display());
-        two_places(Store::connect(&url).await.unwrap()).await;
+        let store = Store::connect(&url).await.unwrap();
+        two_places(store.clone()).await;
+        seen_once(store).await;
     }
 
     #[tokio::test(flavor = "multi_thread")]
     async fn places_on_postgres() {
         let url = relay_fixtures::postgres_database();
-        two_places(Store::connect(&url).await.unwrap()).await;
+        let store = Store::connect(&url).await.unwrap();
+        two_places(store.clone()).await;
+        seen_once(store).await;
     }
 
     /// Three at once, the fourth refused until one period passes; cells

@@ -43,6 +43,11 @@ enum Command {
         /// Build native plugins in release mode.
         #[arg(long)]
         release: bool,
+        /// Build every rail in this packaging (`native` or `wasm`) instead
+        /// of the ones `plugins.toml` lists: `--as native` is the quick
+        /// first build (no wasm toolchain, no build-std).
+        #[arg(long = "as", value_parser = parse_kind)]
+        only: Option<relay_registry::PluginKind>,
     },
     /// Write plugin.toml next to an artifact you built yourself (the
     /// artifact's directory becomes an installable plugin directory).
@@ -92,7 +97,8 @@ async fn main() -> anyhow::Result<()> {
             list,
             out,
             release,
-        } => build(rails, list, out, release).await,
+            only,
+        } => build(rails, list, out, (release, only)).await,
         Command::Package { artifact } => {
             let kind = match artifact.extension().and_then(|e| e.to_str()) {
                 Some("wasm") => relay_registry::PluginKind::Wasm,
@@ -152,11 +158,19 @@ fn new(
     Ok(())
 }
 
+fn parse_kind(s: &str) -> Result<relay_registry::PluginKind, String> {
+    match s {
+        "native" => Ok(relay_registry::PluginKind::Native),
+        "wasm" => Ok(relay_registry::PluginKind::Wasm),
+        other => Err(format!("`{other}`: a packaging is `native` or `wasm`")),
+    }
+}
+
 async fn build(
     rails: Vec<String>,
     list: PathBuf,
     out: PathBuf,
-    release: bool,
+    (release, only): (bool, Option<relay_registry::PluginKind>),
 ) -> anyhow::Result<()> {
     let text =
         std::fs::read_to_string(&list).with_context(|| format!("reading {}", list.display()))?;
@@ -172,7 +186,10 @@ async fn build(
         .rails
         .iter()
         .filter(|(rail, _)| rails.is_empty() || rails.contains(rail))
-        .flat_map(|(rail, entry)| entry.packagings.iter().map(move |k| (rail, *k)))
+        .flat_map(|(rail, entry)| {
+            let kinds = only.map_or_else(|| entry.packagings.clone(), |k| vec![k]);
+            kinds.into_iter().map(move |k| (rail, k))
+        })
         .collect();
     for (artifact, (rail, kind)) in build_all(&ctx, &jobs, &out)?.into_iter().zip(&jobs) {
         let m = relay_runtime::package::write_manifest(&artifact, *kind).await?;

@@ -42,6 +42,7 @@ pub const PAGES: &[Page] = pages![
     "docs/api-yield-account.md",
     "docs/api-receipts.md",
     "docs/api-messaging.md",
+    "docs/api-privacy.md",
     "docs/api-proof.md",
     "docs/api-agents.md",
     "docs/examples.md",

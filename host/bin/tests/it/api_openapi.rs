@@ -119,6 +119,9 @@ const SERVED: &[(&str, &str)] = &[
     ("get", "/api/messages/v2/passes/issuer"),
     ("get", "/.well-known/private-token-issuer-directory"),
     ("post", "/api/messages/v2/passes/claim"),
+    ("get", "/api/ohttp/keys"),
+    ("post", "/api/ohttp/gateway"),
+    ("get", "/api/privacy/noop"),
 ];
 
 /// Served operations that never answer 200, and the status whose body

@@ -8,6 +8,8 @@
 //!   wallet still holds no ETH;
 //! - `route-permit2-sdk.mjs` (the Uniswap permit2-sdk with ethers v5): one
 //!   `PermitTransferFrom` signature in `mode: "permit2"`, to `DONE`;
+//! - `sandbox-walk.mjs` (Node's fetch): a sandbox route followed over SSE
+//!   through every stage to `DONE`, nothing signed or moved;
 //! - `mcp-quote.py` (the MCP SDK from PyPI): lists the tools and quotes;
 //! - `webhook-receiver.py` (`standardwebhooks` from PyPI): hooked to a
 //!   settled route, it verifies the delivery and prints its completion.
@@ -134,6 +136,35 @@ async fn the_permit2_sdk_example_routes_with_one_signature() {
         U256::from(AMOUNT)
     );
     assert!(usdc_balance(&devnet, DST, recipient).await > U256::ZERO);
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_sandbox_walk_follows_every_stage_and_moves_nothing() {
+    let (devnet, _dir, h) = mesh().await;
+    let relayer = keys::relayer().address();
+    let nonce = |c: u64| {
+        let provider = devnet.chain(c).unwrap().provider();
+        async move { provider.get_transaction_count(relayer).await.unwrap() }
+    };
+    let before = (nonce(SRC).await, nonce(DST).await);
+    let walked = run_js(&h, "sandbox-walk.mjs", &keys::anvil_signer(1), relayer).await;
+    assert!(
+        walked["id"].as_str().unwrap().starts_with("sbx_") && walked["sandbox"] == true,
+        "{walked}"
+    );
+    assert_eq!(
+        walked["stages"],
+        serde_json::json!(["RECEIVING", "SWAPPING", "SENDING", "COMPLETED"]),
+        "{walked}"
+    );
+    assert_eq!(walked["status"], "DONE", "{walked}");
+    assert!(walked["quoted"]["estimated"].as_str().is_some(), "{walked}");
+    assert_eq!(
+        (nonce(SRC).await, nonce(DST).await),
+        before,
+        "the relayer sent nothing"
+    );
     devnet.stop();
 }
 

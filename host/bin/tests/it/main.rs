@@ -48,6 +48,7 @@ mod passes;
 mod permit2_verify;
 mod pricefeeds;
 mod primitives;
+mod privacy;
 mod quote_book;
 mod rail_scaffold;
 mod rehearse;

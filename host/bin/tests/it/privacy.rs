@@ -1,0 +1,320 @@
+//! The privacy lane (spec §4.11, §8.2, issue 45) as its users meet it:
+//!
+//! - an RFC 9458 client nobody here wrote — HPKE from `@hpke/core` with
+//!   `@hpke/hybridkem-x-wing`, Binary HTTP from `bhttp-js`, the response
+//!   keys from WebCrypto (`conformance/tools/ohttp-client.mjs`) — quotes
+//!   through the oblivious relay and the gateway and gets the plain API's
+//!   answer, with X-Wing and with the X25519 fallback; the bytes on the
+//!   wire have the fixed sizes; a tampered encapsulation is refused in the
+//!   clear, a replayed one, an unpadded one, one without a Date and one to
+//!   a path off the allowlist inside the encapsulation;
+//! - `relay ohttp` (the CLI's client) gets a route's status through the
+//!   relay;
+//! - a `relay serve` process logging at debug, with the shared rate-limit
+//!   store and a trusted proxy, keeps no outer address of gateway traffic
+//!   in its log or its database and writes no line for the no-op — while
+//!   the same log and database do hold a plain request's address and
+//!   path, so the check can fail.
+
+use std::path::Path;
+
+use relay_devnet::{Devnet, DevnetConfig};
+use serde_json::{json, Value};
+
+use crate::common::{self, serve, Running};
+
+const SRC: u64 = 8453;
+const DST: u64 = 42161;
+
+/// The oblivious relay beside `h`, on a free port; its base URL.
+async fn relay_for(base: &str) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let gateway = base.to_string();
+    tokio::spawn(async move {
+        relay_privacy::relay::serve(listener, &gateway, std::future::pending())
+            .await
+            .unwrap();
+    });
+    url
+}
+
+/// The JavaScript client's answers to `cases`, sent through `relay`.
+async fn client(relay: &str, cases: Value) -> Vec<Value> {
+    let arg = json!({"relay": relay, "cases": cases}).to_string();
+    let out = tokio::task::spawn_blocking(move || {
+        relay_fixtures::js_oracle("ohttp-client.mjs", "bhttp-js", &[&arg])
+    })
+    .await
+    .unwrap();
+    out.as_array().unwrap().clone()
+}
+
+fn quote_body() -> Value {
+    json!({"fromChain": SRC, "toChain": DST, "fromToken": "USDC", "toToken": "USDC",
+        "amount": "5000000", "fromAddress": relay_devnet::keys::anvil_address(1).to_string(),
+        "toAddress": relay_devnet::keys::anvil_address(1).to_string()})
+}
+
+/// What two quotes must agree on.
+fn gist(q: &Value) -> Value {
+    json!({"bridge": q["bridge"], "estimated": q["to"]["estimated"], "min": q["to"]["min"],
+        "rails": q["compared"].as_array().map(|c| c.len())})
+}
+
+async fn plain_quote(h: &Running) -> Value {
+    let (code, text) = common::post(&h.base, "/api/route/quote", &quote_body(), &[]).await;
+    assert_eq!(code, 200, "{text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The only answer of case `i`, its inner body parsed.
+fn answer(results: &[Value], i: usize) -> (Value, Value) {
+    let a = results[i]["answers"][0].clone();
+    let body = serde_json::from_str(a["body"].as_str().unwrap()).unwrap_or(Value::Null);
+    (a, body)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_nobody_here_wrote_quotes_through_the_relay_like_the_plain_api() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |_| {}).await;
+    let relay = relay_for(&h.base).await;
+
+    let before = plain_quote(&h).await;
+    let chains = json!({"method": "GET", "path": "/api/route/chains"});
+    let with = |extra: Value| {
+        let mut c = chains.clone();
+        c.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        c
+    };
+    let results = client(
+        &relay,
+        json!([
+            {"method": "POST", "path": "/api/route/quote", "body": quote_body()},
+            {"method": "POST", "path": "/api/route/quote", "body": quote_body(), "kem": "x25519", "aead": "chacha20poly1305"},
+            {"method": "GET", "path": "/api/privacy/noop"},
+            {"method": "POST", "path": "/api/keys", "body": {}},
+            {"method": "GET", "path": "/admin/api/dashboard"},
+            with(json!({"pad": false})),
+            with(json!({"date": false})),
+            with(json!({"replay": true})),
+            with(json!({"tamper": true})),
+        ]),
+    )
+    .await;
+    let after = plain_quote(&h).await;
+
+    // The same answer as the plain API, through X-Wing and through X25519.
+    for i in [0, 1] {
+        let (a, q) = answer(&results, i);
+        assert_eq!(
+            (a["outerStatus"].as_u64(), a["status"].as_u64()),
+            (Some(200), Some(200)),
+            "{a}"
+        );
+        assert_eq!(a["outerType"], "message/ohttp-res");
+        assert!(
+            gist(&q) == gist(&before) || gist(&q) == gist(&after),
+            "{q} vs {before}"
+        );
+        // Fixed sizes: the inner request is 16,384 bytes, the answer a
+        // multiple of 8,192; on the wire, header + enc + 16,384 + tag and
+        // response nonce + the padded answer + tag.
+        // (X-Wing's enc is 1,120 bytes, X25519's 32; the response nonce is
+        // max(Nn, Nk): 16 for AES-128-GCM, 32 for ChaCha20-Poly1305)
+        let (enc, nonce) = if i == 0 { (1120, 16) } else { (32, 32) };
+        assert_eq!(
+            a["requestBytes"].as_u64(),
+            Some(7 + enc + 16_384 + 16),
+            "{a}"
+        );
+        let inner = a["innerBytes"].as_u64().unwrap();
+        assert_eq!(inner % 8_192, 0, "{a}");
+        assert_eq!(a["responseBytes"].as_u64(), Some(nonce + inner + 16), "{a}");
+    }
+    // The no-op answers 8,192 bytes through the gateway, like a status.
+    let (noop, body) = answer(&results, 2);
+    assert_eq!(
+        (noop["status"].as_u64(), noop["innerBytes"].as_u64()),
+        (Some(200), Some(8_192)),
+        "{noop}"
+    );
+    assert_eq!(body["ok"], true);
+    // Off the allowlist: refused inside the encapsulation.
+    for i in [3, 4] {
+        let (a, e) = answer(&results, i);
+        assert_eq!(
+            (a["outerStatus"].as_u64(), a["status"].as_u64()),
+            (Some(200), Some(403)),
+            "{a}"
+        );
+        assert_eq!(e["errorCode"], "OHTTP_TARGET_REFUSED", "{e}");
+    }
+    let (a, e) = answer(&results, 5);
+    assert_eq!(
+        (a["status"].as_u64(), e["errorCode"].as_str()),
+        (Some(400), Some("OHTTP_PADDING_REQUIRED")),
+        "{a}"
+    );
+    let (a, e) = answer(&results, 6);
+    assert_eq!(
+        (a["status"].as_u64(), e["errorCode"].as_str()),
+        (Some(400), Some("OHTTP_DATE_SKEW")),
+        "{a}"
+    );
+    // A replay: the first copy answered, the second refused inside.
+    let replay = &results[7]["answers"];
+    assert_eq!(replay[0]["status"], 200, "{replay}");
+    assert_eq!(replay[1]["status"], 409, "{replay}");
+    assert!(
+        replay[1]["body"]
+            .as_str()
+            .unwrap()
+            .contains("OHTTP_REPLAYED"),
+        "{replay}"
+    );
+    // Tampered: nothing opens, refused in the clear.
+    let (a, e) = answer(&results, 8);
+    assert_eq!(
+        (a["outerStatus"].as_u64(), e["errorCode"].as_str()),
+        (Some(400), Some("OHTTP_MALFORMED")),
+        "{a}"
+    );
+
+    // The key list is served as RFC 9540 says and the CLI's client uses it.
+    let keys = common::http()
+        .get(format!("{}/api/ohttp/keys", h.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(keys.headers()["content-type"], "application/ohttp-keys");
+    let list = ohttp::KeyConfig::decode_list(&keys.bytes().await.unwrap()).unwrap();
+    assert_eq!(list.len(), 2, "X-Wing, then X25519");
+    let cli =
+        |path: &str| common::relay_cli(dir.path(), &["ohttp", "--relay", &relay, "GET", path]);
+    let (code, _, err) = cli("/api/privacy/noop");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("HTTP 200 (inner response 8192 bytes)"),
+        "{err}"
+    );
+    let (code, out, err) = cli("/api/route/chains");
+    assert_eq!(code, 0, "{err}");
+    let chains: Value = serde_json::from_str(&out).unwrap();
+    assert!(chains.to_string().contains(&SRC.to_string()), "{chains}");
+    let (code, _, err) = cli("/api/keys");
+    assert_eq!(code, 1, "refused inside: {err}");
+    assert!(err.contains("HTTP 403"), "{err}");
+    devnet.stop();
+}
+
+/// Every byte of the files under `dir`, as text (lossy).
+fn bytes_under(dir: &Path) -> String {
+    let mut all = String::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            all.push_str(&bytes_under(&p));
+        } else if let Ok(b) = std::fs::read(&p) {
+            all.push_str(&String::from_utf8_lossy(&b));
+        }
+    }
+    all
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_host_keeps_no_outer_address_of_gateway_traffic_and_no_line_for_the_noop() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
+        .await
+        .unwrap();
+    let sims = relay_simulators::Simulators::start(&devnet).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let port = common::free_port();
+    common::write_host_config(&devnet, &sims, dir.path(), port, |c| {
+        c.limits.enabled = true;
+        c.limits.backend = relay_config::LimitsBackend::Store;
+        c.limits.trusted_proxies = vec!["127.0.0.1".parse().unwrap()];
+    });
+    let base = format!("http://127.0.0.1:{port}");
+    let mut host = common::spawn_host_with(dir.path(), &[("RELAY_LOG", "debug")]);
+    common::wait_ready(&base).await;
+    let http = common::http();
+
+    // Gateway traffic from an address the host must not keep.
+    let keys = http
+        .get(format!("{base}/api/ohttp/keys"))
+        .send()
+        .await
+        .unwrap();
+    let list = keys.bytes().await.unwrap();
+    for _ in 0..3 {
+        let request = ohttp::ClientRequest::from_encoded_config_list(&list).unwrap();
+        let inner = relay_privacy::client::encode("GET", "/api/route/chains", &[], b"").unwrap();
+        let (enc, opener) = request.encapsulate(&inner).unwrap();
+        let resp = http
+            .post(format!("{base}/api/ohttp/gateway"))
+            .header("content-type", "message/ohttp-req")
+            .header("x-forwarded-for", "198.51.100.77")
+            .header("user-agent", "outer-marker-7f3a")
+            .body(enc)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 200);
+        let answer = relay_privacy::client::decode(
+            &opener.decapsulate(&resp.bytes().await.unwrap()).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(answer.status, 200);
+    }
+    // No-ops from another, and plain requests (the control) from a third.
+    for _ in 0..20 {
+        let r = http
+            .get(format!("{base}/api/privacy/noop"))
+            .header("x-forwarded-for", "198.51.100.78")
+            .send()
+            .await
+            .unwrap();
+        let body = r.bytes().await.unwrap();
+        assert_eq!(body.len(), relay_privacy::http::NOOP_BYTES);
+    }
+    for _ in 0..3 {
+        let r = http
+            .get(format!("{base}/api/route/chains"))
+            .header("x-forwarded-for", "198.51.100.79")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+    }
+    host.kill().unwrap();
+    host.wait().unwrap();
+
+    let log = std::fs::read_to_string(dir.path().join("host.log")).unwrap();
+    let store = bytes_under(&dir.path().join("data"));
+    // The control: a plain request's path is logged and its address stored.
+    assert!(log.contains("/api/route/chains"), "debug logging is on");
+    assert!(
+        store.contains("198.51.100.79"),
+        "the plain caller's rate-limit cell is stored"
+    );
+    for (what, marker) in [
+        ("the gateway's outer address", "198.51.100.77"),
+        ("the gateway's outer headers", "outer-marker-7f3a"),
+        ("the no-op's caller", "198.51.100.78"),
+    ] {
+        assert!(!log.contains(marker), "{what} in the log");
+        assert!(!store.contains(marker), "{what} in the store");
+    }
+    assert!(
+        !log.contains("/api/privacy/noop") && !log.contains("privacy-noop"),
+        "a line for the no-op"
+    );
+    devnet.stop();
+}

@@ -1,0 +1,196 @@
+//! The privacy lane's HTTP adapter (spec §4.11): `GET /api/ohttp/keys`,
+//! `POST /api/ohttp/gateway` and `GET /api/privacy/noop`. Thin over
+//! [`PrivacyService`]: read, call, shape. The host mounts it through
+//! [`feature`]; both gateway paths' buckets never record their callers
+//! ([`Limit::unrecorded`]).
+
+use std::sync::Arc;
+
+use axum::{
+    body::Bytes,
+    extract::State,
+    http::{header, HeaderMap, HeaderValue, StatusCode},
+    response::{IntoResponse, Response},
+};
+use relay_errors::{ApiError, ErrorBody};
+use relay_feature::{Feature, HasHandles, Limit, Section};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use crate::{errors, pad::RESPONSE_FLOOR, PrivacyService};
+
+/// The gateway's path.
+pub const GATEWAY_PATH: &str = "/api/ohttp/gateway";
+/// The encapsulated request's media type (RFC 9458 §9.2).
+pub const REQUEST_MEDIA_TYPE: &str = "message/ohttp-req";
+/// The encapsulated response's media type (RFC 9458 §9.3).
+pub const RESPONSE_MEDIA_TYPE: &str = "message/ohttp-res";
+/// The key configuration list's media type (RFC 9540 §3).
+pub const KEYS_MEDIA_TYPE: &str = "application/ohttp-keys";
+/// The no-op's path.
+pub const NOOP_PATH: &str = "/api/privacy/noop";
+
+/// The handle the handlers take: the service, or `None` when the lane is
+/// off.
+#[derive(Clone)]
+pub struct Privacy(pub Option<Arc<PrivacyService>>);
+
+/// The gateway carries a relay's traffic (many clients behind one
+/// address), so its bucket is wide; the no-op is sent at a constant rate.
+/// Neither records who sent it.
+const LIMITS: &[Limit] = &[
+    Limit::get("ohttp-keys", "/api/ohttp/keys", 60),
+    Limit::post("ohttp-gateway", GATEWAY_PATH, 600).unrecorded(),
+    Limit::get("privacy-noop", NOOP_PATH, 240).unrecorded(),
+];
+
+/// The privacy lane (spec §4.11), as the host registers it.
+pub const fn feature<S>() -> Feature<S>
+where
+    S: HasHandles + Clone + Send + Sync + 'static,
+{
+    Feature {
+        name: "privacy",
+        home: "host/privacy",
+        spec: "§4.11",
+        section: Some(Section {
+            name: crate::SECTION,
+            check: crate::config::check,
+        }),
+        routes: routes_of::<S>,
+        limits: LIMITS,
+        errors: errors::ALL,
+        start: Some(crate::start),
+    }
+}
+
+fn routes_of<S>(s: &S) -> OpenApiRouter<S>
+where
+    S: HasHandles + Clone + Send + Sync + 'static,
+{
+    let p = Privacy(s.handles().get::<Option<Arc<PrivacyService>>>().flatten());
+    OpenApiRouter::new()
+        .routes(routes!(keys))
+        .routes(routes!(gateway))
+        .routes(routes!(noop))
+        .with_state(p)
+}
+
+fn service(p: &Privacy) -> Result<&Arc<PrivacyService>, ApiError> {
+    p.0.as_ref().ok_or_else(|| {
+        ApiError::new(
+            errors::PrivacyDisabled,
+            "this host does not serve the privacy lane",
+        )
+    })
+}
+
+/// `GET /api/ohttp/keys`.
+#[utoipa::path(get, path = "/api/ohttp/keys", tag = "privacy",
+    summary = "The gateway's key configurations (RFC 9458 §3, application/ohttp-keys): X-Wing first, X25519 as the fallback, each logged in the witness log before it is served; cacheable until the keys rotate",
+    responses((status = 200, description = "The encoded key configuration list", content_type = "application/ohttp-keys", body = Vec<u8>), (status = "default", description = "A typed error", body = ErrorBody)))]
+#[tracing::instrument(skip_all)]
+async fn keys(State(p): State<Privacy>) -> Result<Response, ApiError> {
+    let svc = service(&p)?;
+    let keys = svc.keys().await.map_err(|e| {
+        tracing::warn!(error = %e, "ohttp keys not served");
+        ApiError::new(relay_errors::ErrorCode::StoreUnavailable, "retry")
+    })?;
+    let now = svc.clock.now_ms();
+    let max_age = svc.next_rotation_ms().saturating_sub(now) / 1_000;
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(KEYS_MEDIA_TYPE),
+            ),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_str(&format!("public, max-age={max_age}"))
+                    .expect("a number is a header value"),
+            ),
+        ],
+        keys.list.clone(),
+    )
+        .into_response())
+}
+
+/// `POST /api/ohttp/gateway`.
+#[utoipa::path(post, path = "/api/ohttp/gateway", tag = "privacy",
+    summary = "The oblivious gateway (RFC 9458): an encapsulated BHTTP request to an allowlisted operation, padded to 16384 bytes, in; its encapsulated answer, padded to 8192 bytes, out. Refusals after opening are inside the encapsulation",
+    request_body(content = Vec<u8>, content_type = "message/ohttp-req", description = "An encapsulated request"),
+    responses((status = 200, description = "The encapsulated response", content_type = "message/ohttp-res", body = Vec<u8>), (status = "default", description = "A typed error in the clear: the request did not open (OHTTP_KEY_UNKNOWN, OHTTP_MALFORMED)", body = ErrorBody)))]
+async fn gateway(
+    State(p): State<Privacy>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let svc = service(&p)?;
+    let media = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok());
+    if media != Some(REQUEST_MEDIA_TYPE) {
+        return Err(ApiError::new(
+            relay_errors::ErrorCode::UnsupportedMediaType,
+            format!("the gateway reads {REQUEST_MEDIA_TYPE} only"),
+        )
+        .field("content-type"));
+    }
+    let sealed = svc.gateway.answer(&body).await?;
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(RESPONSE_MEDIA_TYPE),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        sealed,
+    )
+        .into_response())
+}
+
+/// The no-op's body size: through the gateway, with its headers, it seals
+/// to exactly [`RESPONSE_FLOOR`] bytes like every small answer.
+pub const NOOP_BYTES: usize = RESPONSE_FLOOR - 1_024;
+
+/// The no-op's answer: `{"ok":true,"pad":"…"}`, exactly [`NOOP_BYTES`].
+fn noop_body() -> Vec<u8> {
+    let head = br#"{"ok":true,"pad":""#;
+    let tail = br#""}"#;
+    let mut b = Vec::with_capacity(NOOP_BYTES);
+    b.extend_from_slice(head);
+    b.resize(NOOP_BYTES - tail.len(), b'0');
+    b.extend_from_slice(tail);
+    b
+}
+
+/// `GET /api/privacy/noop`.
+#[utoipa::path(get, path = "/api/privacy/noop", tag = "privacy",
+    summary = "Does nothing, statelessly and unlogged: 7168 bytes of JSON that seal through the gateway to 8192 bytes like every small answer, for constant-rate cover traffic",
+    responses((status = 200, description = "`{ok: true, pad}`, 7168 bytes", body = Object), (status = "default", description = "A typed error", body = ErrorBody)))]
+async fn noop(State(p): State<Privacy>) -> Result<Response, ApiError> {
+    service(&p)?;
+    Ok((
+        StatusCode::OK,
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        noop_body(),
+    )
+        .into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_noop_is_json_of_the_response_size() {
+        let b = super::noop_body();
+        assert_eq!(b.len(), super::NOOP_BYTES);
+        let v: serde_json::Value = serde_json::from_slice(&b).unwrap();
+        assert_eq!(v["ok"], true);
+    }
+}
