@@ -19,6 +19,12 @@ pub struct PrivacyConfig {
     /// inner request's Date must be within half of it of the gateway's
     /// clock, so a replay outlives neither.
     pub replay_window_ms: u64,
+    /// Days between logging a loosened promise and its taking effect
+    /// (default 30; [`crate::policy`]).
+    pub notice_days: u32,
+    /// The cover proof's window, hours (default 24;
+    /// [`crate::coverproof`]).
+    pub cover_window_hours: u64,
 }
 
 impl Default for PrivacyConfig {
@@ -27,6 +33,8 @@ impl Default for PrivacyConfig {
             enabled: true,
             key_epoch_hours: 24,
             replay_window_ms: 600_000,
+            notice_days: 30,
+            cover_window_hours: 24,
         }
     }
 }
@@ -49,6 +57,12 @@ impl PrivacyConfig {
         }
         if !(10_000..=3_600_000).contains(&c.replay_window_ms) {
             return bad("replay_window_ms", "must be between 10000 and 3600000");
+        }
+        if c.notice_days > 3_650 {
+            return bad("notice_days", "must be at most 3650");
+        }
+        if c.cover_window_hours == 0 || c.cover_window_hours > 24 * 90 {
+            return bad("cover_window_hours", "must be between 1 and 2160");
         }
         Ok(c)
     }

@@ -48,7 +48,8 @@ impl Inner {
         let _ = self.0.set(router);
     }
 
-    async fn call(&self, req: http::Request<Body>) -> Response {
+    /// Answers `req` from the host's services.
+    pub async fn call(&self, req: http::Request<Body>) -> Response {
         match self.0.get() {
             Some(r) => r.clone().oneshot(req).await.into_response(),
             None => ApiError::new(
@@ -135,6 +136,11 @@ impl Gateway {
             window_ms,
             stats: Arc::default(),
         }
+    }
+
+    /// The host's services it answers from.
+    pub fn inner(&self) -> &Inner {
+        &self.inner
     }
 
     /// Answers the encapsulated request `body` with an encapsulated

@@ -8,9 +8,10 @@ use std::sync::Arc;
 
 use axum::{
     body::Bytes,
-    extract::State,
+    extract::{Query, State},
     http::{header, HeaderMap, HeaderValue, StatusCode},
     response::{IntoResponse, Response},
+    Json,
 };
 use relay_errors::{ApiError, ErrorBody};
 use relay_feature::{Feature, HasHandles, Limit, Section};
@@ -37,10 +38,13 @@ pub struct Privacy(pub Option<Arc<PrivacyService>>);
 /// The gateway carries a relay's traffic (many clients behind one
 /// address), so its bucket is wide; the no-op is sent at a constant rate.
 /// Neither records who sent it.
-const LIMITS: &[Limit] = &[
+pub(crate) const LIMITS: &[Limit] = &[
     Limit::get("ohttp-keys", "/api/ohttp/keys", 60),
     Limit::post("ohttp-gateway", GATEWAY_PATH, 600).unrecorded(),
     Limit::get("privacy-noop", NOOP_PATH, 240).unrecorded(),
+    Limit::get("privacy-policy", "/api/privacy/policy", 60),
+    Limit::get("privacy-conformance", "/api/privacy/conformance", 20),
+    Limit::get("stealth-coverproof", "/api/stealth/coverproof", 30),
 ];
 
 /// The privacy lane (spec §4.11), as the host registers it.
@@ -72,6 +76,9 @@ where
         .routes(routes!(keys))
         .routes(routes!(gateway))
         .routes(routes!(noop))
+        .routes(routes!(policy))
+        .routes(routes!(conformance))
+        .routes(routes!(coverproof))
         .with_state(p)
 }
 
@@ -182,6 +189,119 @@ async fn noop(State(p): State<Privacy>) -> Result<Response, ApiError> {
         noop_body(),
     )
         .into_response())
+}
+
+fn store_error(e: relay_store::StoreError) -> ApiError {
+    tracing::warn!(error = %e, "privacy store");
+    ApiError::new(
+        relay_errors::ErrorCode::StoreUnavailable,
+        "the store is unreachable; retry",
+    )
+}
+
+/// One entry of the policy log as served.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct PolicyEntry {
+    /// Its number, from 1.
+    pub seq: u64,
+    /// The exact JSON its hash covers (a [`crate::policy::Body`]).
+    pub body: String,
+    /// SHA-256 of the previous entry's hash (32 zero bytes before the
+    /// first) followed by `body`, hex.
+    pub hash: String,
+    /// Ed25519 signature of the 32-byte hash by `publicKey`, hex.
+    pub sig: String,
+    /// `body`, decoded.
+    pub entry: crate::policy::Body,
+}
+
+/// `GET /api/privacy/policy`.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyLog {
+    /// The policy key (Ed25519), hex.
+    pub public_key: String,
+    /// The promises the log tracks, and which way each is tighter.
+    pub promises: Vec<crate::policy::Promise>,
+    /// Every entry, from the first.
+    pub entries: Vec<PolicyEntry>,
+    /// Each promise's value in force now.
+    pub in_force: crate::policy::Values,
+    /// The values the lane runs with (at least as tight as those in force).
+    pub running: crate::policy::Values,
+}
+
+/// `GET /api/privacy/policy`.
+#[utoipa::path(get, path = "/api/privacy/policy", tag = "privacy",
+    summary = "The hash-chained, signed log of changes to the lane's privacy promises: each entry tightened, loosened or neutral; a loosening takes effect after the notice period (docs/api-privacy.md says how to verify it)",
+    responses((status = 200, description = "The log", body = PolicyLog), (status = "default", description = "A typed error", body = ErrorBody)))]
+#[tracing::instrument(skip_all)]
+async fn policy(State(p): State<Privacy>) -> Result<Json<PolicyLog>, ApiError> {
+    let svc = service(&p)?;
+    let (rows, key) = svc.policy_log().await.map_err(store_error)?;
+    let entries: Vec<PolicyEntry> = rows
+        .into_iter()
+        .filter_map(|r| {
+            let entry = serde_json::from_str(&r.body).ok()?;
+            Some(PolicyEntry {
+                seq: r.seq,
+                body: r.body,
+                hash: r.hash,
+                sig: r.sig,
+                entry,
+            })
+        })
+        .collect();
+    let bodies: Vec<_> = entries.iter().map(|e| e.entry.clone()).collect();
+    Ok(Json(PolicyLog {
+        public_key: hex::encode(key.to_bytes()),
+        promises: crate::policy::PROMISES.to_vec(),
+        in_force: crate::policy::effective(&bodies, svc.clock.now_ms()),
+        running: svc.running().clone(),
+        entries,
+    }))
+}
+
+/// `GET /api/privacy/conformance`.
+#[utoipa::path(get, path = "/api/privacy/conformance", tag = "privacy",
+    summary = "The lane's invariants, each checked live now (an invariant that cannot be checked counts as failed); ok only when all hold",
+    responses((status = 200, description = "The report", body = crate::conformance::Report), (status = "default", description = "A typed error", body = ErrorBody)))]
+#[tracing::instrument(skip_all)]
+async fn conformance(
+    State(p): State<Privacy>,
+) -> Result<Json<crate::conformance::Report>, ApiError> {
+    Ok(Json(crate::conformance::check(service(&p)?).await))
+}
+
+/// `GET /api/stealth/coverproof` query.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+pub struct CoverQuery {
+    /// A route id: answer its inclusion proof too.
+    pub route: Option<String>,
+}
+
+/// `GET /api/stealth/coverproof`.
+#[utoipa::path(get, path = "/api/stealth/coverproof", tag = "privacy",
+    summary = "A Merkle root (RFC 6962) over the window's real payouts, kUsers, kObserver and the host's signed commitment; ?route= adds that route's inclusion proof",
+    params(CoverQuery),
+    responses((status = 200, description = "The cover proof", body = crate::coverproof::CoverProof), (status = "default", description = "A typed error", body = ErrorBody)))]
+#[tracing::instrument(skip_all)]
+async fn coverproof(
+    State(p): State<Privacy>,
+    Query(q): Query<CoverQuery>,
+) -> Result<Json<crate::coverproof::CoverProof>, ApiError> {
+    let svc = service(&p)?;
+    if q.route.as_ref().is_some_and(|r| r.len() > 128) {
+        return Err(ApiError::new(
+            relay_errors::ErrorCode::InvalidField,
+            "route: at most 128 characters",
+        )
+        .field("route"));
+    }
+    svc.cover_proof(q.route.as_deref())
+        .await
+        .map(Json)
+        .map_err(store_error)
 }
 
 #[cfg(test)]

@@ -110,6 +110,11 @@ impl KeyRing {
         }
     }
 
+    /// How long an epoch is, ms.
+    pub fn epoch_ms(&self) -> u64 {
+        self.epoch_ms
+    }
+
     /// The epoch at `now_ms`.
     pub fn epoch_at(&self, now_ms: u64) -> u64 {
         now_ms / self.epoch_ms

@@ -21,18 +21,22 @@
 pub mod allow;
 pub mod client;
 pub mod config;
+pub mod conformance;
+pub mod coverproof;
 pub mod errors;
 pub mod gateway;
 pub mod http;
 pub mod keys;
 pub mod pad;
+pub mod policy;
 pub mod relay;
+pub mod store;
 #[cfg(test)]
 mod vectors;
 
 pub use config::{PrivacyConfig, SECTION};
 
-use std::sync::Arc;
+use std::sync::{atomic::AtomicU64, Arc};
 
 use futures::future::BoxFuture;
 use relay_chain::signer::RelayerSigner;
@@ -46,6 +50,9 @@ use keys::{EpochKeys, KeyRing};
 
 /// The purpose the gateway's key seed is derived for from the relayer key.
 pub const KEYS_PURPOSE: &str = "privacy/ohttp/keys";
+/// The purpose the policy key (the policy log's and the cover proof's
+/// signatures) is derived for from the relayer key.
+pub const POLICY_PURPOSE: &str = "privacy/policy";
 
 /// The privacy lane's service.
 pub struct PrivacyService {
@@ -55,6 +62,13 @@ pub struct PrivacyService {
     witness: Option<Arc<MessagingService>>,
     clock: SharedClock,
     config: PrivacyConfig,
+    store: store::Privacy,
+    policy_key: relay_sealed::witness::SigningKey,
+    /// The promise values the lane runs with (those in force at start).
+    running: policy::Values,
+    started_ms: u64,
+    /// When the replay window's prune last ran, epoch ms.
+    last_prune: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for PrivacyService {
@@ -113,8 +127,51 @@ impl PrivacyService {
 
     /// When the next key epoch starts, epoch ms.
     pub fn next_rotation_ms(&self) -> u64 {
-        let epoch_ms = self.config.epoch_ms();
+        let epoch_ms = self.ring.epoch_ms();
         (self.clock.now_ms() / epoch_ms + 1) * epoch_ms
+    }
+
+    /// The policy log as stored, and its public key.
+    pub async fn policy_log(
+        &self,
+    ) -> Result<(Vec<store::PolicyRow>, relay_sealed::witness::VerifyingKey), relay_store::StoreError>
+    {
+        Ok((self.store.policy().await?, self.policy_key.verifying_key()))
+    }
+
+    /// The promise values the lane runs with.
+    pub fn running(&self) -> &policy::Values {
+        &self.running
+    }
+
+    /// The cover proof now, with `route`'s inclusion when asked.
+    pub async fn cover_proof(
+        &self,
+        route: Option<&str>,
+    ) -> Result<coverproof::CoverProof, relay_store::StoreError> {
+        let window = self.config.cover_window_hours * 3_600_000;
+        coverproof::prove(
+            &self.store,
+            &self.policy_key,
+            (self.clock.now_ms(), window),
+            route,
+        )
+        .await
+    }
+}
+
+/// What the lane runs with: the configuration's values, held to the ones
+/// in force where the log says a loosening has not taken effect yet.
+fn running_config(config: &PrivacyConfig, in_force: &policy::Values) -> PrivacyConfig {
+    let held =
+        |id: &str, configured: u64| in_force.get(id).map_or(configured, |v| configured.min(*v));
+    PrivacyConfig {
+        key_epoch_hours: held("ohttp.keyEpochHours", config.key_epoch_hours),
+        replay_window_ms: held("ohttp.replayWindowMs", config.replay_window_ms),
+        notice_days: in_force
+            .get("policy.noticeDays")
+            .map_or(config.notice_days, |v| config.notice_days.max(*v as u32)),
+        ..config.clone()
     }
 }
 
@@ -138,6 +195,18 @@ pub fn start<'a>(
             handles.insert(None::<Arc<PrivacyService>>);
             return Ok(());
         };
+        let store = store::Privacy::from(parts.store.clone());
+        store
+            .migrate(store::MIGRATIONS)
+            .await
+            .map_err(|e| fail(e.into()))?;
+        let policy_key =
+            relay_sealed::witness::SigningKey::from_bytes(&relayer.derive_secret(POLICY_PURPOSE));
+        let now = parts.clock.now_ms();
+        let log = policy::sync(&store, &policy_key, &policy::promised(&config), now)
+            .await
+            .map_err(|e| fail(e.into()))?;
+        let config = running_config(&config, &policy::effective(&log, now));
         let ring = Arc::new(KeyRing::new(
             relayer.derive_secret(KEYS_PURPOSE),
             config.epoch_ms(),
@@ -148,13 +217,16 @@ pub fn start<'a>(
             inner,
             (parts.clock.clone(), config.replay_window_ms),
         );
-        let store = parts.store.clone();
-        let clock = parts.clock.clone();
+        let last_prune = Arc::new(AtomicU64::new(0));
+        let (pruner, clock, stamp) = (parts.store.clone(), parts.clock.clone(), last_prune.clone());
         jobs.repeat("ohttp-replay-prune", PRUNE_EVERY, move || {
-            let (store, clock) = (store.clone(), clock.clone());
+            let (store, clock, stamp) = (pruner.clone(), clock.clone(), stamp.clone());
             async move {
-                if let Err(e) = store.prune_places(clock.now_ms()).await {
-                    tracing::warn!(error = %e, "the replay window's lapsed marks not pruned");
+                match store.prune_places(clock.now_ms()).await {
+                    Ok(_) => stamp.store(clock.now_ms(), std::sync::atomic::Ordering::Relaxed),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "the replay window's lapsed marks not pruned")
+                    }
                 }
             }
         });
@@ -163,12 +235,21 @@ pub fn start<'a>(
             gateway,
             witness: handles.get::<Option<Arc<MessagingService>>>().flatten(),
             clock: parts.clock.clone(),
+            running: policy::promised(&config),
             config,
+            store,
+            policy_key,
+            started_ms: now,
+            last_prune,
         };
+        // the epoch's keys are in the witness log before anyone asks
+        if let Err(e) = service.keys().await {
+            tracing::warn!(error = %e, "the gateway's keys are not logged yet; the first fetch retries");
+        }
         handles.insert(Some(Arc::new(service)));
         Ok(())
     })
 }
 
 /// How often the replay window's lapsed marks are dropped.
-const PRUNE_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+pub(crate) const PRUNE_EVERY: std::time::Duration = std::time::Duration::from_secs(60);

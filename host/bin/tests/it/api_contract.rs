@@ -69,7 +69,12 @@ async fn schemathesis_finds_no_server_error_and_no_schema_violation() {
             "--report-junit-path",
         ])
         .arg(&report)
-        .env("SCHEMATHESIS_HOOKS", "")
+        // the binary media types the API reads (conformance/tools/schemathesis_hooks.py)
+        .env("SCHEMATHESIS_HOOKS", "schemathesis_hooks")
+        .env(
+            "PYTHONPATH",
+            relay_fixtures::workspace_root().join("conformance/tools"),
+        )
         .stdin(Stdio::null())
         .kill_on_drop(true)
         .output();

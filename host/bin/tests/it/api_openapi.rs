@@ -122,6 +122,9 @@ const SERVED: &[(&str, &str)] = &[
     ("get", "/api/ohttp/keys"),
     ("post", "/api/ohttp/gateway"),
     ("get", "/api/privacy/noop"),
+    ("get", "/api/privacy/policy"),
+    ("get", "/api/privacy/conformance"),
+    ("get", "/api/stealth/coverproof"),
 ];
 
 /// Served operations that never answer 200, and the status whose body

@@ -22,7 +22,7 @@ const DST: u64 = 42161;
 
 /// Runs the reference client in `mode` (`http` or `stdio`) on `plan`;
 /// what it saw.
-async fn reference_client(mode: &str, plan: Value) -> Value {
+pub(crate) async fn reference_client(mode: &str, plan: Value) -> Value {
     let py =
         std::env::var("RELAY_MCP_PY").expect("RELAY_MCP_PY (conformance/tools/mcp.sh prints it)");
     let script = concat!(

@@ -26,6 +26,16 @@ use crate::common::{self, serve, Running};
 const SRC: u64 = 8453;
 const DST: u64 = 42161;
 
+/// The devnet and a host over it.
+async fn host() -> (Devnet, tempfile::TempDir, Running) {
+    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |_| {}).await;
+    (devnet, dir, h)
+}
+
 /// The oblivious relay beside `h`, on a free port; its base URL.
 async fn relay_for(base: &str) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -77,11 +87,7 @@ fn answer(results: &[Value], i: usize) -> (Value, Value) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_client_nobody_here_wrote_quotes_through_the_relay_like_the_plain_api() {
-    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
-        .await
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let h = serve(&devnet, dir.path(), |_| {}).await;
+    let (devnet, dir, h) = host().await;
     let relay = relay_for(&h.base).await;
 
     let before = plain_quote(&h).await;
@@ -316,5 +322,236 @@ async fn the_host_keeps_no_outer_address_of_gateway_traffic_and_no_line_for_the_
         !log.contains("/api/privacy/noop") && !log.contains("privacy-noop"),
         "a line for the no-op"
     );
+    devnet.stop();
+}
+
+/// The independent verifier's verdict on `base`'s policy log.
+async fn verify_policy(base: &str) -> Value {
+    let out = tokio::process::Command::new("node")
+        .arg(relay_fixtures::workspace_root().join("conformance/tools/verify-policy.mjs"))
+        .arg(base)
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+async fn conformance(base: &str) -> Value {
+    let (code, report) = common::get(&format!("{base}/api/privacy/conformance")).await;
+    assert_eq!(code, 200, "{report}");
+    report
+}
+
+fn failed(report: &Value) -> Vec<String> {
+    report["invariants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["ok"] != true)
+        .map(|i| i["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_policy_log_verifies_independently_a_loosening_waits_and_conformance_catches_a_break() {
+    let (devnet, dir, h) = host().await;
+
+    let report = conformance(&h.base).await;
+    assert_eq!(report["ok"], true, "{report}");
+    assert_eq!(
+        report["invariants"].as_array().unwrap().len(),
+        6,
+        "{report}"
+    );
+    let first = verify_policy(&h.base).await;
+    assert_eq!(
+        first,
+        json!({"ok": true, "entries": 1, "kinds": ["neutral"], "why": null})
+    );
+
+    // A replica whose operator loosened a promise: logged as loosened,
+    // in force only after the notice, and the lane keeps the old value.
+    let looser = common::serve_with(
+        &devnet,
+        dir.path(),
+        |_| {},
+        |c| {
+            c.sections
+                .edit(
+                    relay_privacy::SECTION,
+                    |p: &mut relay_privacy::PrivacyConfig| {
+                        p.key_epoch_hours = 48;
+                    },
+                )
+                .unwrap();
+        },
+    )
+    .await;
+    let checked = verify_policy(&looser.base).await;
+    assert_eq!(
+        checked["kinds"],
+        json!(["neutral", "loosened"]),
+        "{checked}"
+    );
+    assert_eq!(checked["ok"], true, "{checked}");
+    let (_, log) = common::get(&format!("{}/api/privacy/policy", looser.base)).await;
+    let entry = &log["entries"][1]["entry"];
+    let day = 86_400_000u64;
+    assert_eq!(
+        entry["effectiveAt"].as_u64().unwrap() - entry["at"].as_u64().unwrap(),
+        30 * day,
+        "{entry}"
+    );
+    assert_eq!(log["inForce"]["ohttp.keyEpochHours"], 24, "{log}");
+    assert_eq!(log["running"]["ohttp.keyEpochHours"], 24, "{log}");
+    assert_eq!(conformance(&looser.base).await["ok"], true);
+
+    // Broken on purpose: a gateway caller's rate-limit cell in the store,
+    // then an altered policy entry.
+    let store = h.host_state.store.clone();
+    sqlx::query("INSERT INTO rate_limit_cells (k, tat_ms) VALUES ('ohttp-gateway|203.0.113.9', 1)")
+        .execute(store.pool())
+        .await
+        .unwrap();
+    let report = conformance(&h.base).await;
+    assert_eq!(
+        (report["ok"].as_bool(), failed(&report)),
+        (Some(false), vec!["no-outer-address-stored".to_string()]),
+        "{report}"
+    );
+    sqlx::query("UPDATE privacy_policy SET body = REPLACE(body, '\"neutral\"', '\"tightened\"') WHERE seq = 1")
+        .execute(store.pool())
+        .await
+        .unwrap();
+    let report = conformance(&h.base).await;
+    assert!(
+        failed(&report).contains(&"policy-log-verifies".to_string()),
+        "{report}"
+    );
+    let tampered = verify_policy(&h.base).await;
+    assert_eq!(
+        (tampered["ok"].as_bool(), tampered["why"].as_str()),
+        (Some(false), Some("entry 1: the hash does not chain")),
+        "{tampered}"
+    );
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cover_proof_includes_a_settled_payout_a_user_can_check() {
+    use relay_sealed::witness::{verify_inclusion, VerifyingKey};
+    let (devnet, _dir, h) = host().await;
+    let (_, empty) = common::get(&format!("{}/api/stealth/coverproof", h.base)).await;
+    assert_eq!(
+        (empty["size"].as_u64(), empty["kObserver"].as_u64()),
+        (Some(0), Some(0)),
+        "{empty}"
+    );
+
+    common::approve_permit2(&devnet, SRC, 1).await;
+    let body = common::permit_body(&devnet, (SRC, DST), 2_000_000, 45);
+    let (receipt, done) = common::execute_to_end(&h.base, &body).await;
+    assert_eq!(done["status"], "DONE", "{done}");
+    let id = receipt["id"].as_str().unwrap();
+    let (code, proof) = common::get(&format!("{}/api/stealth/coverproof?route={id}", h.base)).await;
+    assert_eq!(code, 200, "{proof}");
+    assert_eq!(
+        (
+            proof["size"].as_u64(),
+            proof["kObserver"].as_u64(),
+            proof["kUsers"].as_u64()
+        ),
+        (Some(1), Some(1), Some(1)),
+        "{proof}"
+    );
+
+    // What a user checks: their leaf, its inclusion under the root, and
+    // the host's signature of the commitment.
+    let tx = done["destTx"].as_str().unwrap().to_ascii_lowercase();
+    let leaf = relay_privacy::coverproof::leaf(id, &DST.to_string(), &tx);
+    let inclusion = &proof["inclusion"];
+    assert_eq!(inclusion["leaf"], hex::encode(leaf), "{proof}");
+    let unhex32 = |v: &Value| -> [u8; 32] {
+        hex::decode(v.as_str().unwrap())
+            .unwrap()
+            .try_into()
+            .unwrap()
+    };
+    verify_inclusion(
+        &unhex32(&proof["root"]),
+        1,
+        inclusion["index"].as_u64().unwrap() + 1,
+        &leaf,
+        &hex::decode(inclusion["proof"].as_str().unwrap()).unwrap(),
+    )
+    .unwrap();
+    let key = VerifyingKey::from_bytes(&unhex32(&proof["publicKey"])).unwrap();
+    let sig: [u8; 64] = hex::decode(proof["signature"].as_str().unwrap())
+        .unwrap()
+        .try_into()
+        .unwrap();
+    key.verify_strict(
+        proof["commitment"].as_str().unwrap().as_bytes(),
+        &ed25519_dalek::Signature::from_bytes(&sig),
+    )
+    .unwrap();
+    assert!(
+        proof["commitment"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("|{}|1|1", proof["root"].as_str().unwrap())),
+        "{proof}"
+    );
+    let (_, other) = common::get(&format!(
+        "{}/api/stealth/coverproof?route=rt_nobody",
+        h.base
+    ))
+    .await;
+    assert!(other.get("inclusion").is_none(), "{other}");
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn relay_mcp_sends_its_private_tools_through_the_oblivious_relay() {
+    use std::sync::{atomic::Ordering, Arc};
+    let (devnet, _dir, h) = host().await;
+    let relay = relay_for(&h.base).await;
+    let lane = h
+        .host_state
+        .handles
+        .get::<Option<Arc<relay_privacy::PrivacyService>>>()
+        .flatten()
+        .unwrap();
+    let opened = || lane.gateway.stats.opened.load(Ordering::Relaxed);
+    let before = opened();
+    let mut execute = common::permit_body(&devnet, (SRC, DST), 5_000_000, 31);
+    execute["x-relay-sandbox"] = json!("1");
+    let seen = crate::mcp::reference_client(
+        "stdio",
+        json!({
+            "command": env!("CARGO_BIN_EXE_relay"),
+            "args": ["mcp", "--url", h.base, "--ohttp-relay", relay],
+            "env": {"RELAY_LOG": "warn", "RELAY_SESSION_TOKEN": ""},
+            "calls": [["execute", execute], ["quote", quote_body()]],
+        }),
+    )
+    .await;
+    let sbx = &seen["calls"][0];
+    assert_eq!(sbx["isError"], false, "{sbx}");
+    assert!(
+        sbx["structured"]["id"]
+            .as_str()
+            .unwrap()
+            .starts_with("sbx_"),
+        "{sbx}"
+    );
+    assert_eq!(seen["calls"][1]["isError"], false, "{seen}");
+    // The execute went through the gateway; the read-only quote did not.
+    assert_eq!(opened() - before, 1, "{seen}");
     devnet.stop();
 }
