@@ -283,11 +283,10 @@ async fn body_gate(State(gate): State<BodyGate>, req: Request, next: Next) -> Re
         Some(ct) if is_json(ct) => {}
         // the privacy lane's gateway reads its own opaque body (within the
         // body limit above)
-        Some(relay_privacy::http::REQUEST_MEDIA_TYPE)
-            if req.uri().path() == relay_privacy::http::GATEWAY_PATH =>
-        {
-            return next.run(req).await
-        }
+        Some(
+            relay_privacy::http::REQUEST_MEDIA_TYPE
+            | relay_privacy::http::CHUNKED_REQUEST_MEDIA_TYPE,
+        ) if req.uri().path() == relay_privacy::http::GATEWAY_PATH => return next.run(req).await,
         None if announces_no_body(req.headers()) => return next.run(req).await,
         other => {
             let sent = other.map_or("no content-type".to_string(), |ct| {

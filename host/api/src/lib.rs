@@ -169,15 +169,13 @@ pub fn limit_table() -> Vec<relay_feature::Limit> {
         .collect()
 }
 
-/// The whole API router: every feature's routes behind the HTTP edge.
-pub fn router(state: AppState) -> Router {
-    doors(state).0
-}
-
-/// The API's two doors over one rate limiter: the router (every
+/// The API's two doors over one rate limiter — the router (every
 /// feature's routes behind the HTTP edge) and the public operations the
-/// hosted MCP endpoint calls ([`operations`]).
-pub fn doors(state: AppState) -> (Router, operations::Operations) {
+/// hosted MCP endpoint calls ([`operations`]) — and what the privacy
+/// lane's gateway answers inner requests from: the router again, which the
+/// caller keeps while it serves (the gateway holds it weakly, so a stopped
+/// host's router and state are freed).
+pub fn doors(state: AppState) -> (Router, operations::Operations, Arc<Router>) {
     let limiter = limits::RateLimiter::with_keys(
         &state.config.limits,
         state.keys.clone(),
@@ -188,7 +186,13 @@ pub fn doors(state: AppState) -> (Router, operations::Operations) {
         relay_config::LimitsBackend::Store => limiter.sharing(state.store.clone()),
     });
     let operations = operations::Operations::new(&state, limiter.clone());
-    (http_router(state, limiter), operations)
+    let gateway = state.handles.get::<relay_privacy::gateway::Inner>();
+    let router = http_router(state, limiter);
+    let kept = Arc::new(router.clone());
+    if let Some(inner) = gateway {
+        inner.set(&kept);
+    }
+    (router, operations, kept)
 }
 
 /// The router over `limiter`.
@@ -209,13 +213,7 @@ fn http_router(state: AppState, limiter: Arc<limits::RateLimiter>) -> Router {
         keys: state.keys.clone(),
         state: state.clone(),
     };
-    let gateway = state.handles.get::<relay_privacy::gateway::Inner>();
-    let router = layers::edge(routes, &state.config.http, limiter, observers).with_state(state);
-    // the privacy lane's gateway answers inner requests from this router
-    if let Some(inner) = gateway {
-        inner.set(router.clone());
-    }
-    router
+    layers::edge(routes, &state.config.http, limiter, observers).with_state(state)
 }
 
 impl relay_feature::HasHandles for AppState {

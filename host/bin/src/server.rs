@@ -368,7 +368,9 @@ impl Host {
         let limits = state.config.limits.clone();
         let shared =
             (limits.backend == relay_config::LimitsBackend::Store).then(|| state.store.clone());
-        let (router, operations) = api::doors(state);
+        // `_gateway` is the router the privacy lane's gateway answers from:
+        // kept while serving, freed with it
+        let (router, operations, _gateway) = api::doors(state);
         let app = relay_mcp::hosted::with_mcp(router, operations, (&http, &limits), shared);
         crate::accept::serve(listener, app, &http, shutdown).await;
         jobs.shutdown().await;

@@ -136,16 +136,23 @@ pub fn encode(
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> Result<Vec<u8>, ClientError> {
+    encode_at(method, path, (headers, body), std::time::SystemTime::now())
+}
+
+/// [`encode`], its Date `date`.
+pub fn encode_at(
+    method: &str,
+    path: &str,
+    (headers, body): (&[(&str, &str)], &[u8]),
+    date: std::time::SystemTime,
+) -> Result<Vec<u8>, ClientError> {
     let mut m = bhttp::Message::request(
         method.as_bytes().to_vec(),
         b"https".to_vec(),
         b"relay.gateway".to_vec(),
         path.as_bytes().to_vec(),
     );
-    m.put_header(
-        "date",
-        httpdate::fmt_http_date(std::time::SystemTime::now()),
-    );
+    m.put_header("date", httpdate::fmt_http_date(date));
     for (k, v) in headers {
         m.put_header(k.as_bytes(), v.as_bytes());
     }

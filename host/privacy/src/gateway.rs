@@ -15,7 +15,7 @@ use std::{
     io::Cursor,
     sync::{
         atomic::{AtomicU64, Ordering},
-        Arc, OnceLock,
+        Arc, OnceLock, Weak,
     },
 };
 
@@ -38,23 +38,25 @@ pub const MAX_INNER_RESPONSE: usize = 1 << 20;
 
 /// The host's own services as the gateway reaches them: the router the
 /// HTTP edge serves, set once it is built (it holds the gateway's route,
-/// so it cannot exist before it).
+/// so it cannot exist before it). Held weakly: the router holds the host's
+/// state, which holds the gateway, and a strong hold would keep a stopped
+/// host alive forever.
 #[derive(Clone, Default)]
-pub struct Inner(Arc<OnceLock<Router>>);
+pub struct Inner(Arc<OnceLock<Weak<Router>>>);
 
 impl Inner {
-    /// Sets the router (the first call wins).
-    pub fn set(&self, router: Router) {
-        let _ = self.0.set(router);
+    /// Sets the router (the first call wins); the caller keeps it alive.
+    pub fn set(&self, router: &Arc<Router>) {
+        let _ = self.0.set(Arc::downgrade(router));
     }
 
     /// Answers `req` from the host's services.
     pub async fn call(&self, req: http::Request<Body>) -> Response {
-        match self.0.get() {
-            Some(r) => r.clone().oneshot(req).await.into_response(),
+        match self.0.get().and_then(Weak::upgrade) {
+            Some(r) => r.as_ref().clone().oneshot(req).await.into_response(),
             None => ApiError::new(
                 relay_errors::ErrorCode::Internal,
-                "the gateway's services are not up yet; retry",
+                "the gateway's services are not serving; retry",
             )
             .into_response(),
         }
@@ -147,26 +149,73 @@ impl Gateway {
     /// response (every refusal after opening is inside it).
     #[tracing::instrument(skip_all, name = "ohttp")]
     pub async fn answer(&self, body: &[u8]) -> Result<Vec<u8>, Outer> {
+        let (server, enc, now) = self.server_for(body)?;
+        let (plain, responder) = server
+            .decapsulate(body)
+            .map_err(|_| Outer::Malformed("it does not decrypt"))?;
+        let sealed = self
+            .respond(&plain, enc, now, bhttp::Mode::KnownLength)
+            .await;
+        responder
+            .encapsulate(&sealed)
+            .map_err(|_| Outer::Malformed("the response could not be sealed"))
+    }
+
+    /// Answers a chunked encapsulated request (draft-ietf-ohai-chunked-
+    /// ohttp, `message/ohttp-chunked-req`): the inner answer, padded like
+    /// every other, sealed in chunks of 8,192 bytes.
+    #[tracing::instrument(skip_all, name = "ohttp-chunked")]
+    pub async fn answer_chunked(&self, body: &[u8]) -> Result<Vec<u8>, Outer> {
+        use futures::{AsyncReadExt as _, AsyncWriteExt as _};
+        let (server, enc, now) = self.server_for(body)?;
+        let mut request = server.decapsulate_stream(futures::io::Cursor::new(body.to_vec()));
+        let mut plain = Vec::new();
+        request
+            .read_to_end(&mut plain)
+            .await
+            .map_err(|_| Outer::Malformed("it does not decrypt"))?;
+        let sealed = self
+            .respond(&plain, enc, now, bhttp::Mode::IndeterminateLength)
+            .await;
+        let mut out = Vec::with_capacity(sealed.len() + 64);
+        let sealing = async {
+            let mut w = request
+                .response(&mut out)
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+            for chunk in sealed.chunks(RESPONSE_FLOOR) {
+                w.write_all(chunk).await?;
+            }
+            w.close().await
+        };
+        sealing
+            .await
+            .map_err(|_| Outer::Malformed("the response could not be sealed"))?;
+        Ok(out)
+    }
+
+    /// The server of the key `body` names, its encapsulated key and the
+    /// time; or why nothing can be opened.
+    fn server_for<'b>(&self, body: &'b [u8]) -> Result<(ohttp::Server, &'b [u8], u64), Outer> {
         let now = self.clock.now_ms();
         let id = *body.first().ok_or(Outer::Malformed("empty"))?;
         let server = self.ring.server(id, now).ok_or(Outer::KeyUnknown(id))?;
         let enc = encapsulated_key(body).ok_or(Outer::Malformed("truncated"))?;
-        let (plain, responder) = server
-            .decapsulate(body)
-            .map_err(|_| Outer::Malformed("it does not decrypt"))?;
+        Ok((server, enc, now))
+    }
+
+    /// The padded BHTTP answer to the opened request `plain`.
+    async fn respond(&self, plain: &[u8], enc: &[u8], now: u64, mode: bhttp::Mode) -> Vec<u8> {
         self.stats.opened.fetch_add(1, Ordering::Relaxed);
-        let answer = match self.inner_answer(&plain, enc, now).await {
+        let answer = match self.inner_answer(plain, enc, now).await {
             Ok(r) => r,
             Err(e) => e.into_response(),
         };
-        let sealed = pad::pad(to_bhttp(answer, now).await, RESPONSE_FLOOR);
+        let sealed = pad::pad(to_bhttp(answer, now, mode).await, RESPONSE_FLOOR);
         if !pad::is_padded(sealed.len(), RESPONSE_FLOOR) {
             self.stats.off_size.fetch_add(1, Ordering::Relaxed);
         }
         self.stats.sealed.fetch_add(1, Ordering::Relaxed);
-        responder
-            .encapsulate(&sealed)
-            .map_err(|_| Outer::Malformed("the response could not be sealed"))
+        sealed
     }
 
     async fn inner_answer(&self, plain: &[u8], enc: &[u8], now: u64) -> Result<Response, ApiError> {
@@ -237,8 +286,8 @@ pub(crate) fn encapsulated_key(body: &[u8]) -> Option<&[u8]> {
     body.get(7..7 + kem.n_enc())
 }
 
-/// `resp` as a known-length BHTTP response with the gateway's Date.
-async fn to_bhttp(resp: Response, now_ms: u64) -> Vec<u8> {
+/// `resp` as a BHTTP response (in `mode`) with the gateway's Date.
+async fn to_bhttp(resp: Response, now_ms: u64, mode: bhttp::Mode) -> Vec<u8> {
     let (parts, body) = resp.into_parts();
     let (status, content) = match http_body_util::Limited::new(body, MAX_INNER_RESPONSE)
         .collect()
@@ -258,7 +307,6 @@ async fn to_bhttp(resp: Response, now_ms: u64) -> Vec<u8> {
     m.put_header("date", httpdate::fmt_http_date(date));
     m.write_content(content);
     let mut out = Vec::with_capacity(RESPONSE_FLOOR);
-    m.write_bhttp(bhttp::Mode::KnownLength, &mut out)
-        .expect("writing to a Vec");
+    m.write_bhttp(mode, &mut out).expect("writing to a Vec");
     out
 }

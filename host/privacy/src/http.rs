@@ -25,6 +25,11 @@ pub const GATEWAY_PATH: &str = "/api/ohttp/gateway";
 pub const REQUEST_MEDIA_TYPE: &str = "message/ohttp-req";
 /// The encapsulated response's media type (RFC 9458 §9.3).
 pub const RESPONSE_MEDIA_TYPE: &str = "message/ohttp-res";
+/// A chunked encapsulated request's media type
+/// (draft-ietf-ohai-chunked-ohttp).
+pub const CHUNKED_REQUEST_MEDIA_TYPE: &str = "message/ohttp-chunked-req";
+/// A chunked encapsulated response's media type.
+pub const CHUNKED_RESPONSE_MEDIA_TYPE: &str = "message/ohttp-chunked-res";
 /// The key configuration list's media type (RFC 9540 §3).
 pub const KEYS_MEDIA_TYPE: &str = "application/ohttp-keys";
 /// The no-op's path.
@@ -91,30 +96,78 @@ fn service(p: &Privacy) -> Result<&Arc<PrivacyService>, ApiError> {
     })
 }
 
+/// One key configuration with its witness log entry
+/// (`GET /api/ohttp/keys` with `Accept: application/json`).
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct WitnessedKey {
+    /// Its witness log entry's number (`s` in
+    /// `/api/messages/v2/witness/range`).
+    pub s: u64,
+    /// The entry's exact body: SHA-256 of it is that entry's `b`.
+    pub body: String,
+    /// `body`, decoded.
+    pub key: crate::keys::KeyEntry,
+}
+
+/// The key list as JSON.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyList {
+    /// The epoch.
+    pub epoch: u64,
+    /// When the next epoch's keys are served, epoch ms.
+    pub rotates_at: u64,
+    /// The `application/ohttp-keys` bytes, hex.
+    pub list: String,
+    /// Each configuration with its witness log entry, X-Wing first.
+    pub witnessed: Vec<WitnessedKey>,
+}
+
 /// `GET /api/ohttp/keys`.
 #[utoipa::path(get, path = "/api/ohttp/keys", tag = "privacy",
-    summary = "The gateway's key configurations (RFC 9458 §3, application/ohttp-keys): X-Wing first, X25519 as the fallback, each logged in the witness log before it is served; cacheable until the keys rotate",
-    responses((status = 200, description = "The encoded key configuration list", content_type = "application/ohttp-keys", body = Vec<u8>), (status = "default", description = "A typed error", body = ErrorBody)))]
+    summary = "The gateway's key configurations (RFC 9458 §3, application/ohttp-keys): X-Wing first, X25519 as the fallback, each logged in the witness log before it is served; cacheable until the keys rotate. With Accept: application/json: the same list with each configuration's witness log entry, to check it is the one every reader is given",
+    responses((status = 200, description = "The encoded key configuration list (or, asked for JSON, the list with its witness entries)", content((Vec<u8> = "application/ohttp-keys"), (KeyList = "application/json"))), (status = "default", description = "A typed error", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
-async fn keys(State(p): State<Privacy>) -> Result<Response, ApiError> {
+async fn keys(State(p): State<Privacy>, headers: HeaderMap) -> Result<Response, ApiError> {
     let svc = service(&p)?;
-    let keys = svc.keys().await.map_err(|e| {
+    let (keys, logged) = svc.witnessed_keys().await.map_err(|e| {
         tracing::warn!(error = %e, "ohttp keys not served");
         ApiError::new(relay_errors::ErrorCode::StoreUnavailable, "retry")
     })?;
     let now = svc.clock.now_ms();
-    let max_age = svc.next_rotation_ms().saturating_sub(now) / 1_000;
+    let rotates_at = svc.next_rotation_ms();
+    let max_age = rotates_at.saturating_sub(now) / 1_000;
+    let cache = HeaderValue::from_str(&format!("public, max-age={max_age}"))
+        .expect("a number is a header value");
+    let json = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("application/json"));
+    if json {
+        let witnessed = logged
+            .into_iter()
+            .zip(&keys.entries)
+            .map(|((s, body), key)| WitnessedKey {
+                s,
+                body,
+                key: key.clone(),
+            })
+            .collect();
+        let list = KeyList {
+            epoch: keys.epoch,
+            rotates_at,
+            list: hex::encode(&keys.list),
+            witnessed,
+        };
+        return Ok(([(header::CACHE_CONTROL, cache)], Json(list)).into_response());
+    }
     Ok((
         [
             (
                 header::CONTENT_TYPE,
                 HeaderValue::from_static(KEYS_MEDIA_TYPE),
             ),
-            (
-                header::CACHE_CONTROL,
-                HeaderValue::from_str(&format!("public, max-age={max_age}"))
-                    .expect("a number is a header value"),
-            ),
+            (header::CACHE_CONTROL, cache),
         ],
         keys.list.clone(),
     )
@@ -124,8 +177,8 @@ async fn keys(State(p): State<Privacy>) -> Result<Response, ApiError> {
 /// `POST /api/ohttp/gateway`.
 #[utoipa::path(post, path = "/api/ohttp/gateway", tag = "privacy",
     summary = "The oblivious gateway (RFC 9458): an encapsulated BHTTP request to an allowlisted operation, padded to 16384 bytes, in; its encapsulated answer, padded to 8192 bytes, out. Refusals after opening are inside the encapsulation",
-    request_body(content = Vec<u8>, content_type = "message/ohttp-req", description = "An encapsulated request"),
-    responses((status = 200, description = "The encapsulated response", content_type = "message/ohttp-res", body = Vec<u8>), (status = "default", description = "A typed error in the clear: the request did not open (OHTTP_KEY_UNKNOWN, OHTTP_MALFORMED)", body = ErrorBody)))]
+    request_body(description = "An encapsulated request, whole or chunked", content((Vec<u8> = "message/ohttp-req"), (Vec<u8> = "message/ohttp-chunked-req"))),
+    responses((status = 200, description = "The encapsulated response (chunked for a chunked request, in 8192-byte chunks)", content((Vec<u8> = "message/ohttp-res"), (Vec<u8> = "message/ohttp-chunked-res"))), (status = "default", description = "A typed error in the clear: the request did not open (OHTTP_KEY_UNKNOWN, OHTTP_MALFORMED)", body = ErrorBody)))]
 async fn gateway(
     State(p): State<Privacy>,
     headers: HeaderMap,
@@ -135,20 +188,23 @@ async fn gateway(
     let media = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok());
-    if media != Some(REQUEST_MEDIA_TYPE) {
-        return Err(ApiError::new(
-            relay_errors::ErrorCode::UnsupportedMediaType,
-            format!("the gateway reads {REQUEST_MEDIA_TYPE} only"),
-        )
-        .field("content-type"));
-    }
-    let sealed = svc.gateway.answer(&body).await?;
+    let (sealed, answered) = match media {
+        Some(REQUEST_MEDIA_TYPE) => (svc.gateway.answer(&body).await?, RESPONSE_MEDIA_TYPE),
+        Some(CHUNKED_REQUEST_MEDIA_TYPE) => (
+            svc.gateway.answer_chunked(&body).await?,
+            CHUNKED_RESPONSE_MEDIA_TYPE,
+        ),
+        _ => {
+            return Err(ApiError::new(
+                relay_errors::ErrorCode::UnsupportedMediaType,
+                format!("the gateway reads {REQUEST_MEDIA_TYPE} or {CHUNKED_REQUEST_MEDIA_TYPE}"),
+            )
+            .field("content-type"))
+        }
+    };
     Ok((
         [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static(RESPONSE_MEDIA_TYPE),
-            ),
+            (header::CONTENT_TYPE, HeaderValue::from_static(answered)),
             (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
         ],
         sealed,

@@ -94,18 +94,28 @@ impl PrivacyService {
     /// The current epoch's keys, each logged in the witness log before it
     /// is served (when this host keeps one: sealed messaging on).
     pub async fn keys(&self) -> Result<Arc<EpochKeys>, KeysError> {
+        Ok(self.witnessed_keys().await?.0)
+    }
+
+    /// [`Self::keys`], with each configuration's witness log entry (its
+    /// number and the exact body whose hash is the entry's `b`; none
+    /// without a witness log).
+    pub async fn witnessed_keys(&self) -> Result<(Arc<EpochKeys>, Vec<(u64, String)>), KeysError> {
         let now = self.clock.now_ms();
         let keys = self.ring.keys(self.ring.epoch_at(now));
+        let mut logged = Vec::new();
         if let Some(m) = &self.witness {
             for e in &keys.entries {
                 let body = serde_json::to_string(e).expect("a key entry serializes");
-                m.witness()
+                let entry = m
+                    .witness()
                     .log_key(&e.id, body, now)
                     .await
                     .map_err(|e| KeysError::Witness(e.to_string()))?;
+                logged.push(entry);
             }
         }
-        Ok(keys)
+        Ok((keys, logged))
     }
 
     /// Whether every key configuration of the current epoch is in the

@@ -555,3 +555,188 @@ async fn relay_mcp_sends_its_private_tools_through_the_oblivious_relay() {
     assert_eq!(opened() - before, 1, "{seen}");
     devnet.stop();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn keys_rotate_each_epoch_are_logged_first_and_the_previous_epochs_still_open() {
+    use relay_types::clock::{Clock as _, ManualClock, SystemClock};
+    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::at(SystemClock.now_ms());
+    let h = common::serve_at(&devnet, dir.path(), clock.clone(), |_| {}).await;
+    let http = common::http();
+    let keys = || async {
+        let r = http
+            .get(format!("{}/api/ohttp/keys", h.base))
+            .send()
+            .await
+            .unwrap();
+        r.bytes().await.unwrap().to_vec()
+    };
+    // One request made with `list` at the host's time.
+    let ask = |list: Vec<u8>| {
+        let (http, base, now) = (http.clone(), h.base.clone(), clock.now_ms());
+        async move {
+            let date = std::time::UNIX_EPOCH + std::time::Duration::from_millis(now);
+            let inner =
+                relay_privacy::client::encode_at("GET", "/api/privacy/noop", (&[], b""), date)
+                    .unwrap();
+            let (enc, opener) = ohttp::ClientRequest::from_encoded_config_list(&list)
+                .unwrap()
+                .encapsulate(&inner)
+                .unwrap();
+            let resp = http
+                .post(format!("{base}/api/ohttp/gateway"))
+                .header("content-type", "message/ohttp-req")
+                .body(enc)
+                .send()
+                .await
+                .unwrap();
+            let status = resp.status().as_u16();
+            let bytes = resp.bytes().await.unwrap();
+            match status {
+                200 => (
+                    200,
+                    relay_privacy::client::decode(&opener.decapsulate(&bytes).unwrap())
+                        .unwrap()
+                        .status,
+                ),
+                s => (s, 0),
+            }
+        }
+    };
+    let day = 86_400_000;
+    let first = keys().await;
+    assert_eq!(ask(first.clone()).await, (200, 200));
+    clock.advance(day);
+    let second = keys().await;
+    assert_ne!(first, second, "a new epoch, new keys");
+    assert_eq!(
+        ask(first.clone()).await,
+        (200, 200),
+        "the previous epoch's keys still open"
+    );
+    assert_eq!(ask(second.clone()).await, (200, 200));
+    clock.advance(day);
+    let (code, _) = ask(first.clone()).await;
+    assert_eq!(code, 422, "two epochs old: OHTTP_KEY_UNKNOWN in the clear");
+    // Every configuration served was logged first: the current epoch's
+    // read back from the witness log equal, and the log holds all three
+    // epochs' pairs.
+    let third = keys().await;
+    assert_eq!(conformance(&h.base).await["invariants"][0]["ok"], true);
+    let listed = http
+        .get(format!("{}/api/ohttp/keys", h.base))
+        .header("accept", "application/json")
+        .send()
+        .await
+        .unwrap()
+        .json::<Value>()
+        .await
+        .unwrap();
+    assert_eq!(listed["list"], hex::encode(&third), "{listed}");
+    let (_, range) = common::get(&format!(
+        "{}/api/messages/v2/witness/range?from=1&limit=20",
+        h.base
+    ))
+    .await;
+    let entries = range["entries"].as_array().unwrap();
+    for w in listed["witnessed"].as_array().unwrap() {
+        // the served configuration is in the body the log's entry hashes
+        let body = w["body"].as_str().unwrap();
+        let logged = entries.iter().find(|e| e["s"] == w["s"]).unwrap();
+        assert_eq!(
+            logged["b"],
+            hex::encode(<sha2::Sha256 as sha2::Digest>::digest(body.as_bytes())),
+            "{w}"
+        );
+        let config = hex::decode(w["key"]["config"].as_str().unwrap()).unwrap();
+        assert!(third.windows(config.len()).any(|c| c == config), "{w}");
+    }
+    assert!(entries.len() >= 6, "three epochs, two keys each: {range}");
+    devnet.stop();
+}
+
+/// A writer whose bytes stay readable while the chunked client holds it.
+#[derive(Clone, Default)]
+struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl futures::AsyncWrite for Shared {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        std::task::Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_close(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_chunked_request_gets_its_answer_in_chunks_of_the_fixed_size() {
+    use futures::{AsyncReadExt as _, AsyncWriteExt as _};
+    let (devnet, _dir, h) = host().await;
+    let http = common::http();
+    let list = http
+        .get(format!("{}/api/ohttp/keys", h.base))
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let body = quote_body().to_string();
+    let headers = [("content-type", "application/json")];
+    let mut inner =
+        relay_privacy::client::encode("POST", "/api/route/quote", &headers, body.as_bytes())
+            .unwrap();
+    // a larger body than one floor: the next multiple
+    inner.resize(2 * relay_privacy::pad::REQUEST_FLOOR, 0);
+    let wire = Shared::default();
+    let mut request = ohttp::ClientRequest::from_encoded_config_list(&list)
+        .unwrap()
+        .encapsulate_stream(wire.clone())
+        .unwrap();
+    request.write_all(&inner).await.unwrap();
+    request.close().await.unwrap();
+    let sent = wire.0.lock().unwrap().clone();
+    let resp = http
+        .post(format!("{}/api/ohttp/gateway", h.base))
+        .header("content-type", "message/ohttp-chunked-req")
+        .body(sent)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.headers()["content-type"], "message/ohttp-chunked-res");
+    let sealed = resp.bytes().await.unwrap().to_vec();
+    let mut plain = Vec::new();
+    request
+        .response(futures::io::Cursor::new(sealed))
+        .unwrap()
+        .read_to_end(&mut plain)
+        .await
+        .unwrap();
+    assert_eq!(plain.len() % 8_192, 0, "padded to the floor's multiple");
+    let answer = relay_privacy::client::decode(&plain).unwrap();
+    assert_eq!(answer.status, 200);
+    let lane: Value = serde_json::from_slice(&answer.body).unwrap();
+    let plain_quote = plain_quote(&h).await;
+    assert_eq!(gist(&lane), gist(&plain_quote), "{lane}");
+    devnet.stop();
+}
