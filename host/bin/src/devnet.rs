@@ -276,7 +276,7 @@ pub async fn start_chains(opts: &UpOptions) -> Result<Devnet, relay_devnet::Devn
 }
 
 /// What `relay up` prints once everything answers.
-pub fn banner(devnet: &Devnet, sims: &Simulators, config: &HostConfig) -> String {
+pub fn banner(devnet: &Devnet, sims: &Simulators, (config, relay): (&HostConfig, &str)) -> String {
     let base = format!("http://{}", config.listen);
     let mut s = String::new();
     s.push_str("relay devnet is up (DEVNET ONLY: every key below is publicly known)\n\n");
@@ -287,6 +287,9 @@ pub fn banner(devnet: &Devnet, sims: &Simulators, config: &HostConfig) -> String
         "  owner     {DEVNET_OWNER_TOKEN}   (Authorization: Bearer …; mode self spends the relayer's float)\n"
     ));
     s.push_str(&mesh_lines(devnet, sims));
+    s.push_str(&format!(
+        "  relay     {relay}   (the oblivious relay: relay ohttp --relay {relay} GET /api/route/chains)\n"
+    ));
     s.push_str(&format!("\n  try:\n    curl -s {base}/api/route/chains\n"));
     let (src, dst) = match devnet.chains() {
         [a, b, ..] => (a.chain_id, b.chain_id),
@@ -431,7 +434,6 @@ pub async fn up(
         sims,
         config,
     } = start_mesh(config, &opts).await?;
-    let banner = banner(&chains, &sims, &config);
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|source| StartError::Listen {
@@ -439,15 +441,14 @@ pub async fn up(
             source,
         })?;
     let relay = oblivious_relay(&config).await?;
+    let banner = banner(&chains, &sims, (&config, &relay));
     let host = Host::build_with(config, devnet_credentials()).await?;
     let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<()>();
     let serve = tokio::spawn(host.serve_on(listener, async {
         let _ = tokio::signal::ctrl_c().await;
         let _ = ready_tx.send(());
     }));
-    println!(
-        "{banner}  relay     {relay}   (the oblivious relay: `relay ohttp --relay {relay} …`)\n"
-    );
+    println!("{banner}");
     let _ = ready_rx.await;
     serve
         .await
@@ -458,14 +459,24 @@ pub async fn up(
 }
 
 /// Starts the devnet's oblivious relay (`{relay_url}`, spec §4.11) on
-/// the port after the host's, forwarding to the host; its base URL. It
-/// stops with the process.
+/// the port after the host's (any free port when that one is taken),
+/// forwarding to the host; its base URL. It stops with the process.
 async fn oblivious_relay(config: &HostConfig) -> Result<String, StartError> {
-    let mut addr = config.listen;
-    addr.set_port(addr.port().wrapping_add(1));
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|source| StartError::Listen { addr, source })?;
+    let mut next = config.listen;
+    next.set_port(next.port().wrapping_add(1));
+    let listener = match tokio::net::TcpListener::bind(next).await {
+        Ok(l) => l,
+        Err(_) => {
+            let mut any = next;
+            any.set_port(0);
+            tokio::net::TcpListener::bind(any)
+                .await
+                .map_err(|source| StartError::Listen { addr: any, source })?
+        }
+    };
+    let addr = listener
+        .local_addr()
+        .map_err(|source| StartError::Listen { addr: next, source })?;
     let gateway = format!("http://{}", config.listen);
     tokio::spawn(async move {
         let stop = async {

@@ -76,6 +76,8 @@ pub struct Stats {
     pub off_size: AtomicU64,
     /// Inner requests refused for their size.
     pub unpadded: AtomicU64,
+    /// Encapsulations refused as replays.
+    pub replayed: AtomicU64,
 }
 
 /// A refusal answered in the clear: nothing could be opened.
@@ -242,6 +244,7 @@ impl Gateway {
                 ApiError::new(relay_errors::ErrorCode::StoreUnavailable, "retry")
             })?;
         if !first {
+            self.stats.replayed.fetch_add(1, Ordering::Relaxed);
             return Err(ApiError::new(
                 errors::OhttpReplayed,
                 "this encapsulated request was opened before",

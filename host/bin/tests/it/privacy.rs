@@ -740,3 +740,61 @@ async fn a_chunked_request_gets_its_answer_in_chunks_of_the_fixed_size() {
     assert_eq!(gist(&lane), gist(&plain_quote), "{lane}");
     devnet.stop();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn twenty_copies_of_one_encapsulation_at_once_are_answered_once() {
+    use std::sync::{atomic::Ordering, Arc};
+    let (devnet, _dir, h) = host().await;
+    let lane = h
+        .host_state
+        .handles
+        .get::<Option<Arc<relay_privacy::PrivacyService>>>()
+        .flatten()
+        .unwrap();
+    let http = common::http();
+    let list = http
+        .get(format!("{}/api/ohttp/keys", h.base))
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let inner = relay_privacy::client::encode("GET", "/api/privacy/noop", &[], b"").unwrap();
+    let (enc, _opener) = ohttp::ClientRequest::from_encoded_config_list(&list)
+        .unwrap()
+        .encapsulate(&inner)
+        .unwrap();
+    let (opened, replayed) = (
+        lane.gateway.stats.opened.load(Ordering::Relaxed),
+        lane.gateway.stats.replayed.load(Ordering::Relaxed),
+    );
+    let copies: Vec<_> = (0..20)
+        .map(|_| {
+            let (http, base, enc) = (http.clone(), h.base.clone(), enc.clone());
+            tokio::spawn(async move {
+                let r = http
+                    .post(format!("{base}/api/ohttp/gateway"))
+                    .header("content-type", "message/ohttp-req")
+                    .body(enc)
+                    .send()
+                    .await
+                    .unwrap();
+                (r.status().as_u16(), r.bytes().await.unwrap().len())
+            })
+        })
+        .collect();
+    for c in copies {
+        // every copy opens and is answered at the one fixed size (a watcher
+        // cannot tell the answered one from the refused ones)
+        assert_eq!(c.await.unwrap(), (200, 16 + 8_192 + 16));
+    }
+    let stats = &lane.gateway.stats;
+    assert_eq!(stats.opened.load(Ordering::Relaxed) - opened, 20);
+    assert_eq!(
+        stats.replayed.load(Ordering::Relaxed) - replayed,
+        19,
+        "one answered, nineteen refused as replays"
+    );
+    devnet.stop();
+}

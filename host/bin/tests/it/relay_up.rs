@@ -68,6 +68,23 @@ fn relay_up_serves_the_devnet_mesh_and_stops_on_ctrl_c() {
     assert_eq!(rpcs.len(), 3, "{text}");
     let owner = relay_host::devnet::DEVNET_OWNER_TOKEN;
     assert!(text.contains(&format!("owner     {owner}")), "{text}");
+    // the oblivious relay (spec §4.11 {relay_url}) forwards the gateway's keys
+    let relay = banner
+        .iter()
+        .find(|l| l.trim_start().starts_with("relay     "))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .unwrap_or_else(|| panic!("no relay line: {text}"))
+        .to_string();
+    let keys = tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let r = crate::common::http()
+            .get(format!("{relay}/keys"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "{relay}");
+        r.bytes().await.unwrap()
+    });
+    assert_eq!(ohttp::KeyConfig::decode_list(&keys).unwrap().len(), 2);
 
     let rt = tokio::runtime::Runtime::new().unwrap();
     let get = |path: &str| -> serde_json::Value {
@@ -116,8 +133,8 @@ fn relay_up_serves_the_devnet_mesh_and_stops_on_ctrl_c() {
     crate::messaging::publish_and_send_on(&format!("http://127.0.0.1:{port}"), dir.path());
     let head = get("/api/messages/v2/witness/head");
     assert_eq!(
-        head["seq"], 2,
-        "both publications are in the witness log: {head}"
+        head["seq"], 4,
+        "both publications are in the witness log, after the privacy lane's two gateway keys: {head}"
     );
 
     Command::new("kill")
