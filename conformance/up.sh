@@ -37,7 +37,9 @@ conformance/tools/system-deps.sh
 conformance/devnet/tools/install.sh >/dev/null
 export RELAY_ANVIL="$root/.tools/bin/anvil"
 phase tools
-cargo build -q --locked -p relay-host --features relay-host/devnet -p relay-plugins
+# one invocation: the packager shares the host's dependency builds (features
+# resolved once); `--features devnet` applies to the package that has it
+cargo build -q --locked -p relay-host -p relay-plugins --features devnet
 phase host
 "$CARGO_TARGET_DIR/debug/relay-plugins" build --as native --out plugins/dist
 phase native-rails
