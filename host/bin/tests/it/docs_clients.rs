@@ -68,18 +68,9 @@ async fn run_js(
         .unwrap_or_else(|_| panic!("{name}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
-async fn mesh() -> (Devnet, tempfile::TempDir, Running) {
-    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
-        .await
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let h = serve(&devnet, dir.path(), |_| {}).await;
-    (devnet, dir, h)
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn the_viem_example_takes_a_wallet_with_no_eth_through_its_first_route() {
-    let (devnet, _dir, h) = mesh().await;
+    let (devnet, _dir, h) = common::devnet_host([SRC, DST]).await;
     let user = keys::seeded_signer("docs-viem-first-route");
     let recipient = keys::seeded_signer("docs-viem-recipient").address();
     devnet
@@ -120,7 +111,7 @@ async fn the_viem_example_takes_a_wallet_with_no_eth_through_its_first_route() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_permit2_sdk_example_routes_with_one_signature() {
-    let (devnet, _dir, h) = mesh().await;
+    let (devnet, _dir, h) = common::devnet_host([SRC, DST]).await;
     common::approve_permit2(&devnet, SRC, 1).await;
     let user = keys::anvil_signer(1);
     let recipient = keys::seeded_signer("docs-permit2-sdk-recipient").address();
@@ -141,7 +132,7 @@ async fn the_permit2_sdk_example_routes_with_one_signature() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_sandbox_walk_follows_every_stage_and_moves_nothing() {
-    let (devnet, _dir, h) = mesh().await;
+    let (devnet, _dir, h) = common::devnet_host([SRC, DST]).await;
     let relayer = keys::relayer().address();
     let nonce = |c: u64| {
         let provider = devnet.chain(c).unwrap().provider();
@@ -172,7 +163,7 @@ async fn the_sandbox_walk_follows_every_stage_and_moves_nothing() {
 async fn the_mcp_example_lists_the_tools_and_quotes() {
     let py =
         std::env::var("RELAY_MCP_PY").expect("RELAY_MCP_PY (conformance/tools/mcp.sh prints it)");
-    let (devnet, _dir, h) = mesh().await;
+    let (devnet, _dir, h) = common::devnet_host([SRC, DST]).await;
     let out = tokio::process::Command::new(py)
         .arg(example("mcp-quote.py"))
         .env("RELAY_URL", &h.base)

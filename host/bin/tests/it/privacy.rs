@@ -21,20 +21,10 @@ use std::path::Path;
 use relay_devnet::{Devnet, DevnetConfig};
 use serde_json::{json, Value};
 
-use crate::common::{self, serve, Running};
+use crate::common::{self, Running};
 
 const SRC: u64 = 8453;
 const DST: u64 = 42161;
-
-/// The devnet and a host over it.
-async fn host() -> (Devnet, tempfile::TempDir, Running) {
-    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
-        .await
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let h = serve(&devnet, dir.path(), |_| {}).await;
-    (devnet, dir, h)
-}
 
 /// The oblivious relay beside `h`, on a free port; its base URL.
 async fn relay_for(base: &str) -> String {
@@ -47,6 +37,43 @@ async fn relay_for(base: &str) -> String {
             .unwrap();
     });
     url
+}
+
+/// The gateway's key list (`application/ohttp-keys`) at `base`.
+async fn key_list(base: &str) -> Vec<u8> {
+    let r = common::http()
+        .get(format!("{base}/api/ohttp/keys"))
+        .send()
+        .await
+        .unwrap();
+    r.bytes().await.unwrap().to_vec()
+}
+
+/// POSTs the encapsulated `body` of `media` to the gateway at `base`, with
+/// the outer `headers`.
+async fn post_gateway(
+    base: &str,
+    media: &str,
+    body: Vec<u8>,
+    headers: &[(&str, &str)],
+) -> reqwest::Response {
+    let mut req = common::http()
+        .post(format!("{base}/api/ohttp/gateway"))
+        .header("content-type", media)
+        .body(body);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    req.send().await.unwrap()
+}
+
+/// The privacy lane's service of the host `h` (its gateway's counters).
+fn lane_of(h: &Running) -> std::sync::Arc<relay_privacy::PrivacyService> {
+    h.host_state
+        .handles
+        .get::<Option<std::sync::Arc<relay_privacy::PrivacyService>>>()
+        .flatten()
+        .expect("the privacy lane is on")
 }
 
 /// The JavaScript client's answers to `cases`, sent through `relay`.
@@ -87,7 +114,7 @@ fn answer(results: &[Value], i: usize) -> (Value, Value) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_client_nobody_here_wrote_quotes_through_the_relay_like_the_plain_api() {
-    let (devnet, dir, h) = host().await;
+    let (devnet, dir, h) = common::devnet_host([SRC, DST]).await;
     let relay = relay_for(&h.base).await;
 
     let before = plain_quote(&h).await;
@@ -253,25 +280,16 @@ async fn the_host_keeps_no_outer_address_of_gateway_traffic_and_no_line_for_the_
     let http = common::http();
 
     // Gateway traffic from an address the host must not keep.
-    let keys = http
-        .get(format!("{base}/api/ohttp/keys"))
-        .send()
-        .await
-        .unwrap();
-    let list = keys.bytes().await.unwrap();
+    let list = key_list(&base).await;
     for _ in 0..3 {
         let request = ohttp::ClientRequest::from_encoded_config_list(&list).unwrap();
         let inner = relay_privacy::client::encode("GET", "/api/route/chains", &[], b"").unwrap();
         let (enc, opener) = request.encapsulate(&inner).unwrap();
-        let resp = http
-            .post(format!("{base}/api/ohttp/gateway"))
-            .header("content-type", "message/ohttp-req")
-            .header("x-forwarded-for", "198.51.100.77")
-            .header("user-agent", "outer-marker-7f3a")
-            .body(enc)
-            .send()
-            .await
-            .unwrap();
+        let outer = [
+            ("x-forwarded-for", "198.51.100.77"),
+            ("user-agent", "outer-marker-7f3a"),
+        ];
+        let resp = post_gateway(&base, "message/ohttp-req", enc, &outer).await;
         assert_eq!(resp.status(), 200);
         let answer = relay_privacy::client::decode(
             &opener.decapsulate(&resp.bytes().await.unwrap()).unwrap(),
@@ -359,7 +377,7 @@ fn failed(report: &Value) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_policy_log_verifies_independently_a_loosening_waits_and_conformance_catches_a_break() {
-    let (devnet, dir, h) = host().await;
+    let (devnet, dir, h) = common::devnet_host([SRC, DST]).await;
 
     let report = conformance(&h.base).await;
     assert_eq!(report["ok"], true, "{report}");
@@ -445,7 +463,7 @@ async fn the_policy_log_verifies_independently_a_loosening_waits_and_conformance
 #[tokio::test(flavor = "multi_thread")]
 async fn the_cover_proof_includes_a_settled_payout_a_user_can_check() {
     use relay_sealed::witness::{verify_inclusion, VerifyingKey};
-    let (devnet, _dir, h) = host().await;
+    let (devnet, _dir, h) = common::devnet_host([SRC, DST]).await;
     let (_, empty) = common::get(&format!("{}/api/stealth/coverproof", h.base)).await;
     assert_eq!(
         (empty["size"].as_u64(), empty["kObserver"].as_u64()),
@@ -518,15 +536,10 @@ async fn the_cover_proof_includes_a_settled_payout_a_user_can_check() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn relay_mcp_sends_its_private_tools_through_the_oblivious_relay() {
-    use std::sync::{atomic::Ordering, Arc};
-    let (devnet, _dir, h) = host().await;
+    use std::sync::atomic::Ordering;
+    let (devnet, _dir, h) = common::devnet_host([SRC, DST]).await;
     let relay = relay_for(&h.base).await;
-    let lane = h
-        .host_state
-        .handles
-        .get::<Option<Arc<relay_privacy::PrivacyService>>>()
-        .flatten()
-        .unwrap();
+    let lane = lane_of(&h);
     let opened = || lane.gateway.stats.opened.load(Ordering::Relaxed);
     let before = opened();
     let mut execute = common::permit_body(&devnet, (SRC, DST), 5_000_000, 31);
@@ -566,17 +579,10 @@ async fn keys_rotate_each_epoch_are_logged_first_and_the_previous_epochs_still_o
     let clock = ManualClock::at(SystemClock.now_ms());
     let h = common::serve_at(&devnet, dir.path(), clock.clone(), |_| {}).await;
     let http = common::http();
-    let keys = || async {
-        let r = http
-            .get(format!("{}/api/ohttp/keys", h.base))
-            .send()
-            .await
-            .unwrap();
-        r.bytes().await.unwrap().to_vec()
-    };
+    let keys = || key_list(&h.base);
     // One request made with `list` at the host's time.
     let ask = |list: Vec<u8>| {
-        let (http, base, now) = (http.clone(), h.base.clone(), clock.now_ms());
+        let (base, now) = (h.base.clone(), clock.now_ms());
         async move {
             let date = std::time::UNIX_EPOCH + std::time::Duration::from_millis(now);
             let inner =
@@ -586,13 +592,7 @@ async fn keys_rotate_each_epoch_are_logged_first_and_the_previous_epochs_still_o
                 .unwrap()
                 .encapsulate(&inner)
                 .unwrap();
-            let resp = http
-                .post(format!("{base}/api/ohttp/gateway"))
-                .header("content-type", "message/ohttp-req")
-                .body(enc)
-                .send()
-                .await
-                .unwrap();
+            let resp = post_gateway(&base, "message/ohttp-req", enc, &[]).await;
             let status = resp.status().as_u16();
             let bytes = resp.bytes().await.unwrap();
             match status {
@@ -690,16 +690,8 @@ impl futures::AsyncWrite for Shared {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_chunked_request_gets_its_answer_in_chunks_of_the_fixed_size() {
     use futures::{AsyncReadExt as _, AsyncWriteExt as _};
-    let (devnet, _dir, h) = host().await;
-    let http = common::http();
-    let list = http
-        .get(format!("{}/api/ohttp/keys", h.base))
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
+    let (devnet, _dir, h) = common::devnet_host([SRC, DST]).await;
+    let list = key_list(&h.base).await;
     let body = quote_body().to_string();
     let headers = [("content-type", "application/json")];
     let mut inner =
@@ -715,13 +707,7 @@ async fn a_chunked_request_gets_its_answer_in_chunks_of_the_fixed_size() {
     request.write_all(&inner).await.unwrap();
     request.close().await.unwrap();
     let sent = wire.0.lock().unwrap().clone();
-    let resp = http
-        .post(format!("{}/api/ohttp/gateway", h.base))
-        .header("content-type", "message/ohttp-chunked-req")
-        .body(sent)
-        .send()
-        .await
-        .unwrap();
+    let resp = post_gateway(&h.base, "message/ohttp-chunked-req", sent, &[]).await;
     assert_eq!(resp.status(), 200);
     assert_eq!(resp.headers()["content-type"], "message/ohttp-chunked-res");
     let sealed = resp.bytes().await.unwrap().to_vec();
@@ -743,23 +729,10 @@ async fn a_chunked_request_gets_its_answer_in_chunks_of_the_fixed_size() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn twenty_copies_of_one_encapsulation_at_once_are_answered_once() {
-    use std::sync::{atomic::Ordering, Arc};
-    let (devnet, _dir, h) = host().await;
-    let lane = h
-        .host_state
-        .handles
-        .get::<Option<Arc<relay_privacy::PrivacyService>>>()
-        .flatten()
-        .unwrap();
-    let http = common::http();
-    let list = http
-        .get(format!("{}/api/ohttp/keys", h.base))
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
+    use std::sync::atomic::Ordering;
+    let (devnet, _dir, h) = common::devnet_host([SRC, DST]).await;
+    let lane = lane_of(&h);
+    let list = key_list(&h.base).await;
     let inner = relay_privacy::client::encode("GET", "/api/privacy/noop", &[], b"").unwrap();
     let (enc, _opener) = ohttp::ClientRequest::from_encoded_config_list(&list)
         .unwrap()
@@ -771,15 +744,9 @@ async fn twenty_copies_of_one_encapsulation_at_once_are_answered_once() {
     );
     let copies: Vec<_> = (0..20)
         .map(|_| {
-            let (http, base, enc) = (http.clone(), h.base.clone(), enc.clone());
+            let (base, enc) = (h.base.clone(), enc.clone());
             tokio::spawn(async move {
-                let r = http
-                    .post(format!("{base}/api/ohttp/gateway"))
-                    .header("content-type", "message/ohttp-req")
-                    .body(enc)
-                    .send()
-                    .await
-                    .unwrap();
+                let r = post_gateway(&base, "message/ohttp-req", enc, &[]).await;
                 (r.status().as_u16(), r.bytes().await.unwrap().len())
             })
         })

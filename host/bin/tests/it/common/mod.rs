@@ -46,6 +46,17 @@ pub struct Running {
     _served: ServedHost,
 }
 
+/// A devnet of `chains` and a host over it with the defaults of [`serve`]
+/// (the temporary directory holds the host's data: keep it).
+pub async fn devnet_host<const N: usize>(chains: [u64; N]) -> (Devnet, tempfile::TempDir, Running) {
+    let devnet = Devnet::start(relay_devnet::DevnetConfig::with_chains(chains))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |_| {}).await;
+    (devnet, dir, h)
+}
+
 /// Serves a host over `devnet` with the packaged plugins; `tweak` edits the config.
 pub async fn serve(devnet: &Devnet, dir: &Path, tweak: impl FnOnce(&mut HostConfig)) -> Running {
     serve_with(devnet, dir, |_| {}, tweak).await
