@@ -16,6 +16,10 @@ import { fileURLToPath } from "node:url";
 
 const SOLC_VERSION = "0.8.28";
 const OZ_VERSION = "5.1.0";
+const POSEIDON_VERSION = "0.0.5";
+// Where PoseidonT3 lives: poseidon-solidity's deterministic deployment address on every chain
+// (its README); the devnet puts the library's code there, and PrivacyPool links against it.
+const POSEIDON_T3 = "0x3333333C0A88F9BE4fd23ed0536F9B6c427e3B93";
 // The contracts that get an artifact (abstract contracts and interfaces do not).
 const CONTRACTS = [
   "Permit2",
@@ -29,11 +33,15 @@ const CONTRACTS = [
   "PriceFeed",
   "RelayDelegate",
   "YieldVault",
+  "PoseidonT3",
+  "PoolVerifier",
+  "PrivacyPool",
 ];
 const SETTINGS = {
   optimizer: { enabled: true, runs: 200 },
   evmVersion: "prague",
   metadata: { bytecodeHash: "none" },
+  libraries: { "poseidon-solidity/PoseidonT3.sol": { PoseidonT3: POSEIDON_T3 } },
   outputSelection: { "*": { "*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] } },
 };
 
@@ -46,8 +54,8 @@ const sha256 = (data) => createHash("sha256").update(data).digest("hex");
 const sourceFiles = () => readdirSync(here).filter((f) => f.endsWith(".sol")).sort();
 
 function manifest() {
-  const lines = [`# solc ${SOLC_VERSION}`, `# @openzeppelin/contracts ${OZ_VERSION}`, `# settings ${JSON.stringify(SETTINGS)}`];
-  for (const f of [...sourceFiles(), "build.mjs"]) {
+  const lines = [`# solc ${SOLC_VERSION}`, `# @openzeppelin/contracts ${OZ_VERSION}`, `# poseidon-solidity ${POSEIDON_VERSION}`, `# settings ${JSON.stringify(SETTINGS)}`];
+  for (const f of [...sourceFiles(), "build.mjs", "pool-verifier.mjs", "../../../host/pool/keys/verification_key.json"]) {
     lines.push(`${sha256(readFileSync(join(here, f)))}  contracts/${f}`);
   }
   for (const c of CONTRACTS) {
@@ -81,27 +89,30 @@ function loadSolc() {
   return solc;
 }
 
-// Resolves `@openzeppelin/contracts/...` imports from .tools/node_modules (never the network).
+// Resolves `@openzeppelin/contracts/...` and `poseidon-solidity/...` imports from
+// .tools/node_modules (never the network).
 function findImports(path) {
   const file = join(repo, ".tools/node_modules", path);
-  if (!path.startsWith("@openzeppelin/contracts/") || !existsSync(file)) {
+  const known = ["@openzeppelin/contracts/", "poseidon-solidity/"].some((p) => path.startsWith(p));
+  if (!known || !existsSync(file)) {
     return { error: `import ${path} not found in .tools/node_modules` };
   }
   return { contents: readFileSync(file, "utf8") };
 }
 
-function checkOz() {
-  const manifestFile = join(repo, ".tools/node_modules/@openzeppelin/contracts/package.json");
+function checkPackage(name, version) {
+  const manifestFile = join(repo, ".tools/node_modules", name, "package.json");
   const have = existsSync(manifestFile) ? JSON.parse(readFileSync(manifestFile, "utf8")).version : "none";
-  if (have !== OZ_VERSION) {
-    console.error(`@openzeppelin/contracts ${have} found, ${OZ_VERSION} wanted: run conformance/devnet/tools/install.sh`);
+  if (have !== version) {
+    console.error(`${name} ${have} found, ${version} wanted: run conformance/devnet/tools/install.sh`);
     process.exit(1);
   }
 }
 
 function build() {
   const solc = loadSolc();
-  checkOz();
+  checkPackage("@openzeppelin/contracts", OZ_VERSION);
+  checkPackage("poseidon-solidity", POSEIDON_VERSION);
   const sources = Object.fromEntries(sourceFiles().map((f) => [f, { content: readFileSync(join(here, f), "utf8") }]));
   const input = { language: "Solidity", sources, settings: SETTINGS };
   const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImports }));
@@ -116,7 +127,7 @@ function build() {
     const c = output.contracts[file][name];
     const artifact = {
       contractName: name,
-      sourceName: `contracts/${file}`,
+      sourceName: file.includes("/") ? file : `contracts/${file}`,
       abi: c.abi,
       bytecode: `0x${c.evm.bytecode.object}`,
       deployedBytecode: `0x${c.evm.deployedBytecode.object}`,

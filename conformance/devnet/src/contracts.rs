@@ -22,7 +22,7 @@ pub const PERMIT2_ADDRESS: Address = address!("0x000000000022D473030F116dDEE9F6B
 pub const DELEGATE_ADDRESS: Address = address!("0x0000000000000000000000000000000000007702");
 
 /// The raw artifact JSON of every devnet contract, as (contract name, JSON).
-pub const ARTIFACTS: [(&str, &str); 11] = [
+pub const ARTIFACTS: [(&str, &str); 14] = [
     ("Permit2", include_str!("../artifacts/Permit2.json")),
     ("TestToken", include_str!("../artifacts/TestToken.json")),
     (
@@ -46,7 +46,17 @@ pub const ARTIFACTS: [(&str, &str); 11] = [
         include_str!("../artifacts/RelayDelegate.json"),
     ),
     ("YieldVault", include_str!("../artifacts/YieldVault.json")),
+    ("PoseidonT3", include_str!("../artifacts/PoseidonT3.json")),
+    (
+        "PoolVerifier",
+        include_str!("../artifacts/PoolVerifier.json"),
+    ),
+    ("PrivacyPool", include_str!("../artifacts/PrivacyPool.json")),
 ];
+
+/// Where PoseidonT3 (npm `poseidon-solidity`) lives: its deterministic deployment address on
+/// every chain; the devnet puts the library's code there and `PrivacyPool` is linked to it.
+pub const POSEIDON_T3_ADDRESS: Address = address!("0x3333333C0A88F9BE4fd23ed0536F9B6c427e3B93");
 
 sol!(
     /// The Permit2-compatible SignatureTransfer (`contracts/Permit2.sol`).
@@ -129,6 +139,31 @@ sol!(
     #[derive(Debug, PartialEq, Eq)]
     YieldVault,
     "artifacts/YieldVault.json"
+);
+
+sol!(
+    /// poseidon-solidity's Poseidon over BN254, two inputs (circomlib's parameters).
+    #[sol(rpc)]
+    #[derive(Debug, PartialEq, Eq)]
+    PoseidonT3,
+    "artifacts/PoseidonT3.json"
+);
+
+sol!(
+    /// The privacy pool's Groth16 verifier (Semaphore depth 20), rendered from snarkjs'
+    /// template (`contracts/pool-verifier.mjs`).
+    #[sol(rpc)]
+    #[derive(Debug, PartialEq, Eq)]
+    PoolVerifier,
+    "artifacts/PoolVerifier.json"
+);
+
+sol!(
+    /// BETA AND UNAUDITED: the privacy pool (`contracts/PrivacyPool.sol`).
+    #[sol(rpc)]
+    #[derive(Debug, PartialEq, Eq)]
+    PrivacyPool,
+    "artifacts/PrivacyPool.json"
 );
 
 /// The structs that owners sign (EIP-712), with the canonical type names.

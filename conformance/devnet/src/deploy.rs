@@ -20,9 +20,9 @@ use serde::{Deserialize, Serialize};
 use crate::{
     chains,
     contracts::{
-        address_to_bytes32, BridgeDeposit, Membership, MessageTransmitter, Permit2, PriceFeed,
-        RelayDelegate, RelayRouter, TestToken, TokenMessenger, YieldVault, DELEGATE_ADDRESS,
-        PERMIT2_ADDRESS,
+        address_to_bytes32, BridgeDeposit, Membership, MessageTransmitter, Permit2, PoolVerifier,
+        PoseidonT3, PriceFeed, PrivacyPool, RelayDelegate, RelayRouter, TestToken, TokenMessenger,
+        YieldVault, DELEGATE_ADDRESS, PERMIT2_ADDRESS, POSEIDON_T3_ADDRESS,
     },
     keys, DevnetError, Result,
 };
@@ -207,6 +207,9 @@ pub struct ChainDeployment {
     /// The ERC-4626 yield vault over USDC (always [`vault_address`]; see [`deploy_vault`]).
     #[serde(default)]
     pub vault: Address,
+    /// The privacy pool (on the pool's chain only, [`pool_chain`]; see [`deploy_pool`]).
+    #[serde(default)]
+    pub pool: Option<Address>,
 }
 
 impl ChainDeployment {
@@ -344,6 +347,7 @@ pub async fn deploy_chain(
         price_feeds,
         delegate: DELEGATE_ADDRESS,
         vault: vault_address(),
+        pool: None,
     })
 }
 
@@ -532,6 +536,55 @@ pub async fn deploy_vault(url: Url, usdc: Address) -> Result<Address> {
     Ok(*vault.address())
 }
 
+/// Wei per privacy pool note: 0.00002 ETH (spec §8.2).
+pub const POOL_DENOMINATION_WEI: u64 = 20_000_000_000_000;
+/// The privacy pool's hard cap of notes (spec §8.2).
+pub const POOL_CAP: u64 = 250;
+
+/// The chain of `chain_ids` the privacy pool lives on: base (8453) when it is one of them,
+/// else the lowest id.
+pub fn pool_chain(chain_ids: &[u64]) -> Option<u64> {
+    match chain_ids.contains(&8453) {
+        true => Some(8453),
+        false => chain_ids.iter().copied().min(),
+    }
+}
+
+/// Where [`deploy_pool`] puts the privacy pool: the second contract of
+/// [`keys::pool_deployer`] (its verifier is the first).
+pub fn pool_address() -> Address {
+    keys::pool_deployer().address().create(1)
+}
+
+/// Deploys the privacy pool at [`pool_address`] (BETA AND UNAUDITED): PoseidonT3's code at its
+/// canonical address, the Groth16 verifier, then the pool (0.00002 ETH notes, at most 250).
+pub async fn deploy_pool(url: Url) -> Result<Address> {
+    let owner = keys::pool_deployer();
+    let who = owner.address();
+    let provider = wallet_provider(url, owner);
+    set_balance(&provider, who, U256::from(ROLE_ETH)).await?;
+    provider
+        .raw_request::<_, ()>(
+            "anvil_setCode".into(),
+            (POSEIDON_T3_ADDRESS, PoseidonT3::DEPLOYED_BYTECODE.clone()),
+        )
+        .await
+        .map_err(DevnetError::rpc("anvil_setCode PoseidonT3"))?;
+    let verifier = PoolVerifier::deploy(&provider)
+        .await
+        .map_err(DevnetError::contract("deploying PoolVerifier"))?;
+    let denomination = U256::from(POOL_DENOMINATION_WEI);
+    let pool = PrivacyPool::deploy(
+        &provider,
+        *verifier.address(),
+        denomination,
+        U256::from(POOL_CAP),
+    )
+    .await
+    .map_err(DevnetError::contract("deploying PrivacyPool"))?;
+    Ok(*pool.address())
+}
+
 /// Mints `amount` base units of the test token at `token` to `to` (devnet tokens mint openly).
 pub async fn mint(provider: &DynProvider, token: Address, to: Address, amount: U256) -> Result<()> {
     let token = TestToken::new(token, provider);
@@ -597,6 +650,7 @@ mod tests {
             }],
             delegate: DELEGATE_ADDRESS,
             vault: vault_address(),
+            pool: None,
         };
         let v = serde_json::to_value(&d).unwrap();
         assert_eq!(v["chainId"], 1);

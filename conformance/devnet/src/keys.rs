@@ -39,6 +39,8 @@ pub const RELAYER_SEED: &str = "relay devnet relayer";
 /// The seed string of the yield vault's deployer (DEVNET ONLY): a key used for nothing else,
 /// so the vault is its first contract and has the same address on every chain.
 pub const VAULT_DEPLOYER_SEED: &str = "relay devnet yield vault deployer";
+/// The seed string of the privacy pool's deployer (DEVNET ONLY): a key used for nothing else.
+pub const POOL_DEPLOYER_SEED: &str = "relay devnet privacy pool deployer";
 
 /// anvil's default account `index` (0..=9) as a signer (DEVNET ONLY).
 ///
@@ -84,6 +86,11 @@ pub fn relayer() -> PrivateKeySigner {
 /// The yield vault's deployer and owner (DEVNET ONLY).
 pub fn vault_deployer() -> PrivateKeySigner {
     seeded_signer(VAULT_DEPLOYER_SEED)
+}
+
+/// The privacy pool's deployer (DEVNET ONLY; the pool has no owner).
+pub fn pool_deployer() -> PrivateKeySigner {
+    seeded_signer(POOL_DEPLOYER_SEED)
 }
 
 #[cfg(test)]

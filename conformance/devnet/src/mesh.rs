@@ -188,6 +188,13 @@ impl Devnet {
         )
         .await?;
         debug_assert!(vaults.iter().zip(all).all(|(v, d)| *v == d.vault));
+        let mut deployments = deployments;
+        if let Some(id) = deploy::pool_chain(&config.chain_ids) {
+            let at = config.chain_ids.iter().position(|c| *c == id);
+            if let Some(i) = at {
+                deployments[i].pool = Some(deploy::deploy_pool(nodes[i].rpc_url()).await?);
+            }
+        }
         if let Some(secs) = config.block_time_secs {
             try_join_all(deployers.iter().map(|p| set_interval_mining(p, secs))).await?;
         }

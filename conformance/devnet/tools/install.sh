@@ -4,6 +4,8 @@
 #   - solc (solcjs), from the npm package solc, used by conformance/devnet/contracts/build.mjs
 #   - @openzeppelin/contracts (Solidity sources the devnet's YieldVault imports; build.mjs
 #     resolves them offline from .tools/node_modules)
+#   - poseidon-solidity (the PoseidonT3 library the privacy pool's tree hashes with) and
+#     snarkjs (its Groth16 verifier template: contracts/pool-verifier.mjs renders it)
 # Idempotent: skips whatever is already installed at the pinned version. Never reads stdin.
 # Prints the anvil path on its last line of stdout.
 set -euo pipefail
@@ -12,6 +14,8 @@ ANVIL_PKG="@foundry-rs/anvil-linux-amd64"
 ANVIL_VERSION="1.7.1"
 SOLC_VERSION="0.8.28"
 OZ_VERSION="5.1.0"
+POSEIDON_VERSION="0.0.5"
+SNARKJS_VERSION="0.7.6"
 
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo_root="$(cd "$script_dir/../../.." && pwd)"
@@ -41,6 +45,8 @@ wanted=()
 [ "$(installed_version "$ANVIL_PKG")" = "$ANVIL_VERSION" ] || wanted+=("$ANVIL_PKG@$ANVIL_VERSION")
 [ "$(installed_version solc)" = "$SOLC_VERSION" ] || wanted+=("solc@$SOLC_VERSION")
 [ "$(installed_version @openzeppelin/contracts)" = "$OZ_VERSION" ] || wanted+=("@openzeppelin/contracts@$OZ_VERSION")
+[ "$(installed_version poseidon-solidity)" = "$POSEIDON_VERSION" ] || wanted+=("poseidon-solidity@$POSEIDON_VERSION")
+[ "$(installed_version snarkjs)" = "$SNARKJS_VERSION" ] || wanted+=("snarkjs@$SNARKJS_VERSION")
 
 if [ "${#wanted[@]}" -gt 0 ]; then
     echo "install.sh: installing ${wanted[*]} into $tools" >&2

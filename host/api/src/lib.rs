@@ -143,6 +143,7 @@ pub const FEATURES: &[Feature<AppState>] = &[
     relay_analysis::http::feature(),
     relay_messaging::http::feature(),
     relay_privacy::http::feature(),
+    relay_pool::http::feature(),
     concierge::FEATURE,
     explorer::FEATURE,
     admin::FEATURE,

@@ -103,6 +103,18 @@ pub enum Command {
         #[command(subcommand)]
         command: MsgCommand,
     },
+    /// The privacy pool (spec §4.11) — BETA AND UNAUDITED: make a note,
+    /// deposit it, and withdraw it to an address that holds no ETH with a
+    /// proof made here (the relayer sends it). Prints JSON. Needs no host
+    /// configuration.
+    Pool {
+        /// The host's base URL.
+        #[arg(long, env = "RELAY_URL", default_value = "http://127.0.0.1:8787")]
+        url: String,
+        /// What to do.
+        #[command(subcommand)]
+        command: PoolCommand,
+    },
     /// Send one request through the privacy lane (spec §4.11): encapsulated
     /// for the host's oblivious gateway (RFC 9458, padded to the fixed
     /// sizes) and posted to the oblivious relay at `--relay`, so the host
@@ -134,6 +146,59 @@ pub enum Command {
         #[command(subcommand)]
         command: RailsCommand,
     },
+}
+
+/// `relay pool` commands. A note is read from `--note` or
+/// `RELAY_POOL_NOTE` (prefer the variable: a command line is visible to
+/// other users of the machine).
+#[derive(Debug, Subcommand)]
+pub enum PoolCommand {
+    /// A fresh note of the host's pool: `{note, commitment}`. Whoever
+    /// holds the note can withdraw it; keep it like a private key.
+    Note,
+    /// Deposit a note (0.00002 ETH) from the wallet whose private key is in
+    /// `RELAY_POOL_WALLET_KEY`, over the pool chain's RPC.
+    Deposit {
+        /// The note.
+        #[arg(long, env = "RELAY_POOL_NOTE", hide_env_values = true)]
+        note: String,
+        /// The pool chain's JSON-RPC URL.
+        #[arg(long)]
+        rpc: String,
+    },
+    /// Prove a note's withdrawal to `--to`: prints the body of POST
+    /// /api/pool/withdraw (send it with any client).
+    Prove {
+        /// The note.
+        #[arg(long, env = "RELAY_POOL_NOTE", hide_env_values = true)]
+        note: String,
+        /// The recipient.
+        #[arg(long)]
+        to: alloy::primitives::Address,
+    },
+    /// Prove and withdraw a note to `--to`; the relayer sends it and pays
+    /// its gas.
+    Withdraw {
+        /// The note.
+        #[arg(long, env = "RELAY_POOL_NOTE", hide_env_values = true)]
+        note: String,
+        /// The recipient.
+        #[arg(long)]
+        to: alloy::primitives::Address,
+        /// Hold it: the host sends it at a time drawn in its window.
+        #[arg(long)]
+        hold: bool,
+        /// Hold it at most this long, ms (implies --hold).
+        #[arg(long)]
+        max_delay_ms: Option<u64>,
+    },
+    /// A withdrawal's state by its ticket.
+    Hold {
+        /// The ticket (`pt_…`).
+        ticket: String,
+    },
+    /// The circuit's verifying key (snarkjs' JSON).
+    Vk,
 }
 
 /// The chains `relay up` runs: ids of the gasless set, or `all`.

@@ -118,6 +118,20 @@ pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
     base.sections
         .edit(relay_messaging::SECTION, names)
         .expect("the devnet's [messaging] is valid");
+    // the privacy pool `relay up` deploys on one chain; held withdrawals
+    // wait 2 to 20 s here (a real host: 10 min to 6 h)
+    if let Some(c) = devnet.chains().iter().find(|c| c.deployment.pool.is_some()) {
+        let pool = |p: &mut relay_pool::PoolConfig| {
+            p.chain_id = c.chain_id;
+            p.address = c.deployment.pool.map(|a| a.to_string()).unwrap_or_default();
+            p.hold_min_ms = 2_000;
+            p.hold_max_ms = 20_000;
+            p.lease_ms = 5_000;
+        };
+        base.sections
+            .edit(relay_pool::SECTION, pool)
+            .expect("the devnet's [pool] is valid");
+    }
     // anvil mines a block per transaction: one confirmation is final here
     base.sections
         .edit(

@@ -1,7 +1,7 @@
 //! The `relay` binary's library half: wiring the host's crates into a
 //! running process ([`server`]), the operator's rail commands
 //! ([`operator`]), the command line ([`cli`]), the messaging client
-//! ([`msg`]) and — behind the `devnet`
+//! ([`msg`]), the privacy pool's client ([`pool`]) and — behind the `devnet`
 //! feature only — the one-command devnet ([`devnet`]).
 //!
 //! Nothing here holds logic of its own: each domain lives in its crate
@@ -15,8 +15,10 @@ pub mod cli;
 #[cfg(feature = "devnet")]
 pub mod devnet;
 pub mod doctor;
+pub mod hostapi;
 pub mod msg;
 pub mod operator;
+pub mod pool;
 pub mod server;
 #[cfg(feature = "devnet")]
 pub mod standalone;

@@ -47,6 +47,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     if let Command::Msg { url, keys, command } = &cli.command {
         return Ok(relay_host::msg::run(url, keys, command).await?);
     }
+    if let Command::Pool { url, command } = &cli.command {
+        return pool(url, command).await;
+    }
     if let Command::Ohttp {
         relay,
         method,
@@ -88,6 +91,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Verify { file, signer } => verify_bundle(&file, signer.as_deref())?,
         Command::Msg { url, keys, command } => relay_host::msg::run(&url, &keys, &command).await?,
+        Command::Pool { url, command } => pool(&url, &command).await?,
         Command::Ohttp {
             relay,
             method,
@@ -96,6 +100,13 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             headers,
         } => ohttp(&relay, (&method, &path), json.as_deref(), &headers).await?,
     }
+    Ok(())
+}
+
+/// `relay pool`: prints the command's JSON.
+async fn pool(url: &str, command: &relay_host::cli::PoolCommand) -> anyhow::Result<()> {
+    let out = relay_host::pool::run(url, command).await?;
+    println!("{}", serde_json::to_string_pretty(&out)?);
     Ok(())
 }
 

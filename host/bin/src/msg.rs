@@ -34,7 +34,10 @@ use relay_sealed::{
 };
 use serde_json::{json, Value};
 
-use crate::cli::MsgCommand;
+use crate::{
+    cli::MsgCommand,
+    hostapi::{CallError, HostApi},
+};
 
 mod passes;
 
@@ -462,50 +465,38 @@ fn describe(m: &Delivered, directory: Option<&Value>) -> Value {
     })
 }
 
-/// The host's API.
-struct Host {
-    base: String,
-    client: reqwest::Client,
-}
+/// The host's API, its refusals as [`MsgError`]s.
+struct Host(HostApi);
 
 impl Host {
     fn new(url: &str) -> Self {
-        Host {
-            base: url.trim_end_matches('/').to_string(),
-            client: reqwest::Client::builder()
-                .timeout(std::time::Duration::from_secs(30))
-                .build()
-                .expect("an HTTP client"),
-        }
-    }
-
-    async fn answer(resp: Result<reqwest::Response, reqwest::Error>) -> Result<Value, MsgError> {
-        let resp =
-            resp.map_err(|e| MsgError::Http(format!("the host could not be reached: {e}")))?;
-        let status = resp.status().as_u16();
-        let body: Value = resp.json().await.unwrap_or(Value::Null);
-        if status == 200 {
-            return Ok(body);
-        }
-        Err(MsgError::Refused {
-            status,
-            code: body["errorCode"].as_str().unwrap_or("").to_string(),
-            message: body["error"].as_str().unwrap_or("").to_string(),
-        })
+        Host(HostApi::new(url))
     }
 
     async fn get(&self, path: &str) -> Result<Value, MsgError> {
-        Self::answer(self.client.get(format!("{}{path}", self.base)).send().await).await
+        Ok(self.0.get(path).await?)
     }
 
     async fn post(&self, path: &str, body: &Value) -> Result<Value, MsgError> {
-        Self::answer(
-            self.client
-                .post(format!("{}{path}", self.base))
-                .json(body)
-                .send()
-                .await,
-        )
-        .await
+        Ok(self.0.post(path, body).await?)
+    }
+}
+
+impl From<CallError> for MsgError {
+    fn from(e: CallError) -> Self {
+        match e {
+            CallError::Unreachable(m) => {
+                MsgError::Http(format!("the host could not be reached: {m}"))
+            }
+            CallError::Refused {
+                status,
+                code,
+                message,
+            } => MsgError::Refused {
+                status,
+                code,
+                message,
+            },
+        }
     }
 }

@@ -1,8 +1,8 @@
 //! What an inner request may reach: a fixed allowlist of the host's own
 //! operations — quoting and comparing, preparing and executing a route
 //! (the local tool server's private-lane tools: execute, session execute,
-//! agent do), its status, the chains, the no-op, and sealed messaging —
-//! never any
+//! agent do), its status, the chains, the no-op, sealed messaging, and
+//! the privacy pool's tree, withdrawals and tickets — never any
 //! other path, and never another host (the inner request's scheme and
 //! authority are not used: it is always answered here). Streams
 //! (`/api/route/stream`) are not on it: a sealed response is one message.
@@ -33,6 +33,9 @@ pub const ALLOWED: &[(Method, &str)] = &[
     (Method::GET, "/api/messages/v2/feed"),
     (Method::GET, "/api/messages/v2/witness/head"),
     (Method::GET, "/api/messages/v2/witness/range"),
+    (Method::GET, "/api/pool/tree"),
+    (Method::POST, "/api/pool/withdraw"),
+    (Method::GET, "/api/pool/hold"),
 ];
 
 /// Whether `method path` is on the allowlist.

@@ -19,5 +19,5 @@ relay_errors::error_codes! { pub ALL;
     /// The inner request's Date is missing or too far from the gateway's clock.
     OhttpDateSkew => ("OHTTP_DATE_SKEW", BAD_REQUEST, false, "the inner request needs a Date header (RFC 9110 IMF-fixdate) within the replay window of the gateway's clock (RFC 9458 §6.5.1); the response's Date header is the gateway's time", Input),
     /// The inner request's target is off the allowlist.
-    OhttpTargetRefused => ("OHTTP_TARGET_REFUSED", FORBIDDEN, false, "the gateway answers only its allowlist (quote, compare, intent, execute, session execute, agent do, status, chains, the no-op and sealed messaging's info, directory, mailbox, send, feed and witness reads); every other method and path is refused, and the inner request is never forwarded to another host", Input),
+    OhttpTargetRefused => ("OHTTP_TARGET_REFUSED", FORBIDDEN, false, "the gateway answers only its allowlist (quote, compare, intent, execute, session execute, agent do, status, chains, the no-op, sealed messaging's info, directory, mailbox, send, feed and witness reads, and the privacy pool's tree, withdraw and hold); every other method and path is refused, and the inner request is never forwarded to another host", Input),
 }

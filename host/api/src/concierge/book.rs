@@ -43,6 +43,7 @@ pub const PAGES: &[Page] = pages![
     "docs/api-receipts.md",
     "docs/api-messaging.md",
     "docs/api-privacy.md",
+    "docs/api-pool.md",
     "docs/api-proof.md",
     "docs/api-agents.md",
     "docs/examples.md",

@@ -125,6 +125,9 @@ const SERVED: &[(&str, &str)] = &[
     ("get", "/api/privacy/policy"),
     ("get", "/api/privacy/conformance"),
     ("get", "/api/stealth/coverproof"),
+    ("get", "/api/pool/tree"),
+    ("post", "/api/pool/withdraw"),
+    ("get", "/api/pool/hold"),
 ];
 
 /// Served operations that never answer 200, and the status whose body

@@ -46,6 +46,8 @@ mod otlp;
 mod ownership_attack;
 mod passes;
 mod permit2_verify;
+mod pool;
+mod pool_crash;
 mod pricefeeds;
 mod primitives;
 mod privacy;
