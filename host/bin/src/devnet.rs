@@ -304,7 +304,21 @@ pub fn banner(devnet: &Devnet, sims: &Simulators, (config, relay): (&HostConfig,
     s.push_str(&format!(
         "  relay     {relay}   (the oblivious relay: relay ohttp --relay {relay} GET /api/route/chains)\n"
     ));
+    if let Some(c) = devnet.chains().iter().find(|c| c.deployment.pool.is_some()) {
+        let pool = c.deployment.pool.unwrap_or_default();
+        s.push_str(&format!(
+            "  pool      {pool} on chain {}   (the privacy pool, BETA AND UNAUDITED: see try)\n",
+            c.chain_id
+        ));
+    }
     s.push_str(&format!("\n  try:\n    curl -s {base}/api/route/chains\n"));
+    if let Some(c) = devnet.chains().iter().find(|c| c.deployment.pool.is_some()) {
+        let key = hex::encode(relay_devnet::keys::anvil_signer(1).to_bytes());
+        s.push_str(&format!(
+            "    relay pool --url {base} note   # a privacy pool note; export RELAY_URL={base} RELAY_POOL_NOTE=<note> (keep it secret)\n    RELAY_POOL_WALLET_KEY=0x{key} relay pool deposit --rpc {}   # 0.00002 ETH from anvil account 1\n    relay pool withdraw --to 0xAnyAddress   # proven here, sent by the relayer: the recipient needs no ETH\n",
+            c.rpc_url
+        ));
+    }
     let (src, dst) = match devnet.chains() {
         [a, b, ..] => (a.chain_id, b.chain_id),
         _ => (1, 8453),

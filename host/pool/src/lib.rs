@@ -141,7 +141,9 @@ impl PoolService {
 /// relayer that sends on its chain, reads the contract's figures (they
 /// must be the spec's: 0.00002 ETH, 250 notes), applies the migration,
 /// and starts the job that sends due and interrupted withdrawals. Leaves
-/// `Option<Arc<PoolService>>` (`None`: no pool is served). Registered
+/// `Option<Arc<PoolService>>` (`None`: no pool is served — also when its
+/// chain cannot be read at start; a pool whose figures are not the spec's
+/// stops the host, a configuration mistake). Registered
 /// after sealed messaging, whose witness log it writes the pool's roots
 /// to.
 pub fn start<'a>(
@@ -162,9 +164,17 @@ pub fn start<'a>(
             .pool()
             .map_err(|m| fail(ConfigError::new(format!("pool.{m}")).into()))?;
         let at = (config.chain_id, address);
-        let pool = tree::read_pool(&parts.reader, at, (relayer, fee))
-            .await
-            .map_err(|e| fail(e.into()))?;
+        let pool = match tree::read_pool(&parts.reader, at, (relayer, fee)).await {
+            Ok(pool) => pool,
+            // the chain is down: the rest of the host starts, the pool is
+            // not served until a restart finds it
+            Err(e @ tree::ReadPoolError::Unreadable(..)) => {
+                tracing::warn!(error = %e, "the privacy pool is not served");
+                handles.insert(None::<Arc<PoolService>>);
+                return Ok(());
+            }
+            Err(e) => return Err(fail(e.into())),
+        };
         let store = store::Withdrawals::from(parts.store.clone());
         store
             .migrate(store::MIGRATIONS)

@@ -7,7 +7,7 @@
 //! Permit2 nonces past the caps; dashboard cookies made from the token's
 //! hash, tampered or expired are refused.
 
-use crate::common::{bare_host, bare_host_at, send, serve, Answer};
+use crate::common::{self, bare_host_at, send, serve, Answer};
 use crate::router::{fresh_wallet, signed_body};
 use alloy::primitives::U256;
 use relay_admin::login::{LoginKeys, COOKIE};
@@ -228,8 +228,9 @@ async fn one_ip_creates_ten_keys_a_day_the_eleventh_is_refused() {
     assert_rate_limited(&keyed, "a key creating keys");
 }
 
-fn vm_rss_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+/// The resident set of process `pid`, KiB.
+fn vm_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     status
         .lines()
         .find_map(|l| l.strip_prefix("VmRSS:"))
@@ -262,9 +263,28 @@ pub(crate) async fn initialize(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_mcp_initialize_flood_is_refused_past_its_caps_and_memory_stays_bounded() {
+    // the host in a process of its own: the flood's memory is measured
+    // there, never mixed with the other tests this binary runs at once
     let dir = tempfile::tempdir().unwrap();
-    let h = bare_host(dir.path(), |c| c.limits.mcp_sessions_total = 40).await;
-    let base = h.base.clone();
+    let port = common::free_port();
+    std::fs::create_dir_all(dir.path().join("plugins")).unwrap();
+    let mut config = relay_config::HostConfig {
+        listen: format!("127.0.0.1:{port}").parse().unwrap(),
+        data_dir: relay_fixtures::data_dir(&dir.path().join("data")),
+        plugins_dir: dir.path().join("plugins"),
+        ..Default::default()
+    };
+    config.runtime.reload_interval_ms = 0;
+    config.limits.mcp_sessions_total = 40;
+    std::fs::write(
+        dir.path().join("relay.toml"),
+        toml::to_string(&config).unwrap(),
+    )
+    .unwrap();
+    let host = common::spawn_host(dir.path());
+    let base = format!("http://127.0.0.1:{port}");
+    common::wait_ready(&base).await;
+    let vm_rss_kib = || vm_rss_kib(host.id());
     let me = from(1);
     let before = vm_rss_kib();
     // The flood: 4,000 initialize calls from one IP, 32 at a time.
