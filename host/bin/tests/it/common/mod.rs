@@ -315,13 +315,28 @@ pub async fn until_terminal(base: &str, id: &str) -> Value {
 /// How long a devnet route may take to settle on a loaded two-core machine.
 pub const SETTLES_WITHIN: Duration = Duration::from_secs(180);
 
-/// A free loopback port (bound, then released).
+/// A free loopback port for a process the test starts later (a `relay
+/// serve` child). It is taken below the kernel's ephemeral range (32768 and
+/// up on Linux), never from it: a port handed out by `bind(":0")` and
+/// released is the next one any other bind(":0") of the tests running at
+/// once may get — an anvil, an oblivious relay, a webhook receiver — and the
+/// child, starting later, would find it taken (one CI run's crash test
+/// posted to another test's relay and read its 404). Each call in this
+/// process gets another port; a port something holds is skipped.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    use std::sync::atomic::{AtomicU32, Ordering};
+    const LOW: u32 = 20_000;
+    const SPAN: u32 = 12_000;
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    // another test binary running at once starts elsewhere in the span
+    let start = std::process::id().wrapping_mul(7_919) % SPAN;
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let port = (LOW + (start + n) % SPAN) as u16;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
 }
 
 /// Two broken RPC endpoints: one refuses connections (nothing listens),
