@@ -38,8 +38,22 @@ conformance/devnet/tools/install.sh >/dev/null
 export RELAY_ANVIL="$root/.tools/bin/anvil"
 phase tools
 # one invocation: the packager shares the host's dependency builds (features
-# resolved once); `--features devnet` applies to the package that has it
-cargo build -q --locked -p relay-host -p relay-plugins --features devnet
+# resolved once); `--features devnet` applies to the package that has it.
+# A first run is mostly this build (docs/building-and-testing.md); two cuts
+# keep it short: no jemalloc (the host's allocator in every other build,
+# its C sources two minutes of CPU here), and, without --wasm, wasmtime's
+# compiler left unoptimised (the tests optimise it to compile the wasm
+# rails they check quickly; a devnet without wasm rails never runs it).
+# Building after conformance/test.sh (or before it) rebuilds what these
+# change: the host's crates and, without --wasm, wasmtime's.
+fast=(--no-default-features)
+if [ "$wasm" = 0 ]; then
+  for p in cranelift-codegen regalloc2 cranelift-entity cranelift-frontend cranelift-bforest \
+    cranelift-assembler-x64 wasmtime-internal-cranelift wasmparser; do
+    fast+=(--config "profile.dev.package.$p.opt-level=0")
+  done
+fi
+cargo build -q --locked -p relay-host -p relay-plugins --features devnet "${fast[@]}"
 phase host
 "$CARGO_TARGET_DIR/debug/relay-plugins" build --as native --out plugins/dist
 phase native-rails

@@ -6,10 +6,11 @@
 //!
 //! Nothing here holds logic of its own: each domain lives in its crate
 //! (`relay-engine`, `relay-execution`, `relay-api`, …); this crate decides
-//! which parts a process runs. A production build (`--no-default-features`
-//! is the default) carries no simulator and no devnet key.
+//! which parts a process runs. A production build (the default features:
+//! jemalloc, no `devnet`) carries no simulator and no devnet key.
 
 pub mod accept;
+#[cfg(feature = "jemalloc")]
 mod alloc;
 pub mod cli;
 #[cfg(feature = "devnet")]
