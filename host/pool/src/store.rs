@@ -1,4 +1,5 @@
-//! Withdrawals (spec §4.11): one record per nullifier hash, found by its
+//! Withdrawals (spec §4.11): one live record per nullifier hash (a
+//! failed one does not count: its note was not spent), found by its
 //! ticket, and its schema (migration 0027, applied by the feature's
 //! start). The record's transaction lives in the route journal under the
 //! ticket; the record holds the state, its history, the hash and a lease
@@ -89,7 +90,8 @@ fn row_of(r: &AnyRow) -> Result<WithdrawalRow, StoreError> {
 
 impl Withdrawals {
     /// Inserts `row` held by its inserter until `lease_until_ms`, unless a
-    /// record for its nullifier exists; whether it was inserted.
+    /// live record (not [`FAILED`]) for its nullifier exists; whether it
+    /// was inserted.
     pub async fn begin(
         &self,
         row: &WithdrawalRow,
@@ -124,12 +126,15 @@ impl Withdrawals {
         r.as_ref().map(row_of).transpose()
     }
 
-    /// Whether a record spends `nullifier`.
+    /// Whether a live record (held, being sent or sent) spends `nullifier`;
+    /// a [`FAILED`] one did not, and leaves the note to be withdrawn again.
     pub async fn has_nullifier(&self, nullifier: &str) -> Result<bool, StoreError> {
-        let r = sqlx::query("SELECT id FROM pool_withdrawals WHERE nullifier = $1")
-            .bind(nullifier)
-            .fetch_optional(self.pool())
-            .await?;
+        let r = sqlx::query(
+            "SELECT id FROM pool_withdrawals WHERE nullifier = $1 AND state <> 'FAILED'",
+        )
+        .bind(nullifier)
+        .fetch_optional(self.pool())
+        .await?;
         Ok(r.is_some())
     }
 
@@ -220,7 +225,8 @@ mod tests {
         }
     }
 
-    /// One record per nullifier; a held one is claimed once, when due.
+    /// One live record per nullifier; a held one is claimed once, when due;
+    /// a failed one frees its note.
     async fn one_record_per_nullifier_claimed_when_due(s: Store) {
         let s = Withdrawals::from(s);
         s.migrate(MIGRATIONS).await.unwrap();
@@ -244,6 +250,21 @@ mod tests {
         assert_eq!(history, [HELD, SENDING, SENT]);
         assert_eq!(s.claim_due(5_000, 9_000).await.unwrap(), None, "finished");
         assert_eq!(s.open_count().await.unwrap(), 0);
+        assert!(
+            !s.begin(&row("pt_c", "0x01", 500), 0).await.unwrap(),
+            "sent"
+        );
+
+        // a withdrawal that failed leaves its note to be withdrawn again, once
+        assert!(s.begin(&row("pt_d", "0x02", 500), 0).await.unwrap());
+        let d = s.withdrawal("pt_d").await.unwrap().unwrap();
+        s.advance(&d, FAILED, (None, Some("no longer valid")), 600)
+            .await
+            .unwrap();
+        assert!(!s.has_nullifier("0x02").await.unwrap());
+        assert!(s.begin(&row("pt_e", "0x02", 500), 0).await.unwrap());
+        assert!(!s.begin(&row("pt_f", "0x02", 500), 0).await.unwrap());
+        assert!(s.has_nullifier("0x02").await.unwrap());
     }
 
     #[tokio::test]

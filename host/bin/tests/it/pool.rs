@@ -12,7 +12,8 @@
 //!   verifying key, and refuses it for other inputs, as the host does;
 //! - twenty identical withdrawals at once pay once;
 //! - a held withdrawal waits for its time (a manual clock moves it) and
-//!   its ticket shows each state.
+//!   its ticket shows each state; one withdrawn meanwhile past the host
+//!   fails without a transaction.
 //!
 //! The crash tests (`pool_crash.rs`) kill a real `relay serve` while a
 //! withdrawal is held and while it is in flight.
@@ -529,4 +530,72 @@ async fn a_held_withdrawal_waits_for_its_time_and_its_ticket_shows_each_state() 
         (status, missing["errorCode"].as_str()),
         (400, Some("INVALID_FIELD"))
     );
+
+    // held, then withdrawn by other means (anyone may submit the proof):
+    // when its time comes it fails without a transaction, and the relayer
+    // pays nothing for a revert it could foresee
+    let note = new_note(base);
+    deposit(&devnet, base, &note, 2);
+    let elsewhere = fresh_address();
+    let to = elsewhere.to_string();
+    let mut body = pool_cli(base, &["prove", "--to", &to], &[("RELAY_POOL_NOTE", &note)]);
+    body["hold"] = json!({});
+    let held = withdraw(base, &body, &[]).await;
+    assert_eq!(held.status, 202, "{}", held.body);
+    let hold_url = format!(
+        "{base}/api/pool/hold?ticket={}",
+        held.body["ticket"].as_str().unwrap()
+    );
+    submit_directly(&devnet, &body).await;
+    assert_eq!(
+        eth(&devnet, elsewhere).await,
+        U256::from(NOTE - 2_000_000_000_000)
+    );
+    let nonce = relayer_nonce(&devnet).await;
+    clock.set(held.body["sendAfterMs"].as_u64().unwrap());
+    common::wait_for("the held withdrawal to fail", async || {
+        common::get(&hold_url).await.1["state"] == "FAILED"
+    })
+    .await;
+    let (_, shown) = common::get(&hold_url).await;
+    assert!(shown["txHash"].is_null(), "{shown}");
+    assert!(
+        shown["error"]
+            .as_str()
+            .unwrap()
+            .contains("withdrawn already"),
+        "{shown}"
+    );
+    assert_eq!(relayer_nonce(&devnet).await, nonce, "nothing sent");
+    assert_eq!(
+        eth(&devnet, elsewhere).await,
+        U256::from(NOTE - 2_000_000_000_000),
+        "paid once"
+    );
+    let again = withdraw(base, &body, &[]).await;
+    assert_eq!(
+        again.body["errorCode"], "POOL_NULLIFIER_SPENT",
+        "spent on chain"
+    );
+}
+
+/// Sends `withdraw` with `body`'s proof from anvil account 3 straight to
+/// the contract, past the host.
+async fn submit_directly(devnet: &Devnet, body: &Value) {
+    let u = |v: &Value| v.as_str().unwrap().parse::<U256>().unwrap();
+    let a = |v: &Value| v.as_str().unwrap().parse::<Address>().unwrap();
+    let proof: Vec<U256> = body["proof"].as_array().unwrap().iter().map(u).collect();
+    let url = devnet.rpc_url(CHAIN).unwrap();
+    let provider = relay_devnet::deploy::wallet_provider(url, relay_devnet::keys::anvil_signer(3));
+    let pool = PrivacyPool::new(pool_of(devnet), &provider);
+    let call = pool.withdraw(
+        proof.try_into().unwrap(),
+        u(&body["root"]),
+        u(&body["nullifierHash"]),
+        a(&body["recipient"]),
+        a(&body["relayer"]),
+        u(&body["fee"]),
+    );
+    let receipt = call.send().await.unwrap().get_receipt().await.unwrap();
+    assert!(receipt.status(), "the direct withdrawal mined");
 }
