@@ -36,6 +36,7 @@ const CONTRACTS = [
   "PoseidonT3",
   "PoolVerifier",
   "PrivacyPool",
+  "RelayerAccount",
 ];
 const SETTINGS = {
   optimizer: { enabled: true, runs: 200 },

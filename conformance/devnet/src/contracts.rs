@@ -22,7 +22,7 @@ pub const PERMIT2_ADDRESS: Address = address!("0x000000000022D473030F116dDEE9F6B
 pub const DELEGATE_ADDRESS: Address = address!("0x0000000000000000000000000000000000007702");
 
 /// The raw artifact JSON of every devnet contract, as (contract name, JSON).
-pub const ARTIFACTS: [(&str, &str); 14] = [
+pub const ARTIFACTS: [(&str, &str); 15] = [
     ("Permit2", include_str!("../artifacts/Permit2.json")),
     ("TestToken", include_str!("../artifacts/TestToken.json")),
     (
@@ -52,7 +52,15 @@ pub const ARTIFACTS: [(&str, &str); 14] = [
         include_str!("../artifacts/PoolVerifier.json"),
     ),
     ("PrivacyPool", include_str!("../artifacts/PrivacyPool.json")),
+    (
+        "RelayerAccount",
+        include_str!("../artifacts/RelayerAccount.json"),
+    ),
 ];
+
+/// Where the devnet puts the relayer's own account code for a key pool
+/// (`contracts/RelayerAccount.sol`) on every chain: the same address everywhere.
+pub const RELAYER_ACCOUNT_ADDRESS: Address = address!("0x0000000000000000000000000000000000007703");
 
 /// Where PoseidonT3 (npm `poseidon-solidity`) lives: its deterministic deployment address on
 /// every chain; the devnet puts the library's code there and `PrivacyPool` is linked to it.
@@ -130,6 +138,15 @@ sol!(
     #[derive(Debug, PartialEq, Eq)]
     RelayDelegate,
     "artifacts/RelayDelegate.json"
+);
+
+sol!(
+    /// The relayer's EIP-7702 account code for a key pool: executors `run` calls as the
+    /// relayer's primary address (`contracts/RelayerAccount.sol`).
+    #[sol(rpc)]
+    #[derive(Debug, PartialEq, Eq)]
+    RelayerAccount,
+    "artifacts/RelayerAccount.json"
 );
 
 sol!(

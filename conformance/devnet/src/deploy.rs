@@ -21,8 +21,9 @@ use crate::{
     chains,
     contracts::{
         address_to_bytes32, BridgeDeposit, Membership, MessageTransmitter, Permit2, PoolVerifier,
-        PoseidonT3, PriceFeed, PrivacyPool, RelayDelegate, RelayRouter, TestToken, TokenMessenger,
-        YieldVault, DELEGATE_ADDRESS, PERMIT2_ADDRESS, POSEIDON_T3_ADDRESS,
+        PoseidonT3, PriceFeed, PrivacyPool, RelayDelegate, RelayRouter, RelayerAccount, TestToken,
+        TokenMessenger, YieldVault, DELEGATE_ADDRESS, PERMIT2_ADDRESS, POSEIDON_T3_ADDRESS,
+        RELAYER_ACCOUNT_ADDRESS,
     },
     keys, DevnetError, Result,
 };
@@ -288,6 +289,16 @@ pub async fn deploy_chain(
         )
         .await
         .map_err(DevnetError::rpc("anvil_setCode RelayDelegate"))?;
+    provider
+        .raw_request::<_, ()>(
+            "anvil_setCode".into(),
+            (
+                RELAYER_ACCOUNT_ADDRESS,
+                RelayerAccount::DEPLOYED_BYTECODE.clone(),
+            ),
+        )
+        .await
+        .map_err(DevnetError::rpc("anvil_setCode RelayerAccount"))?;
 
     let mut tokens = Vec::with_capacity(Token::ALL.len());
     for token in Token::ALL {
@@ -456,6 +467,10 @@ pub async fn fund_chain(
     relayer: Address,
 ) -> Result<()> {
     for who in [relayer, keys::bridge_operator().address()] {
+        set_balance(provider, who, U256::from(ROLE_ETH)).await?;
+    }
+    for index in 0..keys::RELAYER_POOL_KEYS {
+        let who = keys::relayer_pool(index).address();
         set_balance(provider, who, U256::from(ROLE_ETH)).await?;
     }
     set_balance(provider, deployment.bridge_deposit, U256::from(BRIDGE_ETH)).await?;

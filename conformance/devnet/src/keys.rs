@@ -83,6 +83,16 @@ pub fn relayer() -> PrivateKeySigner {
     seeded_signer(RELAYER_SEED)
 }
 
+/// How many relayer pool keys the devnet funds ([`relayer_pool`]).
+pub const RELAYER_POOL_KEYS: usize = 8;
+
+/// Relayer pool key `index` (0..[`RELAYER_POOL_KEYS`]; DEVNET ONLY): the executors a host
+/// with a relayer key pool sends through (`RELAY_RELAYER_POOL_KEYS`), funded with gas on every
+/// chain.
+pub fn relayer_pool(index: usize) -> PrivateKeySigner {
+    seeded_signer(&format!("relay devnet relayer pool {index}"))
+}
+
 /// The yield vault's deployer and owner (DEVNET ONLY).
 pub fn vault_deployer() -> PrivateKeySigner {
     seeded_signer(VAULT_DEPLOYER_SEED)

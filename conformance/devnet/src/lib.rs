@@ -27,7 +27,7 @@ pub mod keys;
 pub mod mesh;
 
 pub use anvil::{AnvilConfig, AnvilNode};
-pub use contracts::{DELEGATE_ADDRESS, PERMIT2_ADDRESS};
+pub use contracts::{DELEGATE_ADDRESS, PERMIT2_ADDRESS, RELAYER_ACCOUNT_ADDRESS};
 pub use deploy::{CctpDeployment, ChainDeployment, FeedDeployment, Token};
 pub use error::{DevnetError, Result};
 pub use mesh::{Devnet, DevnetChain, DevnetConfig};

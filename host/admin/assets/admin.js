@@ -113,8 +113,9 @@ function renderChain(d) {
     ["Chain", "Token", "Float", "capNow"], c.float.map((f) => `<tr><th scope="row">${esc(f.name)} (${esc(f.chain)})</th>
       <td>${esc(f.asset)}</td><td class="num">${f.float !== null ? esc(units(f.float, f.decimals)) : `<span class="bad">${esc(f.error || "unread")}</span>`}</td>
       <td class="num">${esc(units(f.capNow, f.decimals))}</td></tr>`), "No float lane loaded."));
-  put("balances-body", table("The relayer's native balance per chain", ["Chain", "Balance", "Low below", "State"],
+  put("balances-body", table("The native balance per chain of the relayer and each relayer pool key", ["Chain", "Key", "Balance", "Low below", "State"],
     c.balances.map((b) => `<tr><th scope="row">${esc(b.name)} (${esc(b.chain)})</th>
+      <td><code>${esc(b.key || "")}</code>${b.pool ? " (pool)" : ""}</td>
       <td class="num">${b.native !== null && b.native !== undefined ? esc(b.native) : `<span class="bad">${esc(b.error)}</span>`}</td>
       <td class="num">${esc(units(b.lowBelowWei, 18))}</td>
       <td>${b.low ? '<strong class="bad">⚠ low balance</strong>' : b.error ? '<span class="warn">unread</span>' : '<span class="ok">ok</span>'}</td></tr>`),

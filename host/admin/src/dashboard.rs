@@ -53,6 +53,8 @@ pub struct Sources<'a> {
     pub reader: &'a ChainReader,
     /// The relayer, if the host has one.
     pub relayer: Option<Address>,
+    /// The relayer key pool's keys (each needs gas of its own).
+    pub pool_keys: &'a [Address],
     /// The edge's signals.
     pub signals: &'a Signals,
 }
@@ -176,7 +178,8 @@ pub struct RejectedView {
 pub struct ChainView {
     /// When, epoch ms.
     pub read_ms: u64,
-    /// The relayer's native balance per configured chain.
+    /// The native balance per configured chain of the relayer, then of
+    /// each relayer pool key.
     pub balances: Vec<BalanceView>,
     /// The float lane rail, when one is loaded.
     pub float_rail: Option<String>,
@@ -184,12 +187,17 @@ pub struct ChainView {
     pub float: Vec<FloatView>,
 }
 
-/// The relayer's native balance on one chain.
+/// The native balance of the relayer or one of its pool keys on one chain.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BalanceView {
     /// Chain id.
     pub chain: u64,
+    /// Whose: the relayer key's address, or a pool key's (`None` without
+    /// a relayer key).
+    pub key: Option<String>,
+    /// Whether `key` is a relayer pool key.
+    pub pool: bool,
     /// Chain name.
     pub name: String,
     /// Balance, wei.
@@ -499,9 +507,19 @@ pub async fn read_chains(s: Sources<'_>, timeout: Duration) -> ChainView {
 }
 
 async fn balances(s: Sources<'_>, timeout: Duration) -> Vec<BalanceView> {
-    let reads = s.config.chain_ids().into_iter().map(|chain| async move {
+    let keys =
+        std::iter::once((s.relayer, false)).chain(s.pool_keys.iter().map(|k| (Some(*k), true)));
+    let wanted: Vec<(u64, Option<Address>, bool)> = keys
+        .flat_map(|(who, pool)| {
+            s.config
+                .chain_ids()
+                .into_iter()
+                .map(move |c| (c, who, pool))
+        })
+        .collect();
+    let reads = wanted.into_iter().map(|(chain, who, pool)| async move {
         let threshold = s.config.admin.low_balance_wei(chain);
-        let read = match s.relayer {
+        let read = match who {
             None => Err("this host has no relayer key".to_string()),
             Some(who) => {
                 match tokio::time::timeout(timeout, s.reader.native_balance(chain, who)).await {
@@ -517,6 +535,8 @@ async fn balances(s: Sources<'_>, timeout: Duration) -> Vec<BalanceView> {
         };
         BalanceView {
             chain,
+            key: who.map(|a| a.to_checksum(None)),
+            pool,
             name: s.config.chain_name(chain),
             wei: wei.map(|w| w.to_string()),
             native: wei.map(whole),

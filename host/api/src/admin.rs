@@ -93,6 +93,11 @@ impl Admin {
             health: &a.health,
             reader: &a.reader,
             relayer: a.relayer.as_ref().map(|r| r.address()),
+            pool_keys: a
+                .relayer
+                .as_ref()
+                .map(|r| r.pool_keys())
+                .unwrap_or_default(),
             signals: &self.signals,
         }
     }

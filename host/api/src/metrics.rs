@@ -13,6 +13,7 @@
 //! | `relay_quote_attestation_signatures_total` | counter | — | relayer signatures over attestation batches (one Merkle root each) |
 //! | `relay_routes` | gauge | `status` | stored routes by internal status (`PENDING`, `BRIDGING`, `DONE`, …), counted on each scrape |
 //! | `relay_relayer_native_balance` | gauge | `chain` | the relayer's native balance per configured chain, whole units (ETH …), read on each scrape; a failed read keeps the last value |
+//! | `relay_relayer_pool_native_balance` | gauge | `chain`, `key` | each relayer pool key's native balance per configured chain, whole units, read on each scrape |
 //! | `relay_relayer_balance_read_failures_total` | counter | `chain` | scrapes whose balance read failed or timed out |
 //!
 //! Scrape-time reads are bounded by `quote.chain_read_timeout_ms`
@@ -122,6 +123,25 @@ async fn read_balances(s: &AppState, timeout: Duration) {
             Ok(Ok(wei)) => {
                 let whole = wei.to_string().parse::<f64>().unwrap_or(f64::NAN) / 1e18;
                 metrics::gauge!("relay_relayer_native_balance", "chain" => label).set(whole);
+            }
+            _ => metrics::counter!("relay_relayer_balance_read_failures_total", "chain" => label)
+                .increment(1),
+        }
+    });
+    futures::future::join_all(reads).await;
+    let pool = relayer.pool_keys();
+    let wanted = pool
+        .iter()
+        .flat_map(|k| s.config.chain_ids().into_iter().map(move |c| (c, *k)));
+    let reads = wanted.map(|(chain, key)| async move {
+        let read = tokio::time::timeout(timeout, s.reader.native_balance(chain, key)).await;
+        let label = chain.to_string();
+        match read {
+            Ok(Ok(wei)) => {
+                let whole = wei.to_string().parse::<f64>().unwrap_or(f64::NAN) / 1e18;
+                let key = key.to_checksum(None);
+                metrics::gauge!("relay_relayer_pool_native_balance", "chain" => label, "key" => key)
+                    .set(whole);
             }
             _ => metrics::counter!("relay_relayer_balance_read_failures_total", "chain" => label)
                 .increment(1),

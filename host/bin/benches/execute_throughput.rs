@@ -51,7 +51,6 @@
 
 mod support;
 
-use relay_types::{Clock as _, SystemClock};
 use std::{
     cell::{Cell, RefCell},
     time::{Duration, Instant},
@@ -66,10 +65,7 @@ use alloy::{
     sol_types::SolCall,
 };
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
-use relay_devnet::{
-    contracts::{eip712, permit2_domain, sign_typed, TestToken},
-    keys, Devnet,
-};
+use relay_devnet::{contracts::TestToken, keys, Devnet};
 use serde_json::{json, Value};
 use support::Served;
 use tokio::runtime::Runtime;
@@ -102,38 +98,6 @@ const BATCH_TIMEOUT: Duration = Duration::from_secs(120);
 /// in its pool until the next one arrives (foundry-rs/foundry#10122), where a
 /// real sender would replace it (the host's sender bumps after 30 s).
 const STALL: Duration = Duration::from_secs(2);
-
-/// A live permit2 execute of [`AMOUNT`] USDC 8453 → 42161 signed by
-/// [`USER`] for the relayer with Permit2 nonce `nonce`, paying itself on
-/// 42161; on `rail` when one is given (else the best quote: the float lane).
-fn permit_body(devnet: &Devnet, nonce: u64, rail: Option<&str>) -> Value {
-    let owner = keys::anvil_signer(USER);
-    let usdc = devnet.chain(SRC).expect("source chain").deployment.usdc;
-    let deadline = SystemClock.now_ms() / 1000 + 600;
-    let msg = eip712::PermitTransferFrom {
-        permitted: eip712::TokenPermissions {
-            token: usdc,
-            amount: U256::from(AMOUNT),
-        },
-        spender: keys::relayer().address(),
-        nonce: U256::from(nonce),
-        deadline: U256::from(deadline),
-    };
-    let sig = sign_typed(&owner, &msg, &permit2_domain(SRC));
-    let mut body = json!({
-        "fromChain": SRC, "toChain": DST, "fromToken": "USDC", "toToken": "USDC",
-        "amount": AMOUNT.to_string(), "mode": "permit2", "toAddress": owner.address(), "live": true,
-        "permit2": {
-            "owner": owner.address(), "permitted": {"token": usdc, "amount": AMOUNT.to_string()},
-            "nonce": nonce.to_string(), "deadline": deadline.to_string(),
-            "signature": format!("0x{}", hex::encode(sig)),
-        },
-    });
-    if let Some(rail) = rail {
-        body["rail"] = json!(rail);
-    }
-    body
-}
 
 /// The routes a batch runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -222,7 +186,7 @@ impl Stack {
         let (src, dst) = (chain(SRC).provider(), chain(DST).provider());
         let usdc = chain(SRC).deployment.usdc;
         let (raw_nonce, gas_price) = rt.block_on(async {
-            approve_permit2(&src, usdc).await;
+            support::approve_permit2(&src, usdc, USER).await;
             let nonce = src
                 .get_transaction_count(keys::anvil_address(RAW_SENDER))
                 .await
@@ -309,10 +273,26 @@ impl Stack {
         );
         match kind {
             Kind::Float => (0..n)
-                .map(|_| permit_body(&self.devnet, self.next_permit_nonce(), None))
+                .map(|_| {
+                    support::permit_body(
+                        &self.devnet,
+                        (SRC, DST),
+                        (USER, AMOUNT),
+                        self.next_permit_nonce(),
+                        None,
+                    )
+                })
                 .collect(),
             Kind::Permit2Bridge => (0..n)
-                .map(|_| permit_body(&self.devnet, self.next_permit_nonce(), Some(BRIDGE_RAIL)))
+                .map(|_| {
+                    support::permit_body(
+                        &self.devnet,
+                        (SRC, DST),
+                        (USER, AMOUNT),
+                        self.next_permit_nonce(),
+                        Some(BRIDGE_RAIL),
+                    )
+                })
                 .collect(),
             Kind::RouterBridge => {
                 let prepared = self
@@ -394,51 +374,11 @@ impl Stack {
         (count, gas)
     }
 
-    /// POSTs one execute; the route id.
-    async fn execute(&self, body: &Value) -> String {
-        let resp = self
-            .client
-            .post(format!("{}/api/route/execute", self.base))
-            .json(body)
-            .send()
-            .await
-            .expect("execute");
-        let status = resp.status();
-        let text = resp.text().await.expect("body");
-        assert!(status.is_success(), "execute: {status}: {text}");
-        let v: Value = serde_json::from_str(&text).expect("JSON receipt");
-        v["id"].as_str().expect("route id").to_string()
-    }
-
-    /// Polls route `id` until it is `DONE`; any other end fails the bench.
-    async fn until_done(&self, id: &str) {
-        let url = format!("{}/api/route/status?id={id}", self.base);
-        let deadline = Instant::now() + BATCH_TIMEOUT;
-        loop {
-            let v: Value = self
-                .client
-                .get(&url)
-                .send()
-                .await
-                .expect("status")
-                .json()
-                .await
-                .expect("JSON status");
-            match v["status"].as_str().unwrap_or("") {
-                "DONE" => return,
-                "FAILED" | "FUNDS_REQUIRED" | "DRY" => panic!("route {id} did not finish: {v}"),
-                _ => assert!(Instant::now() < deadline, "route {id} stuck: {v}"),
-            }
-            tokio::time::sleep(POLL).await;
-        }
-    }
-
     /// Executes every route of `bodies` at once and waits until all are
     /// `DONE`; the time from the first POST to the last `DONE`.
     async fn run_routes(&self, bodies: Vec<Value>) -> Duration {
         let started = Instant::now();
-        let ids = futures::future::join_all(bodies.iter().map(|b| self.execute(b))).await;
-        futures::future::join_all(ids.iter().map(|id| self.until_done(id))).await;
+        support::run_routes(&self.client, &self.base, &bodies, BATCH_TIMEOUT).await;
         started.elapsed()
     }
 
@@ -591,18 +531,6 @@ impl Stack {
 
 /// Lets Permit2 spend [`USER`]'s USDC on the source chain (once, as a
 /// wallet does).
-async fn approve_permit2(src: &DynProvider, usdc: Address) {
-    TestToken::new(usdc, src)
-        .approve(relay_devnet::PERMIT2_ADDRESS, U256::MAX)
-        .from(keys::anvil_address(USER))
-        .send()
-        .await
-        .expect("approve")
-        .get_receipt()
-        .await
-        .expect("approved");
-}
-
 fn execute_throughput(c: &mut Criterion) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())

@@ -79,6 +79,7 @@ pub fn host_config(devnet: &Devnet, mut base: HostConfig) -> HostConfig {
                 rpc: vec![c.rpc_url.clone()],
                 tokens,
                 router: Some(c.deployment.router.to_string()),
+                relayer_account: Some(relay_devnet::RELAYER_ACCOUNT_ADDRESS.to_string()),
             },
         );
     }
@@ -162,8 +163,19 @@ pub const DEVNET_OWNER_TOKEN: &str = "relay-devnet-owner-token";
 /// The devnet's credentials: the devnet relayer's signer and the hash of
 /// [`DEVNET_OWNER_TOKEN`], handed in memory.
 fn devnet_credentials() -> Credentials {
+    devnet_credentials_with_pool(0)
+}
+
+/// [`devnet_credentials`] with a relayer key pool of the devnet's first
+/// `pool` pool keys ([`relay_devnet::keys::relayer_pool`]; at most
+/// [`relay_devnet::keys::RELAYER_POOL_KEYS`], each funded on every chain).
+pub fn devnet_credentials_with_pool(pool: usize) -> Credentials {
+    let pool = (0..pool.min(relay_devnet::keys::RELAYER_POOL_KEYS))
+        .map(|i| RelayerSigner::from_signer(relay_devnet::keys::relayer_pool(i)))
+        .collect();
     Credentials {
         signer: Some(RelayerSigner::from_signer(relay_devnet::keys::relayer())),
+        pool,
         owner_token: Some(OwnerTokenHash::of_token(DEVNET_OWNER_TOKEN)),
     }
 }
@@ -392,7 +404,17 @@ pub async fn serve_on_loopback_at(
     config: HostConfig,
     clock: relay_types::SharedClock,
 ) -> Result<ServedHost, StartError> {
-    let host = Host::build_on(config, devnet_credentials(), clock).await?;
+    serve_on_loopback_as(config, clock, devnet_credentials()).await
+}
+
+/// Like [`serve_on_loopback_at`], with `creds` (a relayer key pool:
+/// [`devnet_credentials_with_pool`]).
+pub async fn serve_on_loopback_as(
+    config: HostConfig,
+    clock: relay_types::SharedClock,
+    creds: Credentials,
+) -> Result<ServedHost, StartError> {
+    let host = Host::build_on(config, creds, clock).await?;
     let state = host.state.clone();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await

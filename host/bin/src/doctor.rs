@@ -86,6 +86,9 @@ pub async fn run(config: &HostConfig, min_gas_wei: U256) -> Report {
         .and_then(|a| a.parse::<Address>().ok())
         .or(signer);
     checks.extend(relayer_gas(config, relayer, min_gas_wei).await);
+    if let Some(relayer) = relayer {
+        checks.extend(key_pool(config, relayer, min_gas_wei).await);
+    }
     checks.push(store_migrates(config).await);
     checks.push(limits_backend(config).await);
     let ok = checks.iter().all(|c| c.ok);
@@ -272,20 +275,38 @@ pub async fn relayer_gas(
             "set relayer to the relayer's address",
         )];
     };
+    gas_of(
+        config,
+        ("relayer.gas", relayer),
+        &config.chain_ids(),
+        min_wei,
+    )
+    .await
+}
+
+/// `who`'s native balance on each of `chains` against `min_wei`, as checks
+/// named `name`.
+async fn gas_of(
+    config: &HostConfig,
+    (name, who): (&'static str, Address),
+    chains: &[u64],
+    min_wei: U256,
+) -> Vec<Check> {
+    let relayer = who;
     let reader = ChainReader::new(config);
     let mut out = Vec::new();
-    for chain in config.chain_ids() {
+    for &chain in chains {
         let target = format!("chain {chain} {relayer}");
         out.push(match reader.native_balance(chain, relayer).await {
-            Ok(b) if b >= min_wei => Check::pass("relayer.gas", target, format!("{b} wei")),
+            Ok(b) if b >= min_wei => Check::pass(name, target, format!("{b} wei")),
             Ok(b) => Check::fail(
-                "relayer.gas",
+                name,
                 target,
                 format!("{b} wei, below {min_wei}"),
                 format!("send native gas to {relayer} on chain {chain}"),
             ),
             Err(e) => Check::fail(
-                "relayer.gas",
+                name,
                 target,
                 format!("balance unreadable: {e}"),
                 format!("fix chains.{chain}.rpc (see rpc.chain_id)"),
@@ -293,6 +314,77 @@ pub async fn relayer_gas(
         });
     }
     out
+}
+
+/// The relayer key pool: its keys load as `relay serve` loads them, each
+/// has gas on every chain with a `relayer_account`, and each such chain's
+/// relayer address runs the account code with every key registered (the
+/// host enrols it at start; until then the relayer key signs alone).
+pub async fn key_pool(config: &HostConfig, relayer: Address, min_wei: U256) -> Vec<Check> {
+    let keys = match RelayerSigner::pool_from_config(config, relayer) {
+        Ok(k) if k.is_empty() => return Vec::new(),
+        Ok(k) => k.iter().map(RelayerSigner::address).collect::<Vec<_>>(),
+        Err(e) => {
+            let fix = "set RELAY_RELAYER_POOL_KEYS (hex keys, commas) or relayer_pool_keystores";
+            return vec![Check::fail("relayer.pool", "pool keys", e.to_string(), fix)];
+        }
+    };
+    let pooled: Vec<(u64, Address)> = config
+        .chain_ids()
+        .into_iter()
+        .filter_map(|id| {
+            let code = config
+                .chains
+                .get(&id.to_string())?
+                .relayer_account
+                .as_deref()?;
+            Some((id, code.parse().ok()?))
+        })
+        .collect();
+    let chains: Vec<u64> = pooled.iter().map(|(c, _)| *c).collect();
+    let mut out = vec![Check::pass(
+        "relayer.pool",
+        "pool keys",
+        format!("{} keys on {} chains: {keys:?}", keys.len(), chains.len()),
+    )];
+    for key in &keys {
+        out.extend(gas_of(config, ("relayer.pool.gas", *key), &chains, min_wei).await);
+    }
+    for (chain, code) in pooled {
+        out.push(pool_enrolment(config, (chain, code), relayer, &keys).await);
+    }
+    out
+}
+
+async fn pool_enrolment(
+    config: &HostConfig,
+    (chain, code): (u64, Address),
+    relayer: Address,
+    keys: &[Address],
+) -> Check {
+    let urls = config
+        .chains
+        .get(&chain.to_string())
+        .map(|c| c.rpc.clone())
+        .unwrap_or_default();
+    let timeout = std::time::Duration::from_millis(config.execution.rpc_timeout_ms);
+    let rpc = relay_chain::rpc::FailoverProvider::new(&urls, None, timeout);
+    let target = format!("chain {chain} {relayer}");
+    match relay_chain::account::enrolment(&rpc, relayer, code, keys).await {
+        Ok(e) if e.complete() => Check::pass("relayer.pool.enrolled", target, "every key"),
+        Ok(e) => Check::fail(
+            "relayer.pool.enrolled",
+            target,
+            format!("delegated {}, keys missing {:?}", e.delegated, e.missing),
+            "start relay serve with the pool keys: it enrols them",
+        ),
+        Err(e) => Check::fail(
+            "relayer.pool.enrolled",
+            target,
+            format!("unreadable: {e}"),
+            format!("fix chains.{chain}.rpc"),
+        ),
+    }
 }
 
 /// Connects to the store, which applies pending migrations.

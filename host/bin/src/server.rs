@@ -68,6 +68,9 @@ pub const OWNER_TOKEN_HASH_ENV: &str = "RELAY_OWNER_TOKEN_SHA256";
 pub struct Credentials {
     /// The relayer's signer; `None` runs without execution.
     pub signer: Option<RelayerSigner>,
+    /// The relayer key pool's keys (executors; empty: the relayer key
+    /// alone signs).
+    pub pool: Vec<RelayerSigner>,
     /// The owner token's hash; `None` refuses `mode: self` for everyone.
     pub owner_token: Option<OwnerTokenHash>,
 }
@@ -83,6 +86,11 @@ impl Credentials {
             Err(SignerError::Missing) => None,
             Err(e) => return Err(StartError::Runtime(e.to_string())),
         };
+        let pool = match &signer {
+            Some(s) => RelayerSigner::pool_from_config(config, s.address())
+                .map_err(|e| StartError::Runtime(e.to_string()))?,
+            None => Vec::new(),
+        };
         let owner_token = std::env::var(OWNER_TOKEN_HASH_ENV)
             .ok()
             .filter(|v| !v.trim().is_empty())
@@ -91,6 +99,7 @@ impl Credentials {
             .map_err(StartError::OwnerToken)?;
         Ok(Credentials {
             signer,
+            pool,
             owner_token,
         })
     }
@@ -206,6 +215,7 @@ impl Host {
         check_config(&config)?;
         let Credentials {
             signer,
+            pool,
             owner_token,
         } = creds;
         if owner_token.is_none() {
@@ -226,7 +236,7 @@ impl Host {
             dir = %config.plugins_dir.display(),
             "plugins scanned"
         );
-        let relayer = signer.map(|s| Arc::new(Relayer::new(s, &config, &store)));
+        let relayer = signer.map(|s| Arc::new(Relayer::new((s, pool), &config, &store)));
         let reader = Arc::new(ChainReader::new(&config));
         let config = Arc::new(config);
         let executor = relayer
@@ -251,6 +261,13 @@ impl Host {
                 "resume",
                 relay_jobs::resume::spawn(jobs.token(), store.clone(), ex.clone(), every),
             );
+            if !r.pool_keys().is_empty() {
+                let r = r.clone();
+                jobs.repeat("key-pool", every, move || {
+                    let r = r.clone();
+                    async move { relay_jobs::key_pool::tick(&r).await }
+                });
+            }
             if e.gap_check_interval_ms > 0 {
                 let every = Duration::from_millis(e.gap_check_interval_ms);
                 jobs.add(

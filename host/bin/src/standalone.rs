@@ -68,14 +68,27 @@ pub async fn devnet(base: HostConfig, opts: DevnetOptions) -> Result<(), UpError
 fn env_file() -> String {
     let key = relay_devnet::keys::relayer().to_bytes();
     let owner = Sha256::digest(DEVNET_OWNER_TOKEN.as_bytes());
+    let pool: Vec<String> = (0..3)
+        .map(|i| {
+            format!(
+                "0x{}",
+                hex::encode(relay_devnet::keys::relayer_pool(i).to_bytes())
+            )
+        })
+        .collect();
     format!(
         "# relay devnet: DEVNET ONLY, every key here is publicly known (anvil's).\n\
          RELAY_RELAYER_KEY=0x{}\n\
          {DEVNET_UPSTREAM_KEY_ENV}=devnet-only\n\
          # sha256 of the owner token {DEVNET_OWNER_TOKEN}\n\
-         {OWNER_TOKEN_HASH_ENV}={}\n",
+         {OWNER_TOKEN_HASH_ENV}={}\n\
+         # a relayer key pool of four keys (the relayer's and these three, funded on\n\
+         # every chain; up to eight are): uncomment to spread routes over them\n\
+         # {}={}\n",
         hex::encode(key),
         hex::encode(owner),
+        relay_chain::signer::POOL_KEYS_ENV,
+        pool.join(","),
     )
 }
 

@@ -2,6 +2,7 @@
 //! checks of what users sign; keys never leave the host and never appear in
 //! logs or errors.
 
+pub mod account;
 pub mod delegate;
 pub mod eip3009;
 pub mod eip7702;

@@ -73,6 +73,11 @@ pub struct SendPolicy {
     /// Stop waiting for a receipt after this long (the outcome is then
     /// unknown: the route is never failed over, the journal keeps it).
     pub receipt_timeout: Duration,
+    /// Most transactions of this key pending at once (0: no limit); the
+    /// next waits for one to be mined. Nodes keep a few per sender
+    /// executable (geth's `txpool.accountslots`, 16) and public endpoints
+    /// refuse more: past it, a second key is what sends more.
+    pub max_pending: usize,
 }
 
 impl Default for SendPolicy {
@@ -80,6 +85,7 @@ impl Default for SendPolicy {
         SendPolicy {
             bump_after: Duration::from_secs(30),
             receipt_timeout: Duration::from_secs(300),
+            max_pending: 0,
         }
     }
 }
@@ -116,11 +122,19 @@ impl Senders {
 pub struct Sender {
     chain_id: u64,
     rpc: Arc<FailoverProvider>,
+    /// The relayer address its calls run as.
     address: Address,
+    /// The key that signs (the relayer key, or a pool key).
+    key: Address,
+    /// For a pool key: the relayer's account its calls go through
+    /// ([`crate::account`]).
+    account: Option<Address>,
     wallet: EthereumWallet,
     nonces: NonceManager,
     store: Store,
     policy: SendPolicy,
+    /// One permit per transaction pending ([`SendPolicy::max_pending`]).
+    slots: Arc<tokio::sync::Semaphore>,
     /// The last gas price read, and when.
     gas_price: std::sync::Mutex<Option<(u128, Instant)>>,
 }
@@ -162,12 +176,96 @@ impl Sender {
             chain_id,
             nonces: NonceManager::shared(rpc.clone(), signer.address(), store.clone(), chain_id),
             address: signer.address(),
+            key: signer.address(),
+            account: None,
             wallet: signer.wallet(),
             rpc,
             store,
+            slots: Arc::new(tokio::sync::Semaphore::new(match policy.max_pending {
+                0 => tokio::sync::Semaphore::MAX_PERMITS,
+                n => n,
+            })),
             policy,
             gas_price: std::sync::Mutex::new(None),
         }
+    }
+
+    /// A slot for one more pending transaction of this key; held until it
+    /// is mined (or given up on).
+    async fn slot(&self) -> Result<tokio::sync::OwnedSemaphorePermit, SendError> {
+        self.slots
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| not_sent("sender closed"))
+    }
+
+    /// A sender for a relayer pool key `executor` (whose providers in `rpc`
+    /// sign as it): its calls run as the relayer's `account`
+    /// ([`crate::account`]), its nonces are its own.
+    pub fn executor(
+        chain_id: u64,
+        rpc: Arc<FailoverProvider>,
+        (executor, account): (&RelayerSigner, Address),
+        store: Store,
+        policy: SendPolicy,
+    ) -> Self {
+        Sender {
+            address: account,
+            account: Some(account),
+            ..Sender::new(chain_id, rpc, executor, store, policy)
+        }
+    }
+
+    /// The key that signs this sender's transactions.
+    pub fn key(&self) -> Address {
+        self.key
+    }
+
+    /// The relayer address this sender's calls run as.
+    pub fn address(&self) -> Address {
+        self.address
+    }
+
+    /// `call` as this sender broadcasts it, and who sends it: a pool key's
+    /// goes through the relayer's account. What a simulation must run.
+    pub fn outgoing(&self, call: &Call) -> (Address, Call) {
+        match self.account {
+            Some(account) => (self.key, crate::account::wrap(account, call)),
+            None => (self.key, call.clone()),
+        }
+    }
+
+    /// Installs the relayer's account `code` on this (the relayer key's)
+    /// sender's address and registers `executors`: one type-4 transaction
+    /// to itself whose authorization carries its nonce + 1, journaled under
+    /// `relayer-account:<chain>` like any side effect.
+    pub async fn enrol(
+        &self,
+        signer: &RelayerSigner,
+        code: Address,
+        executors: &[Address],
+    ) -> Result<TransactionReceipt, SendError> {
+        if self.account.is_some() || signer.address() != self.key {
+            return Err(not_sent("only the relayer key enrols its account"));
+        }
+        let call = crate::account::enrol_call(self.address, executors);
+        let _slot = self.slot().await?;
+        let gas_price = self.gas_price().await?;
+        let nonce = self.nonces.allocate().await.map_err(not_sent)?;
+        let planned = async {
+            let auth = signer
+                .sign_authorization(self.chain_id, code, nonce + 1)
+                .map_err(not_sent)?;
+            let id = format!("relayer-account:{}", self.chain_id);
+            self.sign_and_journal(&call, (gas_price, &[auth]), nonce, &id, nonce as i64)
+                .await
+        }
+        .await;
+        self.nonces.release(nonce);
+        let entry = planned?;
+        self.broadcast(entry.clone(), false).await?;
+        self.track(vec![entry]).await
     }
 
     /// The chain's gas price, read at most once per [`GAS_PRICE_TTL`].
@@ -230,6 +328,7 @@ impl Sender {
         route_id: &str,
         step: i64,
     ) -> Result<JournalEntry, SendError> {
+        let call = &self.outgoing(call).1;
         let mut tx = TransactionRequest::default()
             .with_to(call.to)
             .with_input(call.data.clone())
@@ -268,6 +367,7 @@ impl Sender {
             payload: format!("0x{}", hex::encode(envelope.encoded_2718())),
             tx_hash: Some(format!("{:#x}", envelope.tx_hash())),
             state: TxState::Planned,
+            signer: Some(format!("{:#x}", self.key)),
         })
     }
 
@@ -307,6 +407,15 @@ impl Sender {
     /// already has it, replaces it while it stays unmined, and returns the
     /// receipt of whichever attempt mines; the journal records each move.
     pub async fn complete(
+        &self,
+        attempts: Vec<JournalEntry>,
+    ) -> Result<TransactionReceipt, SendError> {
+        let _slot = self.slot().await?;
+        self.complete_held(attempts).await
+    }
+
+    /// [`Sender::complete`] in a slot the caller holds.
+    async fn complete_held(
         &self,
         mut attempts: Vec<JournalEntry>,
     ) -> Result<TransactionReceipt, SendError> {
@@ -439,6 +548,7 @@ impl Sender {
         step: i64,
         call: &Call,
     ) -> Result<TransactionReceipt, SendError> {
+        let _slot = self.slot().await?;
         let entry = self.plan(route_id, step, call).await?;
         // Signed and journaled just now by this call: the chain cannot have
         // it yet, so it is broadcast without asking first (a crash from
@@ -464,11 +574,12 @@ impl Sender {
             .into_iter()
             .filter(|e| e.step == step)
             .collect();
+        let _slot = self.slot().await?;
         let attempts = match journaled.is_empty() {
             true => vec![self.plan(route_id, step, call).await?],
             false => journaled,
         };
-        self.complete(attempts).await
+        self.complete_held(attempts).await
     }
 
     /// The relayer's ERC-20 allowance of `token` to `spender`.
@@ -507,7 +618,7 @@ impl Sender {
     ) -> Result<crate::nonce::GapRepair, SendError> {
         let journaled = self
             .store
-            .open_nonces(self.chain_id)
+            .open_nonces(self.chain_id, &format!("{:#x}", self.key))
             .await
             .map_err(journal_err)?;
         self.nonces

@@ -17,6 +17,10 @@ use alloy::{
 /// The environment variable holding the relayer key.
 pub const RELAYER_KEY_ENV: &str = "RELAY_RELAYER_KEY";
 
+/// The environment variable holding the relayer key pool's keys (hex,
+/// separated by commas) unless `relayer_pool_keystores` names keystores.
+pub const POOL_KEYS_ENV: &str = "RELAY_RELAYER_POOL_KEYS";
+
 /// The environment variable holding the keystore's passphrase unless
 /// `relayer_keystore_passphrase_env` names another.
 pub const KEYSTORE_PASSPHRASE_ENV: &str = "RELAY_KEYSTORE_PASSPHRASE";
@@ -27,6 +31,9 @@ pub enum SignerError {
     /// No key in the environment.
     #[error("no relayer key: set {RELAYER_KEY_ENV}")]
     Missing,
+    /// A value of the pool's keys is not a secp256k1 private key.
+    #[error("{POOL_KEYS_ENV} holds a value that is not a valid private key")]
+    PoolInvalid,
     /// The value is not a secp256k1 private key (the value is not repeated).
     #[error("{RELAYER_KEY_ENV} is not a valid private key")]
     Invalid,
@@ -45,6 +52,9 @@ pub enum SignerError {
         /// Why (never the passphrase or the key).
         reason: String,
     },
+    /// A pool key is the relayer key itself or appears twice.
+    #[error("relayer pool key {0} is the relayer key or appears twice")]
+    PoolDuplicate(Address),
     /// The key is not the configured relayer's.
     #[error("the relayer key belongs to {actual}, but the configured relayer is {configured}")]
     Mismatch {
@@ -122,6 +132,60 @@ impl RelayerSigner {
             }
             None => Self::from_env(configured),
         }
+    }
+
+    /// The relayer key pool's keys (executors) as `config` says where they
+    /// are: the keystores `relayer_pool_keystores` (the relayer keystore's
+    /// passphrase), else [`POOL_KEYS_ENV`], else none. None of them may be
+    /// `primary` or appear twice.
+    pub fn pool_from_config(
+        config: &relay_config::HostConfig,
+        primary: Address,
+    ) -> Result<Vec<Self>, SignerError> {
+        let keys = if config.relayer_pool_keystores.is_empty() {
+            let list = std::env::var(POOL_KEYS_ENV).unwrap_or_default();
+            list.split(',')
+                .filter(|k| !k.trim().is_empty())
+                .map(|k| Self::from_hex(k).map_err(|_| SignerError::PoolInvalid))
+                .collect::<Result<Vec<_>, _>>()?
+        } else {
+            let env = config
+                .relayer_keystore_passphrase_env
+                .as_deref()
+                .unwrap_or(KEYSTORE_PASSPHRASE_ENV);
+            let pass = std::env::var(env).map_err(|_| SignerError::PassphraseMissing {
+                env: env.to_string(),
+            })?;
+            config
+                .relayer_pool_keystores
+                .iter()
+                .map(|p| Self::from_keystore(p, &pass))
+                .collect::<Result<Vec<_>, _>>()?
+        };
+        let mut seen = std::collections::HashSet::from([primary]);
+        match keys.iter().find(|k| !seen.insert(k.address())) {
+            Some(dup) => Err(SignerError::PoolDuplicate(dup.address())),
+            None => Ok(keys),
+        }
+    }
+
+    /// Signs an EIP-7702 authorization delegating this key's account to
+    /// `code` on `chain` at account nonce `nonce` (the relayer's own
+    /// account, for its key pool).
+    pub fn sign_authorization(
+        &self,
+        chain: u64,
+        code: Address,
+        nonce: u64,
+    ) -> Result<alloy::eips::eip7702::SignedAuthorization, alloy::signers::Error> {
+        use alloy::signers::SignerSync;
+        let auth = alloy::eips::eip7702::Authorization {
+            chain_id: alloy::primitives::U256::from(chain),
+            address: code,
+            nonce,
+        };
+        let sig = self.0.sign_hash_sync(&auth.signature_hash())?;
+        Ok(auth.into_signed(sig))
     }
 
     /// Decrypts a JSON keystore file with `passphrase`.

@@ -61,6 +61,11 @@ pub struct ChainConfig {
     /// enables the one-signature forms (`permit2-witness`, `erc2612`,
     /// `intent`) whose source leg is one router transaction.
     pub router: Option<String>,
+    /// The `RelayerAccount` code a relayer key pool delegates the relayer's
+    /// address to on this chain (EIP-7702), so the pool's keys send the
+    /// relayer's transactions as that address. Without it the chain's
+    /// transactions are all signed by the relayer key itself.
+    pub relayer_account: Option<String>,
 }
 
 /// Operator settings for one rail (`[rails.<id>]`).
@@ -123,6 +128,11 @@ pub struct ExecutionConfig {
     /// Give up waiting for a receipt after this long (the outcome is then
     /// unknown and the route waits for an operator), ms (default 300000).
     pub receipt_timeout_ms: u64,
+    /// Most transactions one relayer key has pending on a chain at once;
+    /// the next waits for one to be mined (default 16, what nodes keep
+    /// executable per sender: geth's `txpool.accountslots`; 0 no limit).
+    /// Past it, more keys (a relayer key pool) send more.
+    pub max_pending_per_key: usize,
     /// Timeout of one RPC call before the next endpoint is tried, ms
     /// (default 10000).
     pub rpc_timeout_ms: u64,
@@ -143,6 +153,7 @@ impl Default for ExecutionConfig {
             idempotency_stale_ms: 60_000,
             gas_bump_after_ms: 30_000,
             receipt_timeout_ms: 300_000,
+            max_pending_per_key: 16,
             rpc_timeout_ms: 10_000,
             intent_ttl_secs: 600,
         }
@@ -553,6 +564,12 @@ pub struct HostConfig {
     /// (default `RELAY_KEYSTORE_PASSPHRASE`).
     #[serde(default)]
     pub relayer_keystore_passphrase_env: Option<String>,
+    /// The relayer key pool's keys as encrypted JSON keystore files, each
+    /// decrypted at start with the same passphrase as `relayer_keystore`
+    /// (default empty: the pool's keys come from `RELAY_RELAYER_POOL_KEYS`,
+    /// hex keys separated by commas, or there is no pool).
+    #[serde(default)]
+    pub relayer_pool_keystores: Vec<PathBuf>,
     /// Trace export (`[telemetry]`; default off).
     #[serde(default)]
     pub telemetry: TelemetryConfig,
@@ -607,6 +624,7 @@ impl Default for HostConfig {
             sections: Sections::default(),
             relayer_keystore: None,
             relayer_keystore_passphrase_env: None,
+            relayer_pool_keystores: Vec::new(),
             telemetry: TelemetryConfig::default(),
             quote_book: QuoteBookConfig::default(),
         }

@@ -58,6 +58,9 @@ pub fn validate(c: &HostConfig) -> Result<(), ConfigError> {
         for (i, u) in chain.rpc.iter().enumerate() {
             rpc_url(format!("chains.{id}.rpc[{i}]"), u)?;
         }
+        if let Some(r) = &chain.relayer_account {
+            address(format!("chains.{id}.relayer_account"), r)?;
+        }
         if let Some(r) = &chain.router {
             address(format!("chains.{id}.router"), r)?;
         }

@@ -364,10 +364,7 @@ impl Executor {
         if journaled.iter().any(|e| e.step == r.next_step as i64) {
             return Ok(None);
         }
-        let sender = self
-            .relayer
-            .sender(chain)
-            .ok_or_else(|| ExecError::Unsupported(format!("no sender for chain {chain}")))?;
+        let sender = self.route_sender(r, chain, &journaled)?;
         // approve(address spender, uint256): the spender is the first word.
         let spender = Address::from_slice(&call.data[16..36]);
         let allowance = sender.allowance(call.to, spender).await?;
@@ -381,19 +378,10 @@ impl Executor {
         chain: u64,
         call: &Call,
     ) -> Result<String, ExecError> {
-        let sender = self
-            .relayer
-            .sender(chain)
-            .ok_or_else(|| ExecError::Unsupported(format!("no sender for chain {chain}")))?;
+        let journal = self.store.journal_of(&r.id).await.map_err(store_err)?;
+        let sender = self.route_sender(r, chain, &journal)?;
         // A step journaled before a crash is finished, never planned again.
-        let attempts: Vec<_> = self
-            .store
-            .journal_of(&r.id)
-            .await
-            .map_err(store_err)?
-            .into_iter()
-            .filter(|e| e.step == index)
-            .collect();
+        let attempts: Vec<_> = journal.into_iter().filter(|e| e.step == index).collect();
         if let Some(e) = attempts.iter().find(|e| e.state == TxState::Mined) {
             return e
                 .tx_hash
@@ -401,7 +389,7 @@ impl Executor {
                 .ok_or_else(|| store_err("mined entry without a hash"));
         }
         let receipt = if attempts.is_empty() {
-            self.simulate(chain, index, call).await?;
+            self.simulate(chain, index, &sender.outgoing(call)).await?;
             sender.send(&r.id, index, call).await?
         } else {
             sender.complete(attempts).await?
@@ -409,15 +397,38 @@ impl Executor {
         Ok(format!("{:#x}", receipt.transaction_hash))
     }
 
-    /// Simulates step `index`'s transaction before it is first signed.
-    async fn simulate(&self, chain: u64, index: i64, call: &Call) -> Result<(), ExecError> {
+    /// The key route `r` sends with on `chain`: the one that signed its
+    /// journaled transactions there, else the one its id is assigned.
+    fn route_sender(
+        &self,
+        r: &RouteRecord,
+        chain: u64,
+        journal: &[relay_store::JournalEntry],
+    ) -> Result<&Arc<relay_chain::sender::Sender>, ExecError> {
+        let chain_s = chain.to_string();
+        let signed = journal
+            .iter()
+            .filter(|e| e.chain == chain_s)
+            .find_map(|e| e.signer.as_deref());
+        self.relayer
+            .route_sender(chain, &r.id, signed)
+            .ok_or_else(|| ExecError::Unsupported(format!("no sender for chain {chain}")))
+    }
+
+    /// Simulates step `index`'s transaction, as its key sends it (`from`,
+    /// the call), before it is first signed.
+    async fn simulate(
+        &self,
+        chain: u64,
+        index: i64,
+        (from, call): &(Address, Call),
+    ) -> Result<(), ExecError> {
         let what = if index == REFUND_STEP {
             "the refund".to_string()
         } else {
             format!("plan step {index}")
         };
-        let relayer = self.relayer.address();
-        check_call(&self.reader, chain, relayer, call, &what)
+        check_call(&self.reader, chain, *from, call, &what)
             .await
             .map_err(|e| match e {
                 SimulateError::Reverts(r) => ExecError::WouldRevert(r.to_string()),

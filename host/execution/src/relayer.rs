@@ -1,43 +1,113 @@
-//! The relayer: its key (inside the host only) and one crash-safe sender
-//! per configured chain, over every RPC endpoint configured for it.
+//! The relayer: its key (inside the host only), its key pool, and one
+//! crash-safe sender per key and configured chain, over every RPC endpoint
+//! configured for it.
+//!
+//! With pool keys (executors) configured, a chain whose `relayer_account`
+//! is set is enrolled at start ([`Relayer::enrol`]): the relayer's address
+//! delegates to the account code and registers the executors. On an
+//! enrolled chain each route is assigned one key — the relayer key or an
+//! executor, by its id, so every replica assigns the same — and every
+//! transaction of the route is signed by that key from its own nonce
+//! stream. A step journaled before stays with the key that signed it, so a
+//! resumed route finishes on its own key.
 
-use alloy::primitives::Address;
+use alloy::primitives::{keccak256, Address};
 use relay_chain::{
+    account::enrolment,
     rpc::FailoverProvider,
     sender::{SendPolicy, Sender, Senders},
     signer::RelayerSigner,
 };
 use relay_config::HostConfig;
 use relay_store::Store;
-use std::{collections::HashMap, sync::Arc, time::Duration};
+use std::{
+    collections::{HashMap, HashSet},
+    sync::{Arc, RwLock},
+    time::Duration,
+};
+
+/// One chain's pool: its executors' senders and the account code.
+#[derive(Debug)]
+struct ChainPool {
+    code: Address,
+    executors: Vec<Arc<Sender>>,
+}
 
 /// The relayer's signing side.
 #[derive(Debug)]
 pub struct Relayer {
     signer: RelayerSigner,
     senders: HashMap<u64, Arc<Sender>>,
+    pools: HashMap<u64, ChainPool>,
+    rpcs: HashMap<u64, Arc<FailoverProvider>>,
+    /// Chains whose account is enrolled (routes spread over the pool).
+    enrolled: RwLock<HashSet<u64>>,
+    /// The pool keys' addresses, sorted.
+    pool_keys: Vec<Address>,
+}
+
+/// What one enrolment pass did on a chain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Enrolled {
+    /// Already enrolled (read from the chain).
+    Already,
+    /// Enrolled by this pass (the transaction's hash).
+    Now(String),
+    /// Not enrolled (why); routes use the relayer key alone.
+    Failed(String),
 }
 
 impl Relayer {
-    /// One sender per configured chain (its first RPC endpoint).
-    pub fn new(signer: RelayerSigner, config: &HostConfig, store: &Store) -> Self {
+    /// One sender per key and configured chain (the pool's only on chains
+    /// with a `relayer_account`).
+    pub fn new(
+        (signer, pool): (RelayerSigner, Vec<RelayerSigner>),
+        config: &HostConfig,
+        store: &Store,
+    ) -> Self {
         let e = &config.execution;
         let policy = SendPolicy {
             bump_after: Duration::from_millis(e.gas_bump_after_ms),
             receipt_timeout: Duration::from_millis(e.receipt_timeout_ms),
+            max_pending: e.max_pending_per_key,
         };
         let timeout = Duration::from_millis(e.rpc_timeout_ms);
-        let senders = config
-            .chain_ids()
-            .into_iter()
-            .filter_map(|id| {
-                let urls = &config.chains.get(&id.to_string())?.rpc;
-                let rpc = FailoverProvider::new(urls, Some(&signer), timeout);
-                let sender = Sender::new(id, Arc::new(rpc), &signer, store.clone(), policy);
-                Some((id, Arc::new(sender)))
-            })
-            .collect();
-        Relayer { signer, senders }
+        let (mut senders, mut pools, mut rpcs) = (HashMap::new(), HashMap::new(), HashMap::new());
+        for id in config.chain_ids() {
+            let Some(chain) = config.chains.get(&id.to_string()) else {
+                continue;
+            };
+            let rpc = Arc::new(FailoverProvider::new(&chain.rpc, Some(&signer), timeout));
+            let sender = Sender::new(id, rpc.clone(), &signer, store.clone(), policy);
+            senders.insert(id, Arc::new(sender));
+            rpcs.insert(id, rpc);
+            let code = chain
+                .relayer_account
+                .as_deref()
+                .and_then(|a| a.parse().ok());
+            let (Some(code), false) = (code, pool.is_empty()) else {
+                continue;
+            };
+            let executors = pool
+                .iter()
+                .map(|k| {
+                    let rpc = Arc::new(FailoverProvider::new(&chain.rpc, Some(k), timeout));
+                    let account = (k, signer.address());
+                    Arc::new(Sender::executor(id, rpc, account, store.clone(), policy))
+                })
+                .collect();
+            pools.insert(id, ChainPool { code, executors });
+        }
+        let mut pool_keys: Vec<Address> = pool.iter().map(RelayerSigner::address).collect();
+        pool_keys.sort();
+        Relayer {
+            signer,
+            senders,
+            pools,
+            rpcs,
+            enrolled: RwLock::default(),
+            pool_keys,
+        }
     }
 
     /// The relayer address.
@@ -50,17 +120,112 @@ impl Relayer {
         &self.signer
     }
 
-    /// Every chain's sender.
+    /// Every sender: the relayer key's on every chain, and every pool
+    /// key's (nonce gaps are looked for on each).
     pub fn senders(&self) -> impl Iterator<Item = &Arc<Sender>> {
-        self.senders.values()
+        let pooled = self.pools.values().flat_map(|p| p.executors.iter());
+        self.senders.values().chain(pooled)
     }
 
-    /// The sender for a chain.
+    /// The relayer key's sender for a chain.
     pub fn sender(&self, chain: u64) -> Option<&Arc<Sender>> {
         self.senders.get(&chain)
     }
 
-    /// Its address and senders, as features take them.
+    /// The keys a route on `chain` may be assigned: the relayer key, and
+    /// the pool's once the chain is enrolled.
+    pub fn keys(&self, chain: u64) -> Vec<&Arc<Sender>> {
+        let mut keys: Vec<_> = self.senders.get(&chain).into_iter().collect();
+        let enrolled = self
+            .enrolled
+            .read()
+            .expect("enrolled lock")
+            .contains(&chain);
+        if let (true, Some(pool)) = (enrolled, self.pools.get(&chain)) {
+            keys.extend(pool.executors.iter());
+        }
+        keys
+    }
+
+    /// The pool keys' addresses (the relayer key not included).
+    pub fn pool_keys(&self) -> &[Address] {
+        &self.pool_keys
+    }
+
+    /// The sender of route `route_id`'s transactions on `chain`: the key
+    /// that signed its journaled transactions there (`journaled`, the
+    /// journal's signer), else the key its id is assigned.
+    pub fn route_sender(
+        &self,
+        chain: u64,
+        route_id: &str,
+        journaled: Option<&str>,
+    ) -> Option<&Arc<Sender>> {
+        if let Some(key) = journaled.and_then(|k| k.parse::<Address>().ok()) {
+            let all = self.senders.get(&chain).into_iter();
+            let pooled = self
+                .pools
+                .get(&chain)
+                .into_iter()
+                .flat_map(|p| &p.executors);
+            if let Some(s) = all.chain(pooled).find(|s| s.key() == key) {
+                return Some(s);
+            }
+        }
+        let keys = self.keys(chain);
+        let slot = u64::from_be_bytes(keccak256(route_id.as_bytes())[..8].try_into().ok()?);
+        keys.get((slot % keys.len().max(1) as u64) as usize)
+            .copied()
+    }
+
+    /// Enrols every chain with a pool that is not yet enrolled: reads the
+    /// account's code and executors, and when either is missing sends the
+    /// enrolment transaction with the relayer key. A chain that fails stays
+    /// on the relayer key alone until a later pass.
+    pub async fn enrol(&self) -> Vec<(u64, Enrolled)> {
+        let mut out = Vec::new();
+        for (&chain, pool) in &self.pools {
+            if self
+                .enrolled
+                .read()
+                .expect("enrolled lock")
+                .contains(&chain)
+            {
+                continue;
+            }
+            let outcome = self.enrol_chain(chain, pool).await;
+            if !matches!(outcome, Enrolled::Failed(_)) {
+                self.enrolled.write().expect("enrolled lock").insert(chain);
+            }
+            out.push((chain, outcome));
+        }
+        out
+    }
+
+    async fn enrol_chain(&self, chain: u64, pool: &ChainPool) -> Enrolled {
+        let (Some(rpc), Some(sender)) = (self.rpcs.get(&chain), self.senders.get(&chain)) else {
+            return Enrolled::Failed("no RPC for the chain".into());
+        };
+        let keys: Vec<Address> = pool.executors.iter().map(|s| s.key()).collect();
+        let account = self.address();
+        let before = match enrolment(rpc, account, pool.code, &keys).await {
+            Ok(e) if e.complete() => return Enrolled::Already,
+            Ok(e) => e,
+            Err(e) => return Enrolled::Failed(e),
+        };
+        let sent = sender.enrol(&self.signer, pool.code, &before.missing).await;
+        let hash = match sent {
+            Ok(r) => format!("{:#x}", r.transaction_hash),
+            Err(e) => return Enrolled::Failed(e.to_string()),
+        };
+        match enrolment(rpc, account, pool.code, &keys).await {
+            Ok(e) if e.complete() => Enrolled::Now(hash),
+            Ok(e) => Enrolled::Failed(format!("after {hash}: still missing {:?}", e.missing)),
+            Err(e) => Enrolled::Failed(e),
+        }
+    }
+
+    /// Its address and the relayer key's senders, as features take them.
     pub fn sending(&self) -> Senders {
         Senders {
             relayer: self.address(),

@@ -3,7 +3,8 @@
 //!
 //! - [`resume`]: picks up open routes nobody holds (at start, and whenever
 //!   a replica's lease lapses) and runs them;
-//! - [`nonce_gaps`]: fills the relayer's nonce gaps;
+//! - [`nonce_gaps`]: fills the relayer's nonce gaps (every key's);
+//! - [`key_pool`]: enrols the relayer key pool on its chains;
 //! - [`health_probe`]: samples health for `/api/uptime`;
 //! - [`reload`]: rescans the plugins directory and swaps in changed plugins;
 //! - [`pricefeeds`]: reads the on-chain price feeds into the price book.
@@ -17,6 +18,7 @@
 //! holds logic of its own beyond *when*: *what* is the service it calls.
 
 pub mod health_probe;
+pub mod key_pool;
 pub mod nonce_gaps;
 pub mod pricefeeds;
 pub mod reload;

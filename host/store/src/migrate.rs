@@ -89,6 +89,10 @@ const MIGRATIONS: &[Migration] = &[
         version: 25,
         sql: include_str!("../migrations/0025_journal_hash.sql"),
     },
+    Migration {
+        version: 28,
+        sql: include_str!("../migrations/0028_journal_signer.sql"),
+    },
 ];
 
 /// Applies every core migration not yet recorded.

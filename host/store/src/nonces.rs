@@ -34,13 +34,17 @@ impl Store {
         Ok(next as u64 - 1)
     }
 
-    /// Nonces on `chain` journaled as planned or sent (reserved: their
-    /// routes will broadcast or finish them).
-    pub async fn open_nonces(&self, chain: u64) -> Result<BTreeSet<u64>, StoreError> {
+    /// Nonces of `signer` on `chain` journaled as planned or sent
+    /// (reserved: their routes will broadcast or finish them). Entries
+    /// without a signer (journaled before the key pool) count for every
+    /// key: a nonce wrongly held back is only a gap filled later.
+    pub async fn open_nonces(&self, chain: u64, signer: &str) -> Result<BTreeSet<u64>, StoreError> {
         let rows = sqlx::query(
-            "SELECT nonce FROM tx_journal WHERE chain = $1 AND state IN ('planned', 'sent') AND nonce IS NOT NULL",
+            "SELECT nonce FROM tx_journal WHERE chain = $1 AND state IN ('planned', 'sent') AND nonce IS NOT NULL \
+             AND (signer IS NULL OR signer = $2)",
         )
         .bind(chain.to_string())
+        .bind(signer.to_ascii_lowercase())
         .fetch_all(self.pool())
         .await?;
         rows.iter()

@@ -69,6 +69,9 @@ pub struct JournalEntry {
     pub tx_hash: Option<String>,
     /// State.
     pub state: TxState,
+    /// The relayer key that signed it (lower-case address; `None` in
+    /// entries journaled before the key pool: the relayer key's).
+    pub signer: Option<String>,
 }
 
 pub(crate) fn corrupt(e: serde_json::Error) -> StoreError {
@@ -279,10 +282,10 @@ impl Store {
     /// planned one is on the disk when this returns.
     pub async fn journal(&self, e: &JournalEntry) -> Result<(), StoreError> {
         sqlx::query(
-            "INSERT INTO tx_journal (route_id, step, attempt, chain, nonce, payload, tx_hash, state, updated_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+            "INSERT INTO tx_journal (route_id, step, attempt, chain, nonce, payload, tx_hash, state, updated_ms, signer) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
              ON CONFLICT (route_id, step, attempt) DO UPDATE SET nonce = excluded.nonce, payload = excluded.payload, \
-             tx_hash = excluded.tx_hash, state = excluded.state, updated_ms = excluded.updated_ms",
+             tx_hash = excluded.tx_hash, state = excluded.state, updated_ms = excluded.updated_ms, signer = excluded.signer",
         )
         .bind(&e.route_id)
         .bind(e.step)
@@ -293,6 +296,7 @@ impl Store {
         .bind(&e.tx_hash)
         .bind(e.state.as_str())
         .bind(self.now_ms() as i64)
+        .bind(e.signer.as_deref().map(str::to_ascii_lowercase))
         .execute(self.pool())
         .await?;
         if e.state == TxState::Planned {
@@ -316,7 +320,7 @@ impl Store {
     /// The journal of a route, in step and attempt order.
     pub async fn journal_of(&self, route_id: &str) -> Result<Vec<JournalEntry>, StoreError> {
         let rows = sqlx::query(
-            "SELECT route_id, step, attempt, chain, nonce, payload, tx_hash, state FROM tx_journal \
+            "SELECT route_id, step, attempt, chain, nonce, payload, tx_hash, state, signer FROM tx_journal \
              WHERE route_id = $1 ORDER BY step, attempt",
         )
         .bind(route_id)
@@ -333,6 +337,7 @@ impl Store {
                     payload: r.try_get("payload")?,
                     tx_hash: r.try_get("tx_hash")?,
                     state: TxState::parse(&r.try_get::<String, _>("state")?),
+                    signer: r.try_get("signer")?,
                 })
             })
             .collect()

@@ -29,6 +29,7 @@ mod doctor;
 mod durable;
 mod edge;
 mod explorer;
+mod key_pool;
 mod keys;
 mod limits_attack;
 mod limits_shared;

@@ -148,6 +148,7 @@ async fn the_journal_records_each_side_effect_before_and_after() {
             payload: "0x02f8…".into(),
             tx_hash: None,
             state: TxState::Planned,
+            signer: Some("0xabc0000000000000000000000000000000000001".into()),
         };
         store.journal(&e).await.unwrap();
         e.tx_hash = Some("0xhash".into());
