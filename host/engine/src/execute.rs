@@ -94,6 +94,10 @@ pub enum Declined {
         /// Each rail's reason.
         message: String,
     },
+    /// Every rail asked refused the amount (too small for its fees, or
+    /// above its capacity): the caller's to change.
+    #[error("no rail asked can carry this amount: {0}")]
+    Amount(String),
     /// Every rail failed.
     #[error("every rail failed: {0}")]
     Failed(String),
@@ -247,7 +251,29 @@ pub async fn choose(
         return Err(Declined::refused(&refusals));
     }
     let why: Vec<String> = passed.iter().map(|(r, w)| format!("{r}: {w}")).collect();
+    if attempted == 0 && amount_refused_everywhere(outcome, ask) {
+        // Every rail asked refused the amount (fees swallow it, or it is
+        // above capacity): the caller's to change, not an outage to retry.
+        return Err(Declined::Amount(why.join("; ")));
+    }
     Err(Declined::Failed(why.join("; ")))
+}
+
+/// Whether every rail asked (the one `ask` names, else all) refused the
+/// amount itself.
+fn amount_refused_everywhere(outcome: &QuoteOutcome, ask: &ExecuteAsk) -> bool {
+    let mut asked = outcome
+        .results
+        .iter()
+        .filter(|r| ask.rail.as_deref().is_none_or(|want| want == r.rail))
+        .peekable();
+    asked.peek().is_some()
+        && asked.all(|r| {
+            r.outcome
+                .as_ref()
+                .err()
+                .is_some_and(|s| s.is_amount_problem())
+        })
 }
 
 enum Attempt {

@@ -144,12 +144,16 @@ fn declined(d: Declined) -> ApiError {
         Declined::PriceMoved { .. } => ErrorCode::PriceMoved,
         Declined::FundsRequired { .. } | Declined::Failed(_) => ErrorCode::RailsUnavailable,
         Declined::Refused { .. } => ErrorCode::InvalidField,
+        Declined::Amount(_) => ErrorCode::AmountOutOfRange,
     };
     let err = ApiError::new(code, d.to_string());
     match d {
         Declined::Refused { field: Some(f), .. } => err.field(f).suggest(
             "every rail that serves the lane refuses this field: fix it and send the request again",
         ),
+        Declined::Amount(_) => err
+            .field("amount")
+            .suggest("try a larger amount (fees) or a smaller one (capacity), or another rail"),
         Declined::PriceMoved {
             fresh: Some(q),
             min,

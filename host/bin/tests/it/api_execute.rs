@@ -161,12 +161,26 @@ async fn bad_requests_are_typed_and_move_nothing_and_sandbox_and_dry_sign_nothin
             "toAddress",
         ),
         (json!([1, 2]), 400, "MALFORMED_BODY", ""),
+        // fees swallow 1 USDC on the rail asked for (the float lane
+        // would carry it): the amount is the caller's to raise, never a 5xx
+        // to retry
+        (
+            {
+                let mut b = permit_body(&devnet, 1_000_000, 12);
+                b["rail"] = json!("lifi");
+                b
+            },
+            422,
+            "AMOUNT_OUT_OF_RANGE",
+            "amount",
+        ),
     ];
     for (body, status, code, field) in cases {
         let (got, text) = post(&h.base, &body, &[]).await;
         assert_eq!(got, status, "{body} -> {text}");
         let v: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v["errorCode"], code, "{body} -> {text}");
+        assert_ne!(v["retryable"], true, "a caller's mistake: {text}");
         assert!(
             v["error"].as_str().unwrap().contains(field),
             "{body} -> {text}"

@@ -1,0 +1,323 @@
+//! The invariants, checked at the end against the chains, not only the
+//! store: every route terminal; each route's user signature pulled at most
+//! once (exactly once when it is DONE); each DONE route paid once, by the
+//! transaction its receipt names, in the amount that transaction moved;
+//! each webhook message answered 200 exactly once and never delivered
+//! after; no relayer key with a transaction queued behind a missing nonce;
+//! memory and open files flat after warm-up; no 5xx the API does not allow.
+
+use std::{
+    collections::BTreeMap,
+    time::{Duration, Instant},
+};
+
+use alloy::{
+    primitives::{Address, B256, U256},
+    providers::Provider,
+    rpc::types::Filter,
+    sol,
+    sol_types::SolEvent,
+};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::{
+    cluster::Sample,
+    webhook::Deliveries,
+    world::{Started, World, DST, SRC},
+};
+
+sol! {
+    event Transfer(address indexed from, address indexed to, uint256 value);
+}
+
+/// One invariant's verdict.
+#[derive(Clone, Debug, Serialize)]
+pub struct Verdict {
+    /// Which.
+    pub name: String,
+    /// Whether it held.
+    pub held: bool,
+    /// What was counted, or what broke it.
+    pub detail: String,
+}
+
+fn verdict(name: &str, broken: &[String], counted: String) -> Verdict {
+    Verdict {
+        name: name.into(),
+        held: broken.is_empty(),
+        detail: match broken.len() {
+            0 => counted,
+            n => format!(
+                "{n} broken: {}",
+                broken
+                    .iter()
+                    .take(5)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        },
+    }
+}
+
+/// Waits (at most `within`) until every started route is terminal; the
+/// last status of each.
+pub async fn drain(w: &World, within: Duration) -> BTreeMap<String, Value> {
+    let until = Instant::now() + within;
+    let mut last = BTreeMap::new();
+    for r in w.routes() {
+        loop {
+            let answer = w
+                .client
+                .send("GET /api/route/status", |h, b| {
+                    h.get(format!("{b}/api/route/status?id={}", r.id))
+                })
+                .await;
+            let v = answer.map(|(_, v)| v).unwrap_or(Value::Null);
+            let terminal = matches!(v["status"].as_str(), Some("DONE" | "FAILED"));
+            last.insert(r.id.clone(), v);
+            if terminal || Instant::now() > until {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+    last
+}
+
+/// Every route DONE or FAILED.
+pub fn terminal(statuses: &BTreeMap<String, Value>) -> Verdict {
+    let broken: Vec<String> = statuses
+        .iter()
+        .filter(|(_, v)| !matches!(v["status"].as_str(), Some("DONE" | "FAILED")))
+        .map(|(id, v)| format!("{id} {}", v["status"]))
+        .collect();
+    let done = statuses.values().filter(|v| v["status"] == "DONE").count();
+    verdict(
+        "every route terminal",
+        &broken,
+        format!(
+            "{} routes: {done} DONE, {} FAILED",
+            statuses.len(),
+            statuses.len() - done
+        ),
+    )
+}
+
+async fn transfers(
+    w: &World,
+    chain: u64,
+    (from, to): (Option<Address>, Option<Address>),
+) -> anyhow::Result<Vec<(B256, Address, Address, U256)>> {
+    let mut f = Filter::new()
+        .address(w.usdc[&chain])
+        .event_signature(Transfer::SIGNATURE_HASH)
+        .from_block(0u64);
+    if let Some(a) = from {
+        f = f.topic1(a.into_word());
+    }
+    if let Some(a) = to {
+        f = f.topic2(a.into_word());
+    }
+    let logs = w.chain(chain).get_logs(&f).await?;
+    Ok(logs
+        .iter()
+        .filter_map(|l| {
+            let t = Transfer::decode_log(&l.inner).ok()?;
+            Some((l.transaction_hash?, t.from, t.to, t.value))
+        })
+        .collect())
+}
+
+/// Each route's user signature pulled at most once, exactly once if DONE:
+/// the source chain's USDC transfers from the user of exactly the route's
+/// (unique) amount.
+pub async fn pulled_once(w: &World, statuses: &BTreeMap<String, Value>) -> anyhow::Result<Verdict> {
+    let mut by_user: BTreeMap<usize, Vec<Started>> = BTreeMap::new();
+    for r in w.routes() {
+        by_user.entry(r.user).or_default().push(r);
+    }
+    let mut broken = Vec::new();
+    let mut pulls = 0;
+    for (user, routes) in by_user {
+        let who = relay_devnet::keys::anvil_address(user);
+        let sent = transfers(w, SRC, (Some(who), None)).await?;
+        for r in routes {
+            let n = sent.iter().filter(|t| t.3 == U256::from(r.amount)).count();
+            pulls += n;
+            let done = statuses.get(&r.id).is_some_and(|v| v["status"] == "DONE");
+            if n > 1 || (done && n != 1) {
+                broken.push(format!("{} ({}) pulled {n} times", r.id, r.kind));
+            }
+        }
+    }
+    Ok(verdict(
+        "each signature pulled at most once",
+        &broken,
+        format!("{pulls} pulls on chain"),
+    ))
+}
+
+/// Each DONE route paid once: its recipient (fresh) received exactly one
+/// transfer, in the transaction its receipt names (`destTx`), and holds
+/// exactly what it moved, at least the route's `minOut`.
+pub async fn paid_once(w: &World, statuses: &BTreeMap<String, Value>) -> anyhow::Result<Verdict> {
+    let mut broken = Vec::new();
+    let mut paid = 0;
+    for r in w.routes() {
+        let Some(v) = statuses.get(&r.id) else {
+            continue;
+        };
+        let got = transfers(w, DST, (None, Some(r.recipient))).await?;
+        if v["status"] != "DONE" {
+            if !got.is_empty() {
+                broken.push(format!(
+                    "{} {} yet paid {} times",
+                    r.id,
+                    v["status"],
+                    got.len()
+                ));
+            }
+            continue;
+        }
+        let named = v["destTx"].as_str().and_then(|h| h.parse::<B256>().ok());
+        let min: U256 = v["to"]["minOut"]
+            .as_str()
+            .and_then(|m| m.parse().ok())
+            .unwrap_or_default();
+        match got.as_slice() {
+            [(tx, _, _, value)] if Some(*tx) == named && *value >= min => paid += 1,
+            [(tx, _, _, value)] => broken.push(format!(
+                "{}: paid {value} in {tx}, receipt names {named:?}, minOut {min}",
+                r.id
+            )),
+            more => broken.push(format!("{} paid {} times", r.id, more.len())),
+        }
+    }
+    Ok(verdict(
+        "each DONE route paid once, as its receipt says",
+        &broken,
+        format!("{paid} payouts"),
+    ))
+}
+
+/// Each webhook message answered 200 exactly once, and never delivered
+/// again after it; every hooked route that ended had its end delivered.
+pub fn webhooks_once(
+    log: &BTreeMap<String, Deliveries>,
+    w: &World,
+    statuses: &BTreeMap<String, Value>,
+) -> Verdict {
+    let mut broken: Vec<String> = log
+        .iter()
+        .filter(|(_, d)| {
+            let oks = d.answered.iter().filter(|s| **s == 200).count();
+            oks != 1 || d.answered.last() != Some(&200)
+        })
+        .map(|(id, d)| format!("{id} ({}) answered {:?}", d.event, d.answered))
+        .collect();
+    for r in w.routes().iter().filter(|r| r.hooked) {
+        let ended = statuses
+            .get(&r.id)
+            .is_some_and(|v| matches!(v["status"].as_str(), Some("DONE" | "FAILED")));
+        let told = log
+            .values()
+            .any(|d| d.route == r.id && d.answered.last() == Some(&200));
+        if ended && !told {
+            broken.push(format!("{} ended but its hook was never delivered", r.id));
+        }
+    }
+    let attempts: usize = log.values().map(|d| d.answered.len()).sum();
+    verdict(
+        "each webhook delivered with exactly one 200",
+        &broken,
+        format!("{} messages, {attempts} deliveries", log.len()),
+    )
+}
+
+/// No relayer key left with transactions queued behind a missing nonce.
+pub async fn no_nonce_gap(w: &World) -> anyhow::Result<Verdict> {
+    let mut broken = Vec::new();
+    for chain in [SRC, DST] {
+        let p = w.chain(chain);
+        for key in &w.keys {
+            let latest = p.get_transaction_count(*key).latest().await?;
+            let pending = p.get_transaction_count(*key).pending().await?;
+            if latest != pending {
+                broken.push(format!(
+                    "chain {chain} key {key}: mined {latest}, pending {pending}"
+                ));
+            }
+        }
+    }
+    Ok(verdict(
+        "no nonce gap on any relayer key",
+        &broken,
+        format!("{} keys on 2 chains", w.keys.len()),
+    ))
+}
+
+/// Memory and open files flat after warm-up, over each process lifetime
+/// of at least `min_life` with samples: the resident set of the last
+/// quarter within 15 % (+ 24 MiB) of the second quarter's, open files
+/// within 64.
+pub fn flat(lifetimes: &[(usize, Vec<Sample>)], min_life: Duration) -> Verdict {
+    let mut broken = Vec::new();
+    let mut judged = 0;
+    for (replica, samples) in lifetimes {
+        let (Some(first), Some(last)) = (samples.first(), samples.last()) else {
+            continue;
+        };
+        if last.at_s - first.at_s < min_life.as_secs_f64() || samples.len() < 8 {
+            continue;
+        }
+        judged += 1;
+        let q = samples.len() / 4;
+        let mean = |s: &[Sample]| s.iter().map(|x| x.rss_kib).sum::<u64>() / s.len().max(1) as u64;
+        let (warm, end) = (mean(&samples[q..2 * q]), mean(&samples[3 * q..]));
+        if end > warm + warm * 15 / 100 + 24 * 1024 {
+            broken.push(format!(
+                "replica {replica}: RSS {} MiB -> {} MiB",
+                warm / 1024,
+                end / 1024
+            ));
+        }
+        let fds_warm = samples[q..2 * q].iter().map(|x| x.fds).max().unwrap_or(0);
+        let fds_end = samples[3 * q..].iter().map(|x| x.fds).max().unwrap_or(0);
+        if fds_end > fds_warm + 64 {
+            broken.push(format!(
+                "replica {replica}: open files {fds_warm} -> {fds_end}"
+            ));
+        }
+    }
+    verdict(
+        "memory and open files flat after warm-up",
+        &broken,
+        format!("{judged} process lifetimes judged"),
+    )
+}
+
+/// No 5xx the API does not allow, no stream without its first event.
+pub fn no_violations(stats: &BTreeMap<&'static str, crate::client::EndpointStats>) -> Verdict {
+    let broken: Vec<String> = stats
+        .iter()
+        .filter(|(_, s)| s.violation_count > 0)
+        .map(|(e, s)| {
+            format!(
+                "{e}: {} (e.g. {})",
+                s.violation_count,
+                s.violations.first().cloned().unwrap_or_default()
+            )
+        })
+        .collect();
+    let answered: u64 = stats
+        .values()
+        .map(|s| s.statuses.values().sum::<u64>())
+        .sum();
+    verdict(
+        "no answer the API does not allow",
+        &broken,
+        format!("{answered} answers"),
+    )
+}

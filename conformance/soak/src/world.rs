@@ -1,0 +1,169 @@
+//! What every flow shares: the balancer, the chains (read directly, never
+//! through the host), the devnet's tokens and keys, and the ledger of what
+//! the soak asked for — every route it started, with the amount it pulls
+//! and the fresh address it pays — that the invariants are checked
+//! against.
+
+use std::{
+    collections::HashMap,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Mutex,
+    },
+};
+
+use alloy::{
+    primitives::{keccak256, Address},
+    providers::{DynProvider, Provider, ProviderBuilder},
+};
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use crate::client::Client;
+
+/// The chains every flow runs between.
+pub const SRC: u64 = 8453;
+/// See [`SRC`].
+pub const DST: u64 = 42161;
+/// The anvil accounts that act as users (each approved Permit2 on [`SRC`]).
+pub const USERS: std::ops::RangeInclusive<usize> = 1..=8;
+
+/// One route the soak started.
+#[derive(Clone, Debug, Serialize)]
+pub struct Started {
+    /// Route id.
+    pub id: String,
+    /// What kind (`permit2:floatlane`, `router:lifi`, …).
+    pub kind: String,
+    /// The anvil account that signed.
+    pub user: usize,
+    /// Source amount, USDC base units (unique per route).
+    pub amount: u64,
+    /// The fresh address it pays.
+    pub recipient: Address,
+    /// Whether a webhook was registered for it.
+    pub hooked: bool,
+}
+
+/// The shared state of a run.
+pub struct World {
+    /// The balancer.
+    pub client: Client,
+    /// Direct providers by chain.
+    pub chains: HashMap<u64, DynProvider>,
+    /// USDC by chain.
+    pub usdc: HashMap<u64, Address>,
+    /// The relayer's address.
+    pub relayer: Address,
+    /// Every relayer key (the relayer's and the pool's).
+    pub keys: Vec<Address>,
+    /// The webhook receiver's URL.
+    pub hook_url: String,
+    /// Routes started.
+    pub started: Mutex<Vec<Started>>,
+    counter: AtomicU64,
+    seed: u64,
+}
+
+impl World {
+    /// Reads the chains and tokens from the devnet's `relay.toml`.
+    pub fn new(
+        client: Client,
+        devnet: &crate::cluster::Devnet,
+        (keys, hook_url, seed): (Vec<Address>, String, u64),
+    ) -> Result<Self> {
+        let mut chains = HashMap::new();
+        let mut usdc = HashMap::new();
+        for id in [SRC, DST] {
+            let url = devnet.rpc(id)?.parse()?;
+            chains.insert(id, ProviderBuilder::new().connect_http(url).erased());
+            let token = devnet.config["chains"][id.to_string()]["tokens"]["USDC"]["address"]
+                .as_str()
+                .context("USDC in relay.toml")?;
+            usdc.insert(id, token.parse()?);
+        }
+        let relayer = devnet.config["relayer"]
+            .as_str()
+            .context("relayer")?
+            .parse()?;
+        Ok(World {
+            client,
+            chains,
+            usdc,
+            relayer,
+            keys,
+            hook_url,
+            started: Mutex::default(),
+            counter: AtomicU64::new(1),
+            seed,
+        })
+    }
+
+    /// A number never handed out before in this run.
+    pub fn next(&self) -> u64 {
+        self.counter.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// A fresh address nobody holds a key for (a route's recipient).
+    pub fn fresh_address(&self) -> Address {
+        let n = self.next();
+        Address::from_slice(&keccak256(format!("relay-soak:{}:{n}", self.seed))[12..])
+    }
+
+    /// A provider for `chain`.
+    pub fn chain(&self, chain: u64) -> &DynProvider {
+        &self.chains[&chain]
+    }
+
+    /// Records a route the soak started.
+    pub fn record(&self, s: Started) {
+        self.started.lock().expect("ledger").push(s);
+    }
+
+    /// Every route started so far.
+    pub fn routes(&self) -> Vec<Started> {
+        self.started.lock().expect("ledger").clone()
+    }
+
+    /// A route id started so far, picked by `n`.
+    pub fn some_route(&self, n: u64) -> Option<String> {
+        let s = self.started.lock().expect("ledger");
+        (!s.is_empty()).then(|| s[(n as usize) % s.len()].id.clone())
+    }
+}
+
+/// The seconds since the epoch.
+pub fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// A small deterministic generator; the seed is printed to replay a run.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// A number below `n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n.max(1)
+    }
+}
+
+/// Each user approves Permit2 for all its USDC on [`SRC`] (anvil's
+/// unlocked accounts).
+pub async fn approve_users(w: &World) -> Result<()> {
+    for user in USERS {
+        relay_devnet::contracts::TestToken::new(w.usdc[&SRC], w.chain(SRC))
+            .approve(relay_devnet::PERMIT2_ADDRESS, alloy::primitives::U256::MAX)
+            .from(relay_devnet::keys::anvil_address(user))
+            .send()
+            .await?
+            .get_receipt()
+            .await?;
+    }
+    Ok(())
+}
