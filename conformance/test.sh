@@ -136,4 +136,13 @@ cargo test --workspace --all-targets --locked --no-fail-fast
 # against; every other crate's examples are ```text (rustdoc over all
 # fifty crates to find none took a minute).
 cargo test --doc --locked -p relay-rail-sdk -p relay-plugin-api -p relay-plugin-native -p relay-plugin-wasm
+
+step "soak"
+# Five minutes of mixed traffic over two replicas on one Postgres with a
+# relayer key pool, faults on a schedule, invariants checked on the chains
+# (conformance/soak, docs/soak.md); it fails on any broken invariant. The
+# report lands beside the build.
+"$CARGO_TARGET_DIR/debug/relay-soak" --relay "$CARGO_TARGET_DIR/debug/relay" \
+  --plugins "$RELAY_TEST_PLUGINS" --minutes "${RELAY_SOAK_MINUTES:-5}" \
+  --report "$CARGO_TARGET_DIR/soak/report"
 step "done"

@@ -31,8 +31,8 @@ pub struct EndpointStats {
     pub violations: Vec<String>,
     /// How many of them in all.
     pub violation_count: u64,
-    /// The first few refusals (4xx and 5xx), with their bodies.
-    pub refusals: Vec<String>,
+    /// The first refusal (4xx and 5xx) of each status, with its body.
+    pub refusals: BTreeMap<u16, String>,
 }
 
 impl EndpointStats {
@@ -105,11 +105,10 @@ impl Client {
         self.record(name, |s| {
             s.latencies_us.push(took);
             *s.statuses.entry(status).or_default() += 1;
-            if status >= 400 && s.refusals.len() < 4 {
-                s.refusals.push(format!(
-                    "{status} {}",
-                    body.to_string().chars().take(300).collect::<String>()
-                ));
+            if status >= 400 {
+                s.refusals
+                    .entry(status)
+                    .or_insert_with(|| body.to_string().chars().take(300).collect());
             }
             if status >= 500 && (status == 500 || body["retryable"] != true) {
                 s.violate(format!("{status} {body}"));

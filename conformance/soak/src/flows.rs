@@ -30,6 +30,9 @@ pub const MIX: &[(&str, u64)] = &[
     ("router:lifi", 3),
     ("sandbox", 4),
     ("stream", 3),
+    ("session", 2),
+    ("netting", 2),
+    ("batch", 1),
 ];
 
 /// Picks a flow by weight.
@@ -55,6 +58,9 @@ pub async fn run(w: &World, name: &str, rng: &mut Lcg) {
         "sandbox" => sandbox(w, rng).await,
         "stream" => stream(w, rng).await,
         "router:lifi" => router(w, rng, "lifi").await,
+        "session" => crate::flows_more::session(w, rng).await,
+        "netting" => crate::flows_more::netting(w, rng).await,
+        "batch" => crate::flows_more::batch(w, rng).await,
         other => match other.strip_prefix("execute:") {
             Some(rail) => execute(w, rng, rail).await,
             None => tracing::warn!(flow = other, "unknown flow"),
@@ -112,7 +118,7 @@ async fn mesh(w: &World) {
 }
 
 /// A user, a unique amount and a fresh recipient for one route.
-fn parties(w: &World, rng: &mut Lcg) -> (usize, u64, Address) {
+pub fn parties(w: &World, rng: &mut Lcg) -> (usize, u64, Address) {
     let user = *USERS.start() + rng.below(USERS.clone().count() as u64) as usize;
     // unique per route: the chain's transfers of exactly this amount are
     // this route's
@@ -170,7 +176,7 @@ async fn submit(
     w.record(Started {
         id,
         kind,
-        user,
+        payer: relay_devnet::keys::anvil_address(user),
         amount,
         recipient,
         hooked,

@@ -134,14 +134,14 @@ async fn transfers(
 /// the source chain's USDC transfers from the user of exactly the route's
 /// (unique) amount.
 pub async fn pulled_once(w: &World, statuses: &BTreeMap<String, Value>) -> anyhow::Result<Verdict> {
-    let mut by_user: BTreeMap<usize, Vec<Started>> = BTreeMap::new();
-    for r in w.routes() {
-        by_user.entry(r.user).or_default().push(r);
+    let mut by_payer: BTreeMap<Address, Vec<Started>> = BTreeMap::new();
+    // a live primitive pays from the relayer's float: nothing is pulled
+    for r in w.routes().into_iter().filter(|r| r.payer != w.relayer) {
+        by_payer.entry(r.payer).or_default().push(r);
     }
     let mut broken = Vec::new();
     let mut pulls = 0;
-    for (user, routes) in by_user {
-        let who = relay_devnet::keys::anvil_address(user);
+    for (who, routes) in by_payer {
         let sent = transfers(w, SRC, (Some(who), None)).await?;
         for r in routes {
             let n = sent.iter().filter(|t| t.3 == U256::from(r.amount)).count();
@@ -320,4 +320,91 @@ pub fn no_violations(stats: &BTreeMap<&'static str, crate::client::EndpointStats
         &broken,
         format!("{answered} answers"),
     )
+}
+
+/// Each payout that is not a route (a netting withdrawal) made at most
+/// once, exactly what its answer said when it said `PAID`.
+pub async fn payouts_once(w: &World) -> anyhow::Result<Verdict> {
+    let mut broken = Vec::new();
+    let payouts = w.payouts.lock().expect("ledger").clone();
+    for p in &payouts {
+        let got = transfers(w, DST, (None, Some(p.recipient))).await?;
+        let paid: U256 = got.iter().map(|t| t.3).sum();
+        let ok = match (p.state.as_str(), p.net) {
+            ("PAID", Some(net)) => got.len() == 1 && paid == U256::from(net),
+            ("FAILED", _) => got.is_empty(),
+            _ => got.len() <= 1,
+        };
+        if !ok {
+            broken.push(format!(
+                "{} {} paid {paid} in {} transfers (net {:?})",
+                p.kind,
+                p.id,
+                got.len(),
+                p.net
+            ));
+        }
+    }
+    Ok(verdict(
+        "each withdrawal paid at most once, as answered",
+        &broken,
+        format!("{} withdrawals", payouts.len()),
+    ))
+}
+
+fn psql(url: &str, sql: &str) -> anyhow::Result<i64> {
+    let out = std::process::Command::new("psql")
+        .args([url, "-tAc", sql])
+        .output()?;
+    anyhow::ensure!(
+        out.status.success(),
+        "psql: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(0))
+}
+
+/// The netting ledger balanced (every entry's postings sum to zero, every
+/// account's balance is its postings, no user below zero, the liabilities
+/// total is the users' balances) and equal to what moved on chain: the
+/// deposits the soak made and the host credited, less what withdrawals
+/// debited.
+pub fn ledger_balanced(w: &World, db: &str) -> anyhow::Result<Verdict> {
+    let checks = [
+        ("unbalanced entries", "SELECT count(*) FROM (SELECT entry_id FROM ledger_postings GROUP BY entry_id HAVING SUM(amount) <> 0) u"),
+        ("accounts off their postings", "SELECT count(*) FROM ledger_accounts a WHERE a.balance <> (SELECT COALESCE(SUM(amount), 0) FROM ledger_postings p WHERE p.account_id = a.id)"),
+        ("users below zero", "SELECT count(*) FROM ledger_accounts WHERE id LIKE 'user:%' AND balance < 0"),
+        ("liabilities off the users' balances", "SELECT (SELECT amount FROM ledger_totals WHERE id = 'liabilities') - (SELECT COALESCE(SUM(balance), 0) FROM ledger_accounts WHERE id LIKE 'user:%')"),
+    ];
+    let mut broken = Vec::new();
+    for (what, sql) in checks {
+        let n = psql(db, sql)?;
+        if n != 0 {
+            broken.push(format!("{what}: {n}"));
+        }
+    }
+    let liabilities = psql(
+        db,
+        "SELECT COALESCE(SUM(balance), 0) FROM ledger_accounts WHERE id LIKE 'user:%'",
+    )?;
+    let debited = psql(
+        db,
+        "SELECT COALESCE(SUM(amount), 0) FROM netting_withdrawals WHERE state <> 'FAILED'",
+    )?;
+    let credited = w
+        .netting_credited
+        .load(std::sync::atomic::Ordering::Relaxed) as i64;
+    if liabilities != credited - debited {
+        broken.push(format!(
+            "liabilities {liabilities} != deposits {credited} - withdrawals {debited}"
+        ));
+    }
+    Ok(verdict(
+        "the netting ledger balanced and equal to the chain's deposits less withdrawals",
+        &broken,
+        format!("liabilities {liabilities} = {credited} deposited - {debited} withdrawn"),
+    ))
 }

@@ -17,6 +17,7 @@ mod client;
 mod cluster;
 mod faults;
 mod flows;
+mod flows_more;
 mod invariants;
 mod proxy;
 mod report;
@@ -143,6 +144,7 @@ fn replica_command(
     ));
     env.push(("RELAY_LIMITS__ENABLED".into(), "false".into()));
     env.push(("RELAY_RUNTIME__RELOAD_INTERVAL_MS".into(), "0".into()));
+    env.push(("PRIMITIVES_LIVE".into(), "1".into()));
     env.push(("RUST_LOG".into(), "warn".into()));
     let log = dir.join("host.log");
     Ok(Box::new(move || {
@@ -267,7 +269,18 @@ async fn soak(args: &Args) -> Result<report::Report> {
     tracing::info!("traffic over; draining routes");
     let statuses = invariants::drain(&world, Duration::from_secs(240)).await;
     // deliveries still due are retried on the hosts' schedule
-    receiver.settled(Duration::from_secs(180)).await;
+    let ended: Vec<String> = world
+        .routes()
+        .into_iter()
+        .filter(|r| r.hooked)
+        .filter(|r| {
+            statuses
+                .get(&r.id)
+                .is_some_and(|v| matches!(v["status"].as_str(), Some("DONE" | "FAILED")))
+        })
+        .map(|r| r.id)
+        .collect();
+    receiver.settled(Duration::from_secs(180), &ended).await;
     let stats = world.client.stats();
     let lifetimes: Vec<(usize, Vec<cluster::Sample>)> = {
         let r = replicas.lock().await;
@@ -281,6 +294,8 @@ async fn soak(args: &Args) -> Result<report::Report> {
         invariants::paid_once(&world, &statuses).await?,
         invariants::webhooks_once(&receiver.log(), &world, &statuses),
         invariants::no_nonce_gap(&world).await?,
+        invariants::payouts_once(&world).await?,
+        invariants::ledger_balanced(&world, &pg.url("relay_soak"))?,
         invariants::flat(&lifetimes, Duration::from_secs(120)),
         invariants::no_violations(&stats),
     ];

@@ -66,7 +66,7 @@ pub struct Report {
     /// The verdicts.
     pub invariants: Vec<Verdict>,
     latency: Vec<Latency>,
-    refusals: BTreeMap<String, Vec<String>>,
+    refusals: BTreeMap<String, BTreeMap<u16, String>>,
     memory: Vec<(usize, Vec<Sample>)>,
 }
 
@@ -195,10 +195,10 @@ impl Report {
                 l.endpoint, l.requests, l.p50_ms, l.p99_ms, l.statuses, l.unanswered
             );
         }
-        s.push_str("\n## Refusals seen (the first few per endpoint)\n\n");
+        s.push_str("\n## Refusals seen (the first of each status per endpoint)\n\n");
         for (e, r) in &self.refusals {
-            for x in r {
-                let _ = writeln!(s, "- {e}: `{}`", x.replace('`', "'"));
+            for (status, x) in r {
+                let _ = writeln!(s, "- {e}: {status} `{}`", x.replace('`', "'"));
             }
         }
         s.push_str("\n## Memory (RSS MiB / open files), ten points per process lifetime\n\n");

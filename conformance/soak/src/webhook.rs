@@ -46,11 +46,14 @@ impl Receiver {
     }
 
     /// Waits (at most `within`) until every message's last delivery was
-    /// answered 200: the hosts retry the others on their schedule.
-    pub async fn settled(&self, within: std::time::Duration) {
+    /// answered 200 (the hosts retry the others on their schedule) and each
+    /// of `routes` (hooked, ended) was told.
+    pub async fn settled(&self, within: std::time::Duration, routes: &[String]) {
         let until = std::time::Instant::now() + within;
         while std::time::Instant::now() < until {
-            if self.log().values().all(|d| d.answered.last() == Some(&200)) {
+            let log = self.log();
+            let told = |r: &String| log.values().any(|d| &d.route == r);
+            if log.values().all(|d| d.answered.last() == Some(&200)) && routes.iter().all(told) {
                 return;
             }
             tokio::time::sleep(std::time::Duration::from_millis(500)).await;

@@ -35,14 +35,30 @@ pub struct Started {
     pub id: String,
     /// What kind (`permit2:floatlane`, `router:lifi`, …).
     pub kind: String,
-    /// The anvil account that signed.
-    pub user: usize,
+    /// Who pays it: the anvil account that signed, a session's fund
+    /// address, the relayer (a live primitive).
+    pub payer: Address,
     /// Source amount, USDC base units (unique per route).
     pub amount: u64,
     /// The fresh address it pays.
     pub recipient: Address,
     /// Whether a webhook was registered for it.
     pub hooked: bool,
+}
+
+/// A payout that is not a route (a netting withdrawal).
+#[derive(Clone, Debug, Serialize)]
+pub struct Payout {
+    /// Its id.
+    pub id: String,
+    /// What kind.
+    pub kind: String,
+    /// The fresh address it pays.
+    pub recipient: Address,
+    /// Its state when answered (`PAID`, `PENDING`, `FAILED`).
+    pub state: String,
+    /// What it pays, when answered.
+    pub net: Option<u64>,
 }
 
 /// The shared state of a run.
@@ -61,6 +77,12 @@ pub struct World {
     pub hook_url: String,
     /// Routes started.
     pub started: Mutex<Vec<Started>>,
+    /// Payouts that are not routes.
+    pub payouts: Mutex<Vec<Payout>>,
+    /// USDC the netting deposits credited.
+    pub netting_credited: AtomicU64,
+    /// One netting flow at a time (an account's nonces are sequential).
+    pub netting_lock: tokio::sync::Mutex<()>,
     counter: AtomicU64,
     seed: u64,
 }
@@ -94,6 +116,9 @@ impl World {
             keys,
             hook_url,
             started: Mutex::default(),
+            payouts: Mutex::default(),
+            netting_credited: AtomicU64::new(0),
+            netting_lock: tokio::sync::Mutex::new(()),
             counter: AtomicU64::new(1),
             seed,
         })
@@ -118,6 +143,36 @@ impl World {
     /// Records a route the soak started.
     pub fn record(&self, s: Started) {
         self.started.lock().expect("ledger").push(s);
+    }
+
+    /// Records a payout that is not a route.
+    pub fn payout(&self, p: Payout) {
+        self.payouts.lock().expect("ledger").push(p);
+    }
+
+    /// Counts a credited netting deposit.
+    pub fn netting_deposit(&self, amount: u64) {
+        self.netting_credited.fetch_add(amount, Ordering::Relaxed);
+    }
+
+    /// `from` (an anvil account: unlocked) sends `amount` USDC to `to` on
+    /// `chain`; the transaction's hash once mined.
+    pub async fn transfer_usdc(
+        &self,
+        chain: u64,
+        from: Address,
+        to: Address,
+        amount: u64,
+    ) -> Result<String> {
+        let receipt = relay_devnet::contracts::TestToken::new(self.usdc[&chain], self.chain(chain))
+            .transfer(to, alloy::primitives::U256::from(amount))
+            .from(from)
+            .send()
+            .await?
+            .get_receipt()
+            .await?;
+        anyhow::ensure!(receipt.status(), "transfer reverted");
+        Ok(format!("{:#x}", receipt.transaction_hash))
     }
 
     /// Every route started so far.

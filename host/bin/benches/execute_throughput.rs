@@ -272,28 +272,15 @@ impl Stack {
             "account {USER} holds {held} USDC units, the batch moves {needed}"
         );
         match kind {
-            Kind::Float => (0..n)
-                .map(|_| {
-                    support::permit_body(
-                        &self.devnet,
-                        (SRC, DST),
-                        (USER, AMOUNT),
-                        self.next_permit_nonce(),
-                        None,
-                    )
-                })
-                .collect(),
-            Kind::Permit2Bridge => (0..n)
-                .map(|_| {
-                    support::permit_body(
-                        &self.devnet,
-                        (SRC, DST),
-                        (USER, AMOUNT),
-                        self.next_permit_nonce(),
-                        Some(BRIDGE_RAIL),
-                    )
-                })
-                .collect(),
+            Kind::Float | Kind::Permit2Bridge => {
+                let rail = (kind == Kind::Permit2Bridge).then_some(BRIDGE_RAIL);
+                (0..n)
+                    .map(|_| {
+                        let nonce = self.next_permit_nonce();
+                        support::permit_body(&self.devnet, (SRC, DST), (USER, AMOUNT), nonce, rail)
+                    })
+                    .collect()
+            }
             Kind::RouterBridge => {
                 let prepared = self
                     .rt

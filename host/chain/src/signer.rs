@@ -121,14 +121,7 @@ impl RelayerSigner {
         let configured = config.relayer.as_deref().and_then(|a| a.parse().ok());
         match &config.relayer_keystore {
             Some(path) => {
-                let env = config
-                    .relayer_keystore_passphrase_env
-                    .as_deref()
-                    .unwrap_or(KEYSTORE_PASSPHRASE_ENV);
-                let pass = std::env::var(env).map_err(|_| SignerError::PassphraseMissing {
-                    env: env.to_string(),
-                })?;
-                Self::from_keystore(path, &pass)?.expect_address(configured)
+                Self::from_keystore(path, &passphrase(config)?)?.expect_address(configured)
             }
             None => Self::from_env(configured),
         }
@@ -149,13 +142,7 @@ impl RelayerSigner {
                 .map(|k| Self::from_hex(k).map_err(|_| SignerError::PoolInvalid))
                 .collect::<Result<Vec<_>, _>>()?
         } else {
-            let env = config
-                .relayer_keystore_passphrase_env
-                .as_deref()
-                .unwrap_or(KEYSTORE_PASSPHRASE_ENV);
-            let pass = std::env::var(env).map_err(|_| SignerError::PassphraseMissing {
-                env: env.to_string(),
-            })?;
+            let pass = passphrase(config)?;
             config
                 .relayer_pool_keystores
                 .iter()
@@ -284,6 +271,19 @@ impl RelayerSigner {
             .connect_reqwest(crate::rpc::outbound_client(), url)
             .erased()
     }
+}
+
+/// The keystores' passphrase, from the variable
+/// `relayer_keystore_passphrase_env` names (default
+/// [`KEYSTORE_PASSPHRASE_ENV`]).
+fn passphrase(config: &relay_config::HostConfig) -> Result<String, SignerError> {
+    let env = config
+        .relayer_keystore_passphrase_env
+        .as_deref()
+        .unwrap_or(KEYSTORE_PASSPHRASE_ENV);
+    std::env::var(env).map_err(|_| SignerError::PassphraseMissing {
+        env: env.to_string(),
+    })
 }
 
 /// A keystore failure, described without key material (the library's

@@ -270,6 +270,16 @@ impl Executor {
                     }
                     h.save(&self.store, event).await?;
                 }
+                // The store went away or another replica holds the route
+                // now: nothing about the route failed. Stop driving it; it
+                // resumes from its journal (never a second transaction)
+                // here or there. Failing it would refund a sender whose
+                // funds may already be with the upstream, which then
+                // delivers too.
+                Err(e @ ExecError::Store(_)) => {
+                    tracing::warn!(error = %e, step = h.r.next_step, "left to resume");
+                    return Err(e);
+                }
                 Err(e) => self.fail(&mut h, e).await?,
             }
         }

@@ -53,6 +53,7 @@ pub const PAGES: &[Page] = pages![
     "docs/writing-a-rail.md",
     "docs/devnet.md",
     "docs/performance.md",
+    "docs/soak.md",
 ];
 
 #[cfg(test)]

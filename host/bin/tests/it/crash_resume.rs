@@ -54,26 +54,6 @@ fn body(devnet: &Devnet, i: u64) -> Value {
     b
 }
 
-/// One attempt: the route id, or `None` if the host was not there or the
-/// key's first request is still in flight.
-async fn submit(base: &str, body: &Value, key: &str) -> Option<String> {
-    let resp = crate::common::http()
-        .post(format!("{base}/api/route/execute"))
-        .header("x-idempotency-key", key)
-        .json(body)
-        .timeout(Duration::from_secs(30))
-        .send()
-        .await
-        .ok()?;
-    let status = resp.status().as_u16();
-    let v: Value = resp.json().await.ok()?;
-    match status {
-        200 => Some(v["id"].as_str().unwrap().to_string()),
-        409 => None,
-        other => panic!("{key}: {other} {v}"),
-    }
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn kill_9_during_a_batch_loses_nothing_and_pays_once() {
     let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
@@ -107,7 +87,9 @@ async fn kill_9_during_a_batch_loses_nothing_and_pays_once() {
         let batch: Vec<_> = (round * PER_ROUND..(round + 1) * PER_ROUND)
             .map(|i| {
                 let (base, body) = (base.clone(), bodies[i as usize].clone());
-                tokio::spawn(async move { submit(&base, &body, &format!("crash-{i}")).await })
+                tokio::spawn(async move {
+                    common::submit_keyed(&base, &body, &format!("crash-{i}")).await
+                })
             })
             .collect();
         let after = 5 + rng.below(1_200);
@@ -131,7 +113,7 @@ async fn kill_9_during_a_batch_loses_nothing_and_pays_once() {
         let key = format!("crash-{i}");
         let deadline = Instant::now() + Duration::from_secs(90);
         let id = loop {
-            if let Some(id) = submit(&base, &bodies[i as usize], &key).await {
+            if let Some(id) = common::submit_keyed(&base, &bodies[i as usize], &key).await {
                 break id;
             }
             assert!(Instant::now() < deadline, "{key} never answered");

@@ -56,26 +56,6 @@ async fn enrolled(devnet: &Devnet, chain: u64) -> bool {
     true
 }
 
-/// One attempt at `base`: the route id, or `None` while the replica is
-/// gone or the key's first request is in flight.
-async fn submit(base: &str, body: &Value, key: &str) -> Option<String> {
-    let resp = common::http()
-        .post(format!("{base}/api/route/execute"))
-        .header("x-idempotency-key", key)
-        .json(body)
-        .timeout(Duration::from_secs(30))
-        .send()
-        .await
-        .ok()?;
-    let status = resp.status().as_u16();
-    let v: Value = resp.json().await.ok()?;
-    match status {
-        200 => Some(v["id"].as_str().unwrap().to_string()),
-        409 => None,
-        other => panic!("{key}: {other} {v}"),
-    }
-}
-
 /// The one key that signed every journaled transaction of `id`, checked
 /// against each transaction's sender on chain.
 async fn route_key(devnet: &Devnet, store: &relay_store::Store, id: &str) -> Address {
@@ -166,7 +146,7 @@ async fn routes_spread_over_the_key_pool_and_a_killed_replica_finishes_on_its_ow
             let base = if on_a { &base_a } else { &base_b }.clone();
             let (body, tx) = (bodies[i as usize].clone(), tx.clone());
             tokio::spawn(async move {
-                let id = submit(&base, &body, &format!("pool-{i}")).await;
+                let id = common::submit_keyed(&base, &body, &format!("pool-{i}")).await;
                 if let (true, Some(id)) = (on_a, &id) {
                     let _ = tx.send(id.clone());
                 }
@@ -200,7 +180,7 @@ async fn routes_spread_over_the_key_pool_and_a_killed_replica_finishes_on_its_ow
             &format!("{key} answered"),
             Duration::from_secs(90),
             async || {
-                id = submit(&base_b, &bodies[i as usize], &key).await;
+                id = common::submit_keyed(&base_b, &bodies[i as usize], &key).await;
                 id.is_some()
             },
         )

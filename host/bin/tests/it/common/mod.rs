@@ -549,3 +549,25 @@ pub fn screenshot_args(var: &str) -> Vec<std::ffi::OsString> {
         phone,
     ]
 }
+
+/// One execute attempt with idempotency `key` at `base`, as a client
+/// retrying through a crash sends it: the route id, or `None` while the
+/// host is not there or the key's first request is still in flight; any
+/// other answer fails the test.
+pub async fn submit_keyed(base: &str, body: &Value, key: &str) -> Option<String> {
+    let resp = http()
+        .post(format!("{base}/api/route/execute"))
+        .header("x-idempotency-key", key)
+        .json(body)
+        .timeout(Duration::from_secs(30))
+        .send()
+        .await
+        .ok()?;
+    let status = resp.status().as_u16();
+    let v: Value = resp.json().await.ok()?;
+    match status {
+        200 => Some(v["id"].as_str().unwrap().to_string()),
+        409 => None,
+        other => panic!("{key}: {other} {v}"),
+    }
+}
