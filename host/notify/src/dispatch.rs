@@ -134,14 +134,30 @@ impl Dispatcher {
             return Ok(false);
         };
         let outcome = self.send(&d, &hook).await;
-        if !self
-            .store
-            .finish_attempt(&id, &self.replica, &outcome)
-            .await?
-        {
+        if !self.record(&id, &outcome).await? {
             tracing::warn!(delivery = %id, "lease lost before the attempt was recorded");
         }
         Ok(true)
+    }
+
+    /// Records an attempt's outcome, trying again while the store is away
+    /// (a database restart) for as long as the lease lasts: an outcome
+    /// dropped after the receiver answered 200 would send the message a
+    /// second time.
+    async fn record(&self, id: &str, outcome: &AttemptOutcome) -> Result<bool, StoreError> {
+        let until = std::time::Instant::now() + self.lease;
+        let mut wait = Duration::from_millis(100);
+        loop {
+            match self.store.finish_attempt(id, &self.replica, outcome).await {
+                Ok(recorded) => return Ok(recorded),
+                Err(e) if std::time::Instant::now() + wait < until => {
+                    tracing::warn!(delivery = %id, error = %e, "the attempt is not recorded yet; trying again");
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(Duration::from_secs(2));
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     #[tracing::instrument(skip_all, fields(delivery = %d.id, hook = %hook.id, attempt = d.attempts + 1))]
