@@ -60,6 +60,8 @@ pub struct Targets {
     pub chain: DynProvider,
     /// The HTTP client.
     pub http: reqwest::Client,
+    /// When a replica was killed.
+    pub killed_at: std::sync::Mutex<Vec<Instant>>,
 }
 
 impl Targets {
@@ -106,6 +108,7 @@ impl Targets {
                 if n > 1 {
                     *kills += 1;
                     r[1 + (*kills - 1) % (n - 1)].kill();
+                    self.killed_at.lock().expect("kills").push(Instant::now());
                 }
                 Ok(())
             }

@@ -230,6 +230,7 @@ async fn soak(args: &Args) -> Result<report::Report> {
         postgres: pg.clone(),
         chain: world.chain(SRC).clone(),
         http: world.client.http.clone(),
+        killed_at: std::sync::Mutex::default(),
     };
     targets.restart_dead().await?;
     world::approve_users(&world).await?;
@@ -288,11 +289,12 @@ async fn soak(args: &Args) -> Result<report::Report> {
             .flat_map(|x| x.lifetimes.iter().map(move |l| (x.index, l.clone())))
             .collect()
     };
+    let kills = targets.killed_at.lock().expect("kills").clone();
     let invariants = vec![
         invariants::terminal(&statuses),
         invariants::pulled_once(&world, &statuses).await?,
         invariants::paid_once(&world, &statuses).await?,
-        invariants::webhooks_once(&receiver.log(), &world, &statuses),
+        invariants::webhooks_once(&receiver.log(), &world, (&statuses, &kills)),
         invariants::no_nonce_gap(&world).await?,
         invariants::payouts_once(&world).await?,
         invariants::ledger_balanced(&world, &pg.url("relay_soak"))?,

@@ -15,6 +15,8 @@ use axum::{extract::State, http::HeaderMap, routing::post, Router};
 pub struct Deliveries {
     /// The statuses answered, in order.
     pub answered: Vec<u16>,
+    /// When each was answered.
+    pub at: Vec<std::time::Instant>,
     /// The event of the body (`event`).
     pub event: String,
     /// The route it is about (`routeId`).
@@ -93,5 +95,6 @@ async fn receive(
     };
     let status = if fail { 500 } else { 200 };
     d.answered.push(status);
+    d.at.push(std::time::Instant::now());
     axum::http::StatusCode::from_u16(status).expect("a status")
 }
