@@ -276,6 +276,50 @@ pub fn sign_typed<T: SolStruct>(
     sign_hash(signer, hash)
 }
 
+/// What one Permit2 `PermitTransferFrom` signature grants: `amount` of
+/// `token` on `chain` to `spender`, under `nonce`, until `deadline` (unix
+/// seconds).
+#[derive(Clone, Copy, Debug)]
+pub struct PermitGrant {
+    /// The chain whose Permit2 domain it is signed under.
+    pub chain: u64,
+    /// The token.
+    pub token: Address,
+    /// Smallest units.
+    pub amount: U256,
+    /// Who may pull it (the relayer).
+    pub spender: Address,
+    /// Permit2's unordered nonce.
+    pub nonce: U256,
+    /// Unix seconds.
+    pub deadline: u64,
+}
+
+impl PermitGrant {
+    /// `owner`'s signature over the grant, as the execute API's `permit2`
+    /// object: `{owner, permitted: {token, amount}, nonce, deadline,
+    /// signature}`.
+    pub fn signed_by(&self, owner: &PrivateKeySigner) -> serde_json::Value {
+        let msg = eip712::PermitTransferFrom {
+            permitted: eip712::TokenPermissions {
+                token: self.token,
+                amount: self.amount,
+            },
+            spender: self.spender,
+            nonce: self.nonce,
+            deadline: U256::from(self.deadline),
+        };
+        let sig = sign_typed(owner, &msg, &permit2_domain(self.chain));
+        serde_json::json!({
+            "owner": owner.address(),
+            "permitted": {"token": self.token, "amount": self.amount.to_string()},
+            "nonce": self.nonce.to_string(),
+            "deadline": self.deadline.to_string(),
+            "signature": alloy::primitives::hex::encode_prefixed(sig),
+        })
+    }
+}
+
 /// Signs a 32-byte digest as is (no EIP-191 prefix); returns (r, s, v) with v in {27, 28}.
 pub fn sign_hash(signer: &PrivateKeySigner, hash: B256) -> [u8; 65] {
     signer

@@ -442,8 +442,12 @@ impl Sender {
         loop {
             tokio::time::sleep(poll).await;
             poll = (poll * 2).min(RECEIPT_POLL.1);
-            if let Some(done) = self.mined(&attempts).await? {
-                return self.finish(&mut attempts, done).await;
+            match self.mined(&attempts).await {
+                Ok(Some(done)) => return self.finish(&mut attempts, done).await,
+                Ok(None) => {}
+                // One poll the node did not answer says nothing about the
+                // transaction: the next asks again, until the deadline.
+                Err(e) => tracing::info!(error = %e, "receipt poll failed; asking again"),
             }
             if Instant::now() > deadline {
                 return Err(SendError::Unknown {

@@ -101,6 +101,19 @@ impl ExecError {
             _ => false,
         }
     }
+
+    /// Whether the error says nothing about the route: its row or its
+    /// transaction journal could not be read or written (the store went
+    /// away), or another replica holds it now. A transaction may be out
+    /// already (a journal write fails after the broadcast as easily as
+    /// before it), so the route is neither failed nor refunded: it resumes
+    /// from its journal, which asks the chain before it sends anything.
+    fn leaves_route_to_resume(&self) -> bool {
+        matches!(
+            self,
+            ExecError::Store(_) | ExecError::Send(SendError::Journal(_))
+        )
+    }
 }
 
 pub(super) fn store_err(e: impl std::fmt::Display) -> ExecError {
@@ -274,9 +287,9 @@ impl Executor {
                 // now: nothing about the route failed. Stop driving it; it
                 // resumes from its journal (never a second transaction)
                 // here or there. Failing it would refund a sender whose
-                // funds may already be with the upstream, which then
-                // delivers too.
-                Err(e @ ExecError::Store(_)) => {
+                // funds may already be with the upstream, or whose payout
+                // is already out, which then delivers too.
+                Err(e) if e.leaves_route_to_resume() => {
                     tracing::warn!(error = %e, step = h.r.next_step, "left to resume");
                     return Err(e);
                 }
@@ -476,7 +489,12 @@ impl Executor {
     /// Pays the sender back what the relayer pulled, less the relayer's gas
     /// fee, then marks the route FAILED with the refund transaction.
     async fn refund(&self, h: &mut Held) -> Result<(), ExecError> {
-        let outcome = self.refund_call(&h.r).await;
+        let outcome = match self.refund_call(&h.r).await {
+            // The refund may be out already: it resumes from its journal
+            // (the route still owes it), never sent twice.
+            Err(e) if e.leaves_route_to_resume() => return Err(e),
+            outcome => outcome,
+        };
         let f = h.r.failure.get_or_insert_with(|| Failure {
             code: FailureCode::ExecutionFailed.as_str().into(),
             message: String::new(),

@@ -126,6 +126,7 @@ impl Dispatcher {
     async fn attempt(&self, id: String) -> Result<bool, StoreError> {
         let now = self.clock.now_ms();
         let until = now + self.lease.as_millis() as u64;
+        let lease_ends = tokio::time::Instant::now() + self.lease;
         let Some((d, hook)) = self
             .store
             .claim_delivery(&id, &self.replica, now, until)
@@ -134,30 +135,26 @@ impl Dispatcher {
             return Ok(false);
         };
         let outcome = self.send(&d, &hook).await;
-        if !self.record(&id, &outcome).await? {
+        if !self.record(&id, &outcome, lease_ends).await? {
             tracing::warn!(delivery = %id, "lease lost before the attempt was recorded");
         }
         Ok(true)
     }
 
     /// Records an attempt's outcome, trying again while the store is away
-    /// (a database restart) for as long as the lease lasts: an outcome
-    /// dropped after the receiver answered 200 would send the message a
-    /// second time.
-    async fn record(&self, id: &str, outcome: &AttemptOutcome) -> Result<bool, StoreError> {
-        let until = std::time::Instant::now() + self.lease;
-        let mut wait = Duration::from_millis(100);
-        loop {
-            match self.store.finish_attempt(id, &self.replica, outcome).await {
-                Ok(recorded) => return Ok(recorded),
-                Err(e) if std::time::Instant::now() + wait < until => {
-                    tracing::warn!(delivery = %id, error = %e, "the attempt is not recorded yet; trying again");
-                    tokio::time::sleep(wait).await;
-                    wait = (wait * 2).min(Duration::from_secs(2));
-                }
-                Err(e) => return Err(e),
-            }
-        }
+    /// (a database restart) for as long as the delivery's lease lasts: an
+    /// outcome dropped after the receiver answered 200 would send the
+    /// message a second time.
+    async fn record(
+        &self,
+        id: &str,
+        outcome: &AttemptOutcome,
+        lease_ends: tokio::time::Instant,
+    ) -> Result<bool, StoreError> {
+        until_ok(lease_ends, || {
+            self.store.finish_attempt(id, &self.replica, outcome)
+        })
+        .await
     }
 
     #[tracing::instrument(skip_all, fields(delivery = %d.id, hook = %hook.id, attempt = d.attempts + 1))]
@@ -191,5 +188,67 @@ impl Dispatcher {
             duration_ms: attempt.duration_ms,
             retry_at_ms,
         }
+    }
+}
+
+/// Calls `f` until it answers `Ok`, while another try would start before
+/// `deadline`, waiting 100 ms between tries (doubling, at most 2 s);
+/// otherwise the last error.
+async fn until_ok<T, E, Fut>(
+    deadline: tokio::time::Instant,
+    mut f: impl FnMut() -> Fut,
+) -> Result<T, E>
+where
+    E: std::fmt::Display,
+    Fut: std::future::Future<Output = Result<T, E>>,
+{
+    let mut wait = Duration::from_millis(100);
+    loop {
+        match f().await {
+            Ok(v) => return Ok(v),
+            Err(e) if tokio::time::Instant::now() + wait < deadline => {
+                tracing::warn!(error = %e, "not recorded yet; trying again");
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(2));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod until_ok_tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    #[tokio::test(start_paused = true)]
+    async fn a_write_that_fails_once_is_recorded_on_the_next_try() {
+        let calls = AtomicU32::new(0);
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        let out: Result<bool, String> = until_ok(deadline, || async {
+            match calls.fetch_add(1, Ordering::SeqCst) {
+                0 => Err("the database restarted".to_string()),
+                _ => Ok(true),
+            }
+        })
+        .await;
+        assert_eq!(out, Ok(true));
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_store_away_past_the_lease_answers_its_error() {
+        let calls = AtomicU32::new(0);
+        let start = tokio::time::Instant::now();
+        let deadline = start + Duration::from_secs(1);
+        let out: Result<bool, String> = until_ok(deadline, || async {
+            calls.fetch_add(1, Ordering::SeqCst);
+            Err("still away".to_string())
+        })
+        .await;
+        assert_eq!(out, Err("still away".to_string()));
+        // tries at 0, 0.1, 0.3 and 0.7 s; the next (at 1.5 s) is past it
+        assert_eq!(calls.load(Ordering::SeqCst), 4);
+        assert!(tokio::time::Instant::now() < deadline);
     }
 }

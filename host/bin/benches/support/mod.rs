@@ -104,29 +104,20 @@ pub fn permit_body(
     rail: Option<&str>,
 ) -> serde_json::Value {
     use alloy::primitives::U256;
-    use relay_devnet::contracts::{eip712, permit2_domain, sign_typed};
     use relay_types::Clock as _;
     let owner = relay_devnet::keys::anvil_signer(user);
-    let usdc = devnet.chain(src).expect("source chain").deployment.usdc;
-    let deadline = relay_types::SystemClock.now_ms() / 1000 + 600;
-    let msg = eip712::PermitTransferFrom {
-        permitted: eip712::TokenPermissions {
-            token: usdc,
-            amount: U256::from(amount),
-        },
+    let grant = relay_devnet::contracts::PermitGrant {
+        chain: src,
+        token: devnet.chain(src).expect("source chain").deployment.usdc,
+        amount: U256::from(amount),
         spender: relay_devnet::keys::relayer().address(),
         nonce: U256::from(nonce),
-        deadline: U256::from(deadline),
+        deadline: relay_types::SystemClock.now_ms() / 1000 + 600,
     };
-    let sig = sign_typed(&owner, &msg, &permit2_domain(src));
     let mut body = serde_json::json!({
         "fromChain": src, "toChain": dst, "fromToken": "USDC", "toToken": "USDC",
         "amount": amount.to_string(), "mode": "permit2", "toAddress": owner.address(), "live": true,
-        "permit2": {
-            "owner": owner.address(), "permitted": {"token": usdc, "amount": amount.to_string()},
-            "nonce": nonce.to_string(), "deadline": deadline.to_string(),
-            "signature": format!("0x{}", hex::encode(sig)),
-        },
+        "permit2": grant.signed_by(&owner),
     });
     if let Some(rail) = rail {
         body["rail"] = serde_json::json!(rail);

@@ -15,10 +15,7 @@ use crate::common;
 use std::time::{Duration, Instant};
 
 use alloy::primitives::U256;
-use common::{
-    approve_permit2, free_port, get, permit_body, spawn_host, until_terminal, usdc_balance,
-    wait_ready,
-};
+use common::{approve_permit2, free_port, get, permit_body, spawn_host, wait_ready};
 use relay_devnet::{keys, Devnet, DevnetConfig};
 use serde_json::{json, Value};
 
@@ -65,11 +62,7 @@ async fn kill_9_during_a_batch_loses_nothing_and_pays_once() {
     let port = free_port();
     common::write_host_config(&devnet, &sims, dir.path(), port, |_| {});
     let base = format!("http://127.0.0.1:{port}");
-    let user = keys::anvil_address(1);
-    let (src0, dst0) = (
-        usdc_balance(&devnet, SRC, user).await,
-        usdc_balance(&devnet, DST, user).await,
-    );
+    let books = common::UsdcBooks::open(&devnet, (SRC, DST), keys::anvil_address(1)).await;
     let seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -121,29 +114,13 @@ async fn kill_9_during_a_batch_loses_nothing_and_pays_once() {
         };
         ids.push(id);
     }
-    let mut delivered = U256::ZERO;
-    for id in &ids {
-        let done = until_terminal(&base, id).await;
-        assert_eq!(done["status"], "DONE", "{done}");
-        delivered += done["to"]["estimated"]
-            .as_str()
-            .unwrap()
-            .parse::<U256>()
-            .unwrap();
-    }
+    let delivered = common::all_done(&base, &ids).await;
     let (_, st) = get(&format!("{base}/api/status")).await;
     assert_eq!(st["status"], "operational", "{st}");
     let amounts: u64 = (0..ROUTES).map(|i| AMOUNT + i * 10_000).sum();
-    assert_eq!(
-        src0 - usdc_balance(&devnet, SRC, user).await,
-        U256::from(amounts),
-        "each permit pulled exactly once"
-    );
-    assert_eq!(
-        usdc_balance(&devnet, DST, user).await - dst0,
-        delivered,
-        "each payout made exactly once"
-    );
+    books
+        .assert_moved(&devnet, U256::from(amounts), delivered)
+        .await;
     child.kill().unwrap();
     child.wait().unwrap();
     devnet.stop();

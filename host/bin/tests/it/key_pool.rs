@@ -20,8 +20,7 @@ use alloy::{
     sol_types::SolCall,
 };
 use common::{
-    approve_permit2, free_port, permit_body, spawn_host_with, until_terminal, usdc_balance,
-    wait_ready, wait_up_to,
+    approve_permit2, free_port, permit_body, spawn_host_with, usdc_balance, wait_ready, wait_up_to,
 };
 use relay_devnet::{keys, Devnet, DevnetConfig};
 use serde_json::{json, Value};
@@ -121,11 +120,7 @@ async fn routes_spread_over_the_key_pool_and_a_killed_replica_finishes_on_its_ow
         .await;
     }
 
-    let user = keys::anvil_address(1);
-    let (src0, dst0) = (
-        usdc_balance(&devnet, SRC, user).await,
-        usdc_balance(&devnet, DST, user).await,
-    );
+    let books = common::UsdcBooks::open(&devnet, (SRC, DST), keys::anvil_address(1)).await;
     let bodies: Vec<Value> = (0..ROUTES)
         .map(|i| {
             let mut b = permit_body(&devnet, (SRC, DST), AMOUNT + i * 1_000, 70_000 + i);
@@ -187,27 +182,11 @@ async fn routes_spread_over_the_key_pool_and_a_killed_replica_finishes_on_its_ow
         .await;
         ids.push(id.unwrap());
     }
-    let mut delivered = U256::ZERO;
-    for id in &ids {
-        let done = until_terminal(&base_b, id).await;
-        assert_eq!(done["status"], "DONE", "{done}");
-        delivered += done["to"]["estimated"]
-            .as_str()
-            .unwrap()
-            .parse::<U256>()
-            .unwrap();
-    }
+    let delivered = common::all_done(&base_b, &ids).await;
     let amounts: u64 = (0..ROUTES).map(|i| AMOUNT + i * 1_000).sum();
-    assert_eq!(
-        src0 - usdc_balance(&devnet, SRC, user).await,
-        U256::from(amounts),
-        "each permit pulled exactly once"
-    );
-    assert_eq!(
-        usdc_balance(&devnet, DST, user).await - dst0,
-        delivered,
-        "each payout made exactly once"
-    );
+    books
+        .assert_moved(&devnet, U256::from(amounts), delivered)
+        .await;
 
     // Each route on one key, the keys spread over the pool.
     let store = relay_store::Store::connect(&db).await.unwrap();

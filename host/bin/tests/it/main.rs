@@ -29,6 +29,7 @@ mod doctor;
 mod durable;
 mod edge;
 mod explorer;
+mod journal_cut;
 mod key_pool;
 mod keys;
 mod limits_attack;

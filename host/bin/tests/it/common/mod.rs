@@ -226,6 +226,71 @@ pub async fn usdc_balance(
     token_balance(devnet, chain, relay_devnet::Token::Usdc, who).await
 }
 
+/// Waits for each of `ids` at `base` to end `DONE`; answers what they
+/// delivered together (the sum of their `to.estimated`).
+pub async fn all_done(base: &str, ids: &[String]) -> alloy::primitives::U256 {
+    let mut delivered = alloy::primitives::U256::ZERO;
+    for id in ids {
+        let done = until_terminal(base, id).await;
+        assert_eq!(done["status"], "DONE", "{done}");
+        delivered += done["to"]["estimated"]
+            .as_str()
+            .unwrap()
+            .parse::<alloy::primitives::U256>()
+            .unwrap();
+    }
+    delivered
+}
+
+/// `who`'s USDC on a route's two chains, read before the routes run, to
+/// prove afterwards that each signature was pulled once and each payout
+/// made once ([`UsdcBooks::assert_moved`]).
+pub struct UsdcBooks {
+    who: alloy::primitives::Address,
+    chains: (u64, u64),
+    before: (alloy::primitives::U256, alloy::primitives::U256),
+}
+
+impl UsdcBooks {
+    /// `who`'s balances on `src` and `dst` now.
+    pub async fn open(
+        devnet: &Devnet,
+        (src, dst): (u64, u64),
+        who: alloy::primitives::Address,
+    ) -> Self {
+        let before = (
+            usdc_balance(devnet, src, who).await,
+            usdc_balance(devnet, dst, who).await,
+        );
+        UsdcBooks {
+            who,
+            chains: (src, dst),
+            before,
+        }
+    }
+
+    /// Asserts `who`'s source balance fell by exactly `pulled` and the
+    /// destination balance rose by exactly `paid` since [`UsdcBooks::open`].
+    pub async fn assert_moved(
+        &self,
+        devnet: &Devnet,
+        pulled: alloy::primitives::U256,
+        paid: alloy::primitives::U256,
+    ) {
+        let (src, dst) = self.chains;
+        assert_eq!(
+            self.before.0 - usdc_balance(devnet, src, self.who).await,
+            pulled,
+            "each permit pulled exactly once"
+        );
+        assert_eq!(
+            usdc_balance(devnet, dst, self.who).await - self.before.1,
+            paid,
+            "each payout made exactly once"
+        );
+    }
+}
+
 /// Lets Permit2 spend anvil account `index`'s USDC on `chain` (once per
 /// account and chain, as a wallet does).
 pub async fn approve_permit2(devnet: &Devnet, chain: u64, index: usize) {
@@ -260,27 +325,19 @@ pub fn permit_body_at(
     amount: u64,
     nonce: u64,
 ) -> Value {
-    use relay_devnet::contracts::{eip712, permit2_domain, sign_typed};
     let owner = relay_devnet::keys::anvil_signer(1);
-    let deadline = SystemClock.now_ms() / 1000 + 600;
-    let msg = eip712::PermitTransferFrom {
-        permitted: eip712::TokenPermissions {
-            token: usdc,
-            amount: alloy::primitives::U256::from(amount),
-        },
+    let grant = relay_devnet::contracts::PermitGrant {
+        chain: src,
+        token: usdc,
+        amount: alloy::primitives::U256::from(amount),
         spender: relay_devnet::keys::relayer().address(),
         nonce: alloy::primitives::U256::from(nonce),
-        deadline: alloy::primitives::U256::from(deadline),
+        deadline: SystemClock.now_ms() / 1000 + 600,
     };
-    let sig = sign_typed(&owner, &msg, &permit2_domain(src));
     serde_json::json!({
         "fromChain": src, "toChain": dst, "fromToken": "USDC", "toToken": "USDC", "amount": amount.to_string(),
         "mode": "permit2", "toAddress": owner.address(), "live": true,
-        "permit2": {
-            "owner": owner.address(), "permitted": {"token": usdc, "amount": amount.to_string()},
-            "nonce": nonce.to_string(), "deadline": deadline.to_string(),
-            "signature": format!("0x{}", hex::encode(sig)),
-        },
+        "permit2": grant.signed_by(&owner),
     })
 }
 
