@@ -125,6 +125,9 @@ export RELAY_TEST_PLUGINS="$CARGO_TARGET_DIR/relay-test-plugins"
 export RELAY_COMPONENTIZE="$CARGO_TARGET_DIR/debug/relay-componentize"
 "$CARGO_TARGET_DIR/debug/relay-plugins" build --out "$RELAY_TEST_PLUGINS"
 
+# RELAY_SOAK_ONLY=1 (a long soak, docs/soak.md) skips the suites: tools,
+# build, rails, then the soak alone on the machine.
+if [[ "${RELAY_SOAK_ONLY:-0}" != 1 ]]; then
 step "tests"
 # The integration tests mostly wait: on anvil, on simulators' settlement,
 # on a child host. Four at a time instead of one per core: the host's
@@ -136,6 +139,7 @@ cargo test --workspace --all-targets --locked --no-fail-fast
 # against; every other crate's examples are ```text (rustdoc over all
 # fifty crates to find none took a minute).
 cargo test --doc --locked -p relay-rail-sdk -p relay-plugin-api -p relay-plugin-native -p relay-plugin-wasm
+fi
 
 step "soak"
 # Five minutes of mixed traffic over two replicas on one Postgres with a
