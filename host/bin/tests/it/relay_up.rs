@@ -50,10 +50,12 @@ fn relay_up_serves_the_devnet_mesh_and_stops_on_ctrl_c() {
         // cores shared with the rest of the suite (one run under a
         // concurrent build took over 60 s).
         let left = crate::common::SETTLES_WITHIN.saturating_sub(started.elapsed());
-        banner.push(
-            rx.recv_timeout(left)
-                .unwrap_or_else(|_| panic!("no banner within {:?}: {banner:?}", crate::common::SETTLES_WITHIN)),
-        );
+        banner.push(rx.recv_timeout(left).unwrap_or_else(|_| {
+            panic!(
+                "no banner within {:?}: {banner:?}",
+                crate::common::SETTLES_WITHIN
+            )
+        }));
     }
     let ready = started.elapsed();
     eprintln!("relay up ready in {} ms", ready.as_millis());

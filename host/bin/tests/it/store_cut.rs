@@ -1,10 +1,14 @@
-//! The store refuses the journal write that follows each broadcast (a
-//! SQLite trigger aborts every `sent` write, as a database that went away
-//! between the broadcast and its record would): the transaction is out,
-//! its record is not. No route is failed or refunded for it: each resumes
-//! from its journal, which asks the chain first, and finishes once —
-//! every permit pulled once, every payout made once, a refund owed paid
-//! once and recorded.
+//! The store goes away mid-route, made to by SQLite triggers on the host's
+//! own database (as a database restart would):
+//!
+//! - it refuses the journal write that follows each broadcast: the
+//!   transaction is out, its record is not;
+//! - it refuses a write of a route that waits on its bridge (its lease
+//!   renewal), once.
+//!
+//! No route is failed or refunded for it: each resumes from its journal,
+//! which asks the chain first, and finishes once — every permit pulled
+//! once, every payout made once, a refund owed paid once and recorded.
 
 use crate::common;
 
@@ -19,8 +23,23 @@ const DST: u64 = 42161;
 const AMOUNT: u64 = 7_000_000;
 
 /// Makes every journal write of a broadcast transaction fail.
-const CUT: &str = "CREATE TRIGGER journal_cut BEFORE UPDATE OF state ON tx_journal \
+const JOURNAL_CUT: &str = "CREATE TRIGGER journal_cut BEFORE UPDATE OF state ON tx_journal \
                    WHEN NEW.state = 'sent' BEGIN SELECT RAISE(ABORT, 'the store went away'); END";
+
+/// Makes the second lease renewal of a route that waits on its bridge (its
+/// next step `await-upstream`; a renewal leaves the version as it was)
+/// fail: the first is the executor's as it takes up the step, the second
+/// is the wait's own, between two looks at the bridge. `RAISE(FAIL)`
+/// keeps the trigger's count of renewals.
+const CUT_THE_WAIT: [&str; 3] = [
+    "CREATE TABLE waiting_renewals (n INTEGER NOT NULL)",
+    "INSERT INTO waiting_renewals VALUES (0)",
+    "CREATE TRIGGER route_cut BEFORE UPDATE ON routes \
+     WHEN NEW.version = OLD.version AND json_extract(NEW.body, \
+     '$.plan.steps[' || json_extract(NEW.body, '$.nextStep') || '].action') = 'await-upstream' \
+     BEGIN UPDATE waiting_renewals SET n = n + 1; \
+     SELECT RAISE(FAIL, 'the store went away') WHERE (SELECT n FROM waiting_renewals) = 2; END",
+];
 
 fn body(devnet: &Devnet, rail: &str, nonce: u64) -> Value {
     let mut b = permit_body(devnet, (SRC, DST), AMOUNT, nonce);
@@ -28,29 +47,61 @@ fn body(devnet: &Devnet, rail: &str, nonce: u64) -> Value {
     b
 }
 
+/// A devnet, its simulators and a `relay serve` over them resuming every
+/// half second, with a connection to the host's database.
+struct Cut {
+    devnet: Devnet,
+    sims: relay_simulators::Simulators,
+    base: String,
+    db: sqlx::SqlitePool,
+    host: common::HostProcess,
+    _dir: tempfile::TempDir,
+}
+
+impl Cut {
+    async fn start() -> Self {
+        let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
+            .await
+            .unwrap();
+        let sims = relay_simulators::Simulators::start(&devnet).await.unwrap();
+        approve_permit2(&devnet, SRC, 1).await;
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port();
+        common::write_host_config(&devnet, &sims, dir.path(), port, |c| {
+            c.execution.resume_interval_ms = 500;
+        });
+        let base = format!("http://127.0.0.1:{port}");
+        let host = spawn_host(dir.path());
+        wait_ready(&base).await;
+        let db = format!(
+            "sqlite://{}",
+            relay_fixtures::data_dir(&dir.path().join("data"))
+                .join("relay.db")
+                .display()
+        );
+        let db = sqlx::SqlitePool::connect(&db).await.unwrap();
+        Cut {
+            devnet,
+            sims,
+            base,
+            db,
+            host,
+            _dir: dir,
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_journal_write_lost_after_the_broadcast_neither_fails_nor_refunds_the_route() {
-    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
-        .await
-        .unwrap();
-    let sims = relay_simulators::Simulators::start(&devnet).await.unwrap();
-    approve_permit2(&devnet, SRC, 1).await;
-    let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    common::write_host_config(&devnet, &sims, dir.path(), port, |c| {
-        c.execution.resume_interval_ms = 500;
-    });
-    let base = format!("http://127.0.0.1:{port}");
-    let mut host = spawn_host(dir.path());
-    wait_ready(&base).await;
-    let db = format!(
-        "sqlite://{}",
-        relay_fixtures::data_dir(&dir.path().join("data"))
-            .join("relay.db")
-            .display()
-    );
-    let cut = sqlx::SqlitePool::connect(&db).await.unwrap();
-    sqlx::query(CUT).execute(&cut).await.unwrap();
+    let Cut {
+        devnet,
+        sims,
+        base,
+        db,
+        mut host,
+        _dir,
+    } = Cut::start().await;
+    sqlx::query(JOURNAL_CUT).execute(&db).await.unwrap();
 
     // Delivered: the float lane (the relayer pays out) and LI.FI (the
     // upstream does).
@@ -76,6 +127,45 @@ async fn a_journal_write_lost_after_the_broadcast_neither_fails_nor_refunds_the_
     assert!(refund_tx.is_some_and(|t| t.starts_with("0x")), "{failed}");
     let gas: U256 = failed["gasFee"].as_str().unwrap().parse().unwrap();
     books.assert_moved(&devnet, gas, U256::ZERO).await;
+
+    host.kill().unwrap();
+    host.wait().unwrap();
+    devnet.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_route_whose_store_goes_away_while_it_waits_on_the_bridge_is_paid_once_and_not_refunded()
+{
+    let Cut {
+        devnet,
+        sims,
+        base,
+        db,
+        mut host,
+        _dir,
+    } = Cut::start().await;
+    for q in CUT_THE_WAIT {
+        sqlx::query(q).execute(&db).await.unwrap();
+    }
+    // The bridge holds the deposit a while: the route waits on it.
+    sims.set_faults(
+        Upstream::Lifi,
+        FaultConfig {
+            settle_delay_ms: 3_000,
+            ..FaultConfig::default()
+        },
+    );
+    let books = common::UsdcBooks::open(&devnet, (SRC, DST), keys::anvil_address(1)).await;
+    let id = common::submit_keyed(&base, &body(&devnet, "lifi", 820), "cut-wait").await;
+    let delivered = common::all_done(&base, &[id.expect("accepted")]).await;
+    books
+        .assert_moved(&devnet, U256::from(AMOUNT), delivered)
+        .await;
+    let (renewals,): (i64,) = sqlx::query_as("SELECT n FROM waiting_renewals")
+        .fetch_one(&db)
+        .await
+        .unwrap();
+    assert!(renewals >= 2, "the store went away while the route waited");
 
     host.kill().unwrap();
     host.wait().unwrap();
