@@ -25,8 +25,9 @@
 //!   are held per bitmap; past it an intent is handed a random 64-bit
 //!   nonce (a fresh bitmap word: ~17k gas more for that route) — nobody
 //!   can push an owner's low nonces more than the cap up, nor lock the
-//!   owner out, and two intents of this host never share a nonce (the
-//!   later route's router call would revert on chain, at the relayer's
+//!   owner out, and two intents of this host — of any of its replicas:
+//!   each nonce is held in the store too — never share a nonce (the later
+//!   route's router call would revert on chain, at the relayer's
 //!   expense);
 //! - per requester (the caller's IP, as the rate limiter counts it), at
 //!   most `limits.intents_per_ip` (16) open intents
@@ -307,9 +308,9 @@ impl ExecuteService {
     /// (a warm write, not a fresh slot, ~17k gas less). The search starts
     /// at the lowest word this host has not seen full (bits never clear)
     /// and reads at most [`NONCE_WORDS_READ`] words; a random 64-bit nonce
-    /// when those are taken or unreadable. Replicas do not share
-    /// reservations: two replicas may hand out one nonce, and the later
-    /// execute answers `NONCE_USED` (prepare again).
+    /// when those are taken or unreadable. Each nonce handed out is also
+    /// held in the store ([`ExecuteService::hold_shared`]), so replicas
+    /// never hand out one nonce twice either.
     async fn fresh_nonce(&self, chain: u64, contract: Address, owner: Address, id: &str) -> U256 {
         let until = self.d.clock.now_ms() + self.d.config.execution.intent_ttl_secs * 1000;
         let cap = self.d.config.limits.intent_nonces_per_owner;
@@ -318,7 +319,7 @@ impl ExecuteService {
         // past the cap no word is read: a random nonce below, never a held one
         let under_cap = self.reserved.held(key, self.d.clock.now_ms()) < cap;
         let words = if under_cap { NONCE_WORDS_READ } else { 0 };
-        for word in first..first.saturating_add(words) {
+        'words: for word in first..first.saturating_add(words) {
             let Ok(bitmap) = self
                 .d
                 .reader
@@ -327,11 +328,16 @@ impl ExecuteService {
             else {
                 break;
             };
-            if let Some(n) = self
-                .reserved
-                .take(key, word, bitmap, (self.d.clock.now_ms(), until))
+            while let Some(n) =
+                self.reserved
+                    .take(key, word, bitmap, (self.d.clock.now_ms(), until))
             {
-                return n;
+                match self.hold_shared(key, n, id, until).await {
+                    Some(true) => return n,
+                    // another replica's open intent holds it: the next bit
+                    Some(false) => continue,
+                    None => break 'words,
+                }
             }
         }
         let mut h = Sha256::new();
@@ -339,6 +345,32 @@ impl ExecuteService {
         h.update(self.d.clock.now_ms().to_be_bytes());
         let d = h.finalize();
         U256::from(u64::from_be_bytes(d[..8].try_into().expect("8 bytes")))
+    }
+
+    /// Holds nonce `n` of `key` for intent `id` in the store until `until`
+    /// (a place of kind `intent-nonce`, one per nonce), so that no other
+    /// replica's intent is handed it: two would each pass their checks
+    /// while neither is mined, and the later transaction would revert on
+    /// chain at the relayer's expense. `Some(false)` when another intent
+    /// holds it; `None` when the store does not answer (the caller falls
+    /// back to a random nonce).
+    async fn hold_shared(&self, key: NonceOwner, n: U256, id: &str, until: u64) -> Option<bool> {
+        let (chain, contract, owner) = key;
+        let nonce = format!("{chain}:{contract:#x}:{owner:#x}:{n}");
+        let place = format!("{id}:{contract:#x}");
+        let now = self.d.clock.now_ms();
+        match self
+            .d
+            .store
+            .take_place(("intent-nonce", &nonce, &place), (now, until), 1)
+            .await
+        {
+            Ok(held) => Some(held.is_ok()),
+            Err(e) => {
+                tracing::warn!(error = %e, "an intent's nonce could not be held in the store; a random one instead");
+                None
+            }
+        }
     }
 
     /// Whether `requester` (the caller's IP, as the rate limiter counts

@@ -199,3 +199,44 @@ async fn two_tasks_of_one_replica_reaching_for_one_route_pay_once() {
     );
     devnet.stop();
 }
+
+/// Two replicas on one Postgres preparing router intents for one owner at
+/// once hand out distinct Permit2 nonces: each nonce an intent gets is
+/// held in the store, not only in the replica that chose it. (Held per
+/// replica, the later of two routes with one nonce passed its checks while
+/// the earlier was unmined and reverted on chain, at the relayer's
+/// expense — the soak caught it.)
+#[tokio::test(flavor = "multi_thread")]
+async fn two_replicas_preparing_intents_for_one_owner_never_share_a_nonce() {
+    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
+        .await
+        .unwrap();
+    let db = relay_fixtures::postgres_database();
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let tweak = |c: &mut relay_config::HostConfig| c.database_url = Some(db.clone());
+    let hosts = [
+        serve(&devnet, dirs[0].path(), tweak).await,
+        serve(&devnet, dirs[1].path(), tweak).await,
+    ];
+    let owner = crate::router::fresh_wallet(&devnet, "durable-intent-nonces").await;
+    let body = serde_json::json!({
+        "fromChain": SRC, "toChain": DST, "fromToken": "USDC", "toToken": "USDC",
+        "amount": "5000000", "fromAddress": owner.address(),
+        "toAddress": keys::seeded_signer("durable-intent-recipient").address(),
+    });
+    let prepares = (0..8).map(|i| {
+        let (base, body) = (hosts[i % 2].base.clone(), body.clone());
+        async move { post(&base, "/api/route/intent", &body, &[]).await }
+    });
+    let mut nonces = std::collections::BTreeSet::new();
+    for (status, text) in futures::future::join_all(prepares).await {
+        assert_eq!(status, 200, "{text}");
+        let answer: Value = serde_json::from_str(&text).unwrap();
+        assert!(
+            nonces.insert(crate::router::witness_nonce(&answer)),
+            "a nonce handed out twice: {nonces:?}"
+        );
+    }
+    drop(hosts);
+    devnet.stop();
+}

@@ -647,7 +647,7 @@ async fn a_client_no_one_here_wrote_signs_every_form_with_viem() {
 }
 
 /// The permit2-witness nonce an intent answer (as served) hands out.
-fn witness_nonce(answer: &Value) -> U256 {
+pub(crate) fn witness_nonce(answer: &Value) -> U256 {
     num(&answer["forms"]["permit2Witness"]["submitBody"]["permit2"]["nonce"])
 }
 
