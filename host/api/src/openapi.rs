@@ -5,7 +5,8 @@
 //! the router registers them ([`utoipa_axum::router::OpenApiRouter`]): a
 //! path is in the document exactly when it is served through it. The
 //! `errorCode` enum of [`ErrorBody`] is filled from the [`ErrorCode`] table,
-//! so the document cannot miss a code.
+//! so the document cannot miss a code, and the [`links`] between the
+//! operations (OpenAPI Link Objects on their 200 answers) are written in.
 
 use std::sync::OnceLock;
 
@@ -16,6 +17,8 @@ use utoipa::OpenApi;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub use super::error::ErrorBody;
+
+pub mod links;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -49,12 +52,14 @@ pub fn base() -> utoipa::openapi::OpenApi {
 
 static DOCUMENT: OnceLock<Value> = OnceLock::new();
 
-/// Completes the collected document (the `errorCode` enum from the table)
-/// and keeps it for the two routes below.
+/// Completes the collected document (the `errorCode` enum from the table,
+/// the [`links`] between operations) and keeps it for the two routes
+/// below.
 pub fn finish(doc: utoipa::openapi::OpenApi) -> Value {
     let mut v = serde_json::to_value(&doc).unwrap_or_default();
     let codes: Vec<&str> = crate::error_codes().iter().map(|c| c.as_str()).collect();
     v["components"]["schemas"]["ErrorBody"]["properties"]["errorCode"]["enum"] = codes.into();
+    links::apply(&mut v);
     DOCUMENT.get_or_init(|| v.clone());
     v
 }

@@ -1,8 +1,8 @@
 //! `/api/openapi.json` describes exactly what the router serves: every
 //! path the host serves is in the document (the list below is the spec's
 //! §4.1–4.3 plus the host's own), every operation the document lists
-//! answers on the live host (never the router's own 404), and `/api/docs`
-//! renders it.
+//! answers on the live host (never the router's own 404), every link
+//! between operations resolves, and `/api/docs` renders it.
 
 use crate::common;
 use common::serve;
@@ -148,6 +148,12 @@ async fn every_served_path_is_documented_and_every_documented_operation_is_serve
     let client = crate::common::http();
     let (_, doc) = crate::common::get(&format!("{}/api/openapi.json", h.base)).await;
     assert_eq!(doc["openapi"], "3.1.0");
+    // every link between operations names operations, parameters and
+    // fields the document has (host/api/src/openapi/links.rs)
+    assert_eq!(
+        relay_api::openapi::links::dangling(&doc),
+        Vec::<String>::new()
+    );
     let paths = doc["paths"].as_object().expect("paths");
     for (method, path) in SERVED {
         let op = &doc["paths"][path][method];
