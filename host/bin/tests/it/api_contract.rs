@@ -72,46 +72,34 @@ async fn schemathesis_finds_no_server_error_and_no_schema_violation() {
     let dir = tempfile::tempdir().unwrap();
     let h = serve(&devnet, dir.path(), |c| c.limits.enabled = false).await;
     let report = dir.path().join("junit.xml");
-    let run = tokio::process::Command::new(&st)
-        .args([
-            "run",
-            &format!("{}/api/openapi.json", h.base),
-            "--url",
-            &h.base,
-            "--checks",
-            "not_a_server_error,response_schema_conformance,content_type_conformance",
-            "--phases",
-            "examples,coverage,fuzzing",
-            "--max-examples",
-            "50",
-            "--workers",
-            "2",
-            "--request-timeout",
-            "20",
-            "--seed",
-            "1",
-            "--no-color",
-            "--report",
-            "junit",
-            "--report-junit-path",
-        ])
-        .arg(&report)
-        // the binary media types the API reads (conformance/tools/schemathesis_hooks.py)
-        .env("SCHEMATHESIS_HOOKS", "schemathesis_hooks")
-        .env("PYTHONPATH", hooks_dir())
-        .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .output();
-    let out = tokio::time::timeout(Duration::from_secs(900), run)
-        .await
-        .expect("schemathesis finished within 15 minutes")
-        .expect("schemathesis runs");
-    let text = format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "schemathesis failed:\n{text}");
+    let mut run = tokio::process::Command::new(&st);
+    run.args([
+        "run",
+        &format!("{}/api/openapi.json", h.base),
+        "--url",
+        &h.base,
+        "--checks",
+        "not_a_server_error,response_schema_conformance,content_type_conformance",
+        "--phases",
+        "examples,coverage,fuzzing",
+        "--max-examples",
+        "50",
+        "--workers",
+        "2",
+        "--request-timeout",
+        "20",
+        "--seed",
+        "1",
+        "--no-color",
+        "--report",
+        "junit",
+        "--report-junit-path",
+    ])
+    .arg(&report)
+    // the binary media types the API reads (conformance/tools/schemathesis_hooks.py)
+    .env("SCHEMATHESIS_HOOKS", "schemathesis_hooks")
+    .env("PYTHONPATH", hooks_dir());
+    let text = passed(run, Duration::from_secs(900)).await;
     let junit = std::fs::read_to_string(&report).expect("a junit report");
     let cases = junit.matches("<testcase").count();
     assert!(
@@ -215,7 +203,8 @@ async fn schemathesis_follows_the_links_between_operations() {
     );
     std::fs::write(dir.path().join("schemathesis.toml"), config).unwrap();
     let report = dir.path().join("stateful.ndjson");
-    let run = tokio::process::Command::new(&st)
+    let mut run = tokio::process::Command::new(&st);
+    run
         .arg("--config-file")
         .arg(dir.path().join("schemathesis.toml"))
         .args([
@@ -250,19 +239,8 @@ async fn schemathesis_follows_the_links_between_operations() {
         .env("RELAY_STATEFUL_SEEDS", seeds.to_string())
         // its caches (.schemathesis, .hypothesis) stay in the temporary directory
         .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .output();
-    let out = tokio::time::timeout(Duration::from_secs(600), run)
-        .await
-        .expect("schemathesis finished within 10 minutes")
-        .expect("schemathesis runs");
-    let text = format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "schemathesis failed:\n{text}");
+        ;
+    let text = passed(run, Duration::from_secs(600)).await;
     let report = std::fs::read_to_string(&report).expect("an NDJSON report");
     let f = followed(&report);
     let n = links::LINKS.len() as u64;
@@ -304,4 +282,21 @@ fn the_links_followed_are_read_from_the_report() {
         f.links.into_iter().collect::<Vec<_>>(),
         vec![("POST /x -> [200] y -> GET /y".to_string(), 1)]
     );
+}
+
+/// Runs schemathesis as `run` is set up, for at most `within`: its output
+/// (stdout, then stderr), once it passed.
+async fn passed(mut run: tokio::process::Command, within: Duration) -> String {
+    let out = run.stdin(Stdio::null()).kill_on_drop(true).output();
+    let out = tokio::time::timeout(within, out)
+        .await
+        .unwrap_or_else(|_| panic!("schemathesis finished within {within:?}"))
+        .expect("schemathesis runs");
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "schemathesis failed:\n{text}");
+    text
 }

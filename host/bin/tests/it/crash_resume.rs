@@ -15,8 +15,8 @@ use crate::common;
 use std::time::{Duration, Instant};
 
 use alloy::primitives::U256;
-use common::{approve_permit2, free_port, get, permit_body, spawn_host, wait_ready};
-use relay_devnet::{keys, Devnet, DevnetConfig};
+use common::{get, permit_body, spawn_host, wait_ready};
+use relay_devnet::{keys, Devnet};
 use serde_json::{json, Value};
 
 const SRC: u64 = 8453;
@@ -53,15 +53,12 @@ fn body(devnet: &Devnet, i: u64) -> Value {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn kill_9_during_a_batch_loses_nothing_and_pays_once() {
-    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
-        .await
-        .unwrap();
-    let sims = relay_simulators::Simulators::start(&devnet).await.unwrap();
-    approve_permit2(&devnet, SRC, 1).await;
-    let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    common::write_host_config(&devnet, &sims, dir.path(), port, |_| {});
-    let base = format!("http://127.0.0.1:{port}");
+    let common::HostSetup {
+        devnet,
+        sims: _sims,
+        dir,
+        base,
+    } = common::HostSetup::new((SRC, DST), |_| {}).await;
     let books = common::UsdcBooks::open(&devnet, (SRC, DST), keys::anvil_address(1)).await;
     let seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -13,8 +13,8 @@
 use crate::common;
 
 use alloy::primitives::U256;
-use common::{approve_permit2, free_port, permit_body, spawn_host, until_terminal, wait_ready};
-use relay_devnet::{keys, Devnet, DevnetConfig};
+use common::{permit_body, spawn_host, until_terminal, wait_ready};
+use relay_devnet::{keys, Devnet};
 use relay_simulators::{FaultConfig, FaultMode, Upstream};
 use serde_json::{json, Value};
 
@@ -50,102 +50,75 @@ fn body(devnet: &Devnet, rail: &str, nonce: u64) -> Value {
 /// A devnet, its simulators and a `relay serve` over them resuming every
 /// half second, with a connection to the host's database.
 struct Cut {
-    devnet: Devnet,
-    sims: relay_simulators::Simulators,
-    base: String,
+    setup: common::HostSetup,
     db: sqlx::SqlitePool,
-    host: common::HostProcess,
-    _dir: tempfile::TempDir,
+    _host: common::HostProcess,
 }
 
 impl Cut {
     async fn start() -> Self {
-        let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
-            .await
-            .unwrap();
-        let sims = relay_simulators::Simulators::start(&devnet).await.unwrap();
-        approve_permit2(&devnet, SRC, 1).await;
-        let dir = tempfile::tempdir().unwrap();
-        let port = free_port();
-        common::write_host_config(&devnet, &sims, dir.path(), port, |c| {
+        let setup = common::HostSetup::new((SRC, DST), |c| {
             c.execution.resume_interval_ms = 500;
-        });
-        let base = format!("http://127.0.0.1:{port}");
-        let host = spawn_host(dir.path());
-        wait_ready(&base).await;
+        })
+        .await;
+        let host = spawn_host(setup.dir.path());
+        wait_ready(&setup.base).await;
         let db = format!(
             "sqlite://{}",
-            relay_fixtures::data_dir(&dir.path().join("data"))
+            relay_fixtures::data_dir(&setup.dir.path().join("data"))
                 .join("relay.db")
                 .display()
         );
         let db = sqlx::SqlitePool::connect(&db).await.unwrap();
         Cut {
-            devnet,
-            sims,
-            base,
+            setup,
             db,
-            host,
-            _dir: dir,
+            _host: host,
         }
     }
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_journal_write_lost_after_the_broadcast_neither_fails_nor_refunds_the_route() {
-    let Cut {
-        devnet,
-        sims,
-        base,
-        db,
-        mut host,
-        _dir,
-    } = Cut::start().await;
-    sqlx::query(JOURNAL_CUT).execute(&db).await.unwrap();
+    let cut = Cut::start().await;
+    let (devnet, sims, base, db) = (&cut.setup.devnet, &cut.setup.sims, &cut.setup.base, &cut.db);
+    sqlx::query(JOURNAL_CUT).execute(db).await.unwrap();
 
     // Delivered: the float lane (the relayer pays out) and LI.FI (the
     // upstream does).
-    let books = common::UsdcBooks::open(&devnet, (SRC, DST), keys::anvil_address(1)).await;
+    let books = common::UsdcBooks::open(devnet, (SRC, DST), keys::anvil_address(1)).await;
     let mut ids = Vec::new();
     for (i, rail) in ["floatlane", "lifi"].into_iter().enumerate() {
         let key = format!("cut-{rail}");
-        let id = common::submit_keyed(&base, &body(&devnet, rail, 800 + i as u64), &key).await;
+        let id = common::submit_keyed(base, &body(devnet, rail, 800 + i as u64), &key).await;
         ids.push(id.expect("accepted"));
     }
-    let delivered = common::all_done(&base, &ids).await;
+    let delivered = common::all_done(base, &ids).await;
     books
-        .assert_moved(&devnet, U256::from(2 * AMOUNT), delivered)
+        .assert_moved(devnet, U256::from(2 * AMOUNT), delivered)
         .await;
 
     // Failed by the upstream after the deposit: refunded once, on record.
     sims.set_faults(Upstream::Lifi, FaultConfig::mode(FaultMode::AcceptThenFail));
-    let books = common::UsdcBooks::open(&devnet, (SRC, DST), keys::anvil_address(1)).await;
-    let id = common::submit_keyed(&base, &body(&devnet, "lifi", 810), "cut-refund").await;
-    let failed = until_terminal(&base, &id.expect("accepted")).await;
+    let books = common::UsdcBooks::open(devnet, (SRC, DST), keys::anvil_address(1)).await;
+    let id = common::submit_keyed(base, &body(devnet, "lifi", 810), "cut-refund").await;
+    let failed = until_terminal(base, &id.expect("accepted")).await;
     assert_eq!(failed["status"], "FAILED", "{failed}");
     let refund_tx = failed["failure"]["refundTx"].as_str();
     assert!(refund_tx.is_some_and(|t| t.starts_with("0x")), "{failed}");
     let gas: U256 = failed["gasFee"].as_str().unwrap().parse().unwrap();
-    books.assert_moved(&devnet, gas, U256::ZERO).await;
+    books.assert_moved(devnet, gas, U256::ZERO).await;
 
-    host.kill().unwrap();
-    host.wait().unwrap();
-    devnet.stop();
+    cut.setup.devnet.stop();
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_route_whose_store_goes_away_while_it_waits_on_the_bridge_is_paid_once_and_not_refunded()
 {
-    let Cut {
-        devnet,
-        sims,
-        base,
-        db,
-        mut host,
-        _dir,
-    } = Cut::start().await;
+    let cut = Cut::start().await;
+    let (devnet, sims, base, db) = (&cut.setup.devnet, &cut.setup.sims, &cut.setup.base, &cut.db);
     for q in CUT_THE_WAIT {
-        sqlx::query(q).execute(&db).await.unwrap();
+        sqlx::query(q).execute(db).await.unwrap();
     }
     // The bridge holds the deposit a while: the route waits on it.
     sims.set_faults(
@@ -155,19 +128,17 @@ async fn a_route_whose_store_goes_away_while_it_waits_on_the_bridge_is_paid_once
             ..FaultConfig::default()
         },
     );
-    let books = common::UsdcBooks::open(&devnet, (SRC, DST), keys::anvil_address(1)).await;
-    let id = common::submit_keyed(&base, &body(&devnet, "lifi", 820), "cut-wait").await;
-    let delivered = common::all_done(&base, &[id.expect("accepted")]).await;
+    let books = common::UsdcBooks::open(devnet, (SRC, DST), keys::anvil_address(1)).await;
+    let id = common::submit_keyed(base, &body(devnet, "lifi", 820), "cut-wait").await;
+    let delivered = common::all_done(base, &[id.expect("accepted")]).await;
     books
-        .assert_moved(&devnet, U256::from(AMOUNT), delivered)
+        .assert_moved(devnet, U256::from(AMOUNT), delivered)
         .await;
     let (renewals,): (i64,) = sqlx::query_as("SELECT n FROM waiting_renewals")
-        .fetch_one(&db)
+        .fetch_one(db)
         .await
         .unwrap();
     assert!(renewals >= 2, "the store went away while the route waited");
 
-    host.kill().unwrap();
-    host.wait().unwrap();
-    devnet.stop();
+    cut.setup.devnet.stop();
 }

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use relay_config::HostConfig;
-use relay_devnet::Devnet;
+use relay_devnet::{Devnet, DevnetConfig};
 use relay_host::devnet::{host_config, point_rails_at, serve_on_loopback_at, ServedHost};
 use relay_simulators::Simulators;
 use relay_types::{Clock as _, SystemClock};
@@ -288,6 +288,42 @@ impl UsdcBooks {
             paid,
             "each payout made exactly once"
         );
+    }
+}
+
+/// A devnet of `(src, dst)`, its upstream simulators, anvil account 1's
+/// USDC approved to Permit2 on `src`, and a `relay serve` configuration
+/// over them in a fresh directory: for a test that starts, kills and
+/// restarts the host process itself ([`spawn_host`]).
+pub struct HostSetup {
+    /// The chains.
+    pub devnet: Devnet,
+    /// The upstream simulators.
+    pub sims: Simulators,
+    /// Holds `relay.toml` and the data directory.
+    pub dir: tempfile::TempDir,
+    /// Where the host listens once started.
+    pub base: String,
+}
+
+impl HostSetup {
+    /// Starts the chains and simulators and writes the configuration,
+    /// `tweak`ed.
+    pub async fn new((src, dst): (u64, u64), tweak: impl FnOnce(&mut HostConfig)) -> Self {
+        let devnet = Devnet::start(DevnetConfig::with_chains([src, dst]))
+            .await
+            .unwrap();
+        let sims = Simulators::start(&devnet).await.unwrap();
+        approve_permit2(&devnet, src, 1).await;
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port();
+        write_host_config(&devnet, &sims, dir.path(), port, tweak);
+        HostSetup {
+            devnet,
+            sims,
+            dir,
+            base: format!("http://127.0.0.1:{port}"),
+        }
     }
 }
 
