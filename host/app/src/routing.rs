@@ -18,7 +18,7 @@ use relay_engine::{
     health::HealthCache,
     mesh::MeshInputs,
     oracle::PriceBook,
-    quote::{candidates, QuoteOutcome, Quoter},
+    quote::{candidates, resting, NoRoute, QuoteOutcome, Quoter},
     quotebook::QuoteBook,
     route::RouteAsk,
 };
@@ -66,6 +66,9 @@ pub enum RoutingError {
     /// No enabled, healthy rail serves the lane (the message names it).
     #[error("{0}")]
     Unroutable(String),
+    /// The rails that serve the lane are all out for now (health, quarantine).
+    #[error("{0}")]
+    Resting(String),
     /// The operator switches could not be read.
     #[error("store: {0}")]
     Store(String),
@@ -154,14 +157,32 @@ impl Routing {
     /// [`RoutingError::Unroutable`] when no rail serves the lane.
     #[tracing::instrument(skip_all, fields(lane = %format!("{}->{}", ask.from_chain, ask.to_chain)))]
     pub async fn quote(&self, ask: &RouteAsk) -> Result<QuoteOutcome, RoutingError> {
-        let found = self.with_mesh(|i| candidates(i, ask)).await?;
+        let (found, resting) = self
+            .with_mesh(|i| (candidates(i, ask), resting(i, ask)))
+            .await?;
+        if found.is_empty() && !resting.is_empty() {
+            let why: Vec<String> = resting
+                .iter()
+                .map(|(r, why)| format!("{r}: {why}"))
+                .collect();
+            return Err(RoutingError::Resting(format!(
+                "every rail that routes {} from {} to {} {} is unavailable now ({}); ask again shortly",
+                ask.from_token.symbol,
+                ask.from_chain,
+                ask.to_chain,
+                ask.to_token.symbol,
+                why.join("; ")
+            )));
+        }
         if found.is_empty() {
             return Err(RoutingError::Unroutable(format!(
                 "no enabled, healthy rail routes {} from {} to {} {}",
                 ask.from_token.symbol, ask.from_chain, ask.to_chain, ask.to_token.symbol
             )));
         }
-        Ok(self.quoter.quote(found, ask).await)
+        let mut outcome = self.quoter.quote(found, ask).await;
+        outcome.resting = resting;
+        Ok(outcome)
     }
 
     /// Quotes `ask` and finds the answer an execute would use (optionally
@@ -182,6 +203,7 @@ impl QuoteSource for Routing {
     async fn quote(&self, ask: &RouteAsk) -> Result<QuoteOutcome, ExecuteError> {
         Routing::quote(self, ask).await.map_err(|e| match e {
             RoutingError::Unroutable(m) => ExecuteError::Unroutable(m),
+            RoutingError::Resting(m) => ExecuteError::NoRoute(Some(NoRoute::Unavailable(m))),
             RoutingError::Store(m) => ExecuteError::Store(m),
         })
     }
@@ -193,6 +215,7 @@ impl From<RoutingError> for relay_errors::ApiError {
         match e {
             RoutingError::Unroutable(m) => ApiError::new(ErrorCode::UnroutableLane, m)
                 .suggest("see GET /api/route/chains for the lanes this host serves"),
+            RoutingError::Resting(m) => ApiError::new(ErrorCode::RailsUnavailable, m),
             RoutingError::Store(m) => ApiError::new(ErrorCode::StoreUnavailable, m),
         }
     }

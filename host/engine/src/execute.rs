@@ -531,6 +531,7 @@ pub(crate) mod tests {
             },
             results,
             deadline_ms: 8_000,
+            resting: Vec::new(),
         }
     }
 

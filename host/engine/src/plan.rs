@@ -42,7 +42,10 @@ pub enum Unusable {
 /// The index in `outcome.results` of the answer execute would use.
 pub fn executable(outcome: &QuoteOutcome, rail: Option<&str>) -> Result<usize, Unusable> {
     if let Some(want) = rail.filter(|w| !outcome.results.iter().any(|r| r.rail == *w)) {
-        return Err(Unusable::RailNotServing(want.to_string()));
+        return Err(match outcome.named_rail_resting(want) {
+            Some(resting) => Unusable::NoRoute(resting),
+            None => Unusable::RailNotServing(want.to_string()),
+        });
     }
     let wanted = |r: &&super::quote::RailResult| rail.is_none_or(|w| r.rail == w);
     let found = outcome

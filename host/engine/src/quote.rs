@@ -107,6 +107,35 @@ pub fn candidates(i: &MeshInputs<'_>, ask: &RouteAsk) -> Vec<Candidate> {
         .collect()
 }
 
+/// The rails that serve `ask`'s lane — enabled, the lane executable and
+/// switched on — but are out of [`candidates`] for now, each with why (its
+/// health check fails, or it is quarantined): a request naming one of
+/// them meets a rail that is unavailable, not a lane it does not route,
+/// and asking again may help.
+pub fn resting(i: &MeshInputs<'_>, ask: &RouteAsk) -> Vec<(String, String)> {
+    if !i.node_usable(&ask.from_chain) || !i.node_usable(&ask.to_chain) {
+        return Vec::new();
+    }
+    let asset = ask.from_token.symbol.as_str();
+    i.snap
+        .active()
+        .filter(|r| i.state.rail_enabled(r.id()))
+        .filter_map(|r| {
+            let cov = r
+                .manifest()
+                .lane_for(&ask.from_chain, &ask.to_chain, asset)?;
+            let on = cov.executable && i.state.lane_execute_ready(r.id(), &cov.lane, true);
+            let why = match (r.quarantined(), i.health.rail_up(r.id())) {
+                _ if !on => return None,
+                (Some(q), _) => format!("quarantined: {q}"),
+                (None, false) => "its health check fails".to_string(),
+                (None, true) => return None,
+            };
+            Some((r.id().to_string(), why))
+        })
+        .collect()
+}
+
 /// Why a rail has no usable price.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum Silence {
@@ -253,6 +282,9 @@ pub struct QuoteOutcome {
     pub results: Vec<RailResult>,
     /// The fan-out deadline, ms.
     pub deadline_ms: u64,
+    /// Rails that serve the lane but are out for now, with why
+    /// ([`resting`]); set by the caller that found the candidates.
+    pub resting: Vec<(String, String)>,
 }
 
 /// Why a quote has no route at all.
@@ -271,6 +303,26 @@ pub enum NoRoute {
 }
 
 impl QuoteOutcome {
+    /// Why rail `id`, absent from the results, is out for now, when it
+    /// serves the lane ([`resting`]).
+    pub fn resting_reason(&self, id: &str) -> Option<&str> {
+        self.resting
+            .iter()
+            .find(|(rail, _)| rail == id)
+            .map(|(_, why)| why.as_str())
+    }
+
+    /// What answers a request naming rail `want`, absent from the
+    /// results: unavailable for now when it serves the lane but rests
+    /// (retryable), else `None` (it does not serve the lane).
+    pub fn named_rail_resting(&self, want: &str) -> Option<NoRoute> {
+        self.resting_reason(want).map(|why| {
+            NoRoute::Unavailable(format!(
+                "rail {want:?} serves this lane but is unavailable now ({why}); ask again shortly, or name no rail"
+            ))
+        })
+    }
+
     /// The winner and its price.
     pub fn best(&self) -> Option<(&RailResult, &Priced)> {
         let r = self.results.first()?;
@@ -494,6 +546,7 @@ impl Quoter {
             tier,
             results,
             deadline_ms: self.config.quote.deadline_ms,
+            resting: Vec::new(),
         }
     }
 

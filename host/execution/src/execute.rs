@@ -285,7 +285,10 @@ impl ExecuteService {
         let outcome = quotes.quote(&ask.route).await?;
         if let Some(want) = ask.rail.as_deref() {
             if !outcome.results.iter().any(|r| r.rail == want) {
-                return Err(ExecuteError::RailNotServing(want.to_string()));
+                return Err(match outcome.named_rail_resting(want) {
+                    Some(resting) => ExecuteError::NoRoute(Some(resting)),
+                    None => ExecuteError::RailNotServing(want.to_string()),
+                });
             }
         }
         if outcome.best().is_none() {

@@ -245,3 +245,61 @@ async fn bad_requests_are_typed_and_move_nothing_and_sandbox_and_dry_sign_nothin
     );
     devnet.stop();
 }
+
+/// An execute naming a rail whose upstream is down (its health check
+/// fails, so it rests out of the quotes) answers a retryable 502
+/// `RAILS_UNAVAILABLE` naming the rail and why — not a 404 that tells the
+/// client the lane is not routed — and goes through once it is back.
+#[tokio::test(flavor = "multi_thread")]
+async fn naming_a_rail_whose_upstream_is_down_is_retryable_not_unroutable() {
+    use relay_simulators::{FaultConfig, FaultMode, Upstream};
+    let devnet = Devnet::start(DevnetConfig::with_chains([SRC, DST]))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let h = serve(&devnet, dir.path(), |c| c.runtime.health_ttl_ms = 200).await;
+    approve_permit2(&devnet, SRC, 1).await;
+    h.sims
+        .set_faults(Upstream::Lifi, FaultConfig::mode(FaultMode::Error));
+    let mut body = permit_body(&devnet, 6_000_000, 4_100);
+    body["rail"] = json!("lifi");
+    let mut last = (0, Value::Null);
+    common::wait_up_to(
+        "lifi's health to fail",
+        common::SETTLES_WITHIN,
+        async || {
+            let (status, text) = post(&h.base, &body, &[]).await;
+            last = (status, serde_json::from_str(&text).unwrap_or(Value::Null));
+            last.1["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("unavailable now"))
+        },
+    )
+    .await;
+    let (status, refused) = last;
+    assert_eq!(
+        (
+            status,
+            refused["errorCode"].as_str(),
+            refused["retryable"].as_bool()
+        ),
+        (502, Some("RAILS_UNAVAILABLE"), Some(true)),
+        "{refused}"
+    );
+    assert!(
+        refused["error"].as_str().unwrap().contains("lifi"),
+        "{refused}"
+    );
+
+    h.sims.set_faults(Upstream::Lifi, FaultConfig::default());
+    let mut receipt = Value::Null;
+    common::wait_up_to("lifi back", common::SETTLES_WITHIN, async || {
+        let (status, text) = post(&h.base, &body, &[]).await;
+        receipt = serde_json::from_str(&text).unwrap_or(Value::Null);
+        status == 200
+    })
+    .await;
+    let done = until_done(&h.base, receipt["id"].as_str().unwrap()).await;
+    assert_eq!(done["status"], "DONE", "{done}");
+    devnet.stop();
+}
