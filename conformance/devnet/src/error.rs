@@ -101,6 +101,9 @@ pub enum DevnetError {
         #[source]
         source: Box<alloy::providers::PendingTransactionError>,
     },
+    /// An x402 invoice a client cannot pay (a field missing or malformed).
+    #[error("x402 invoice: {0}")]
+    Invoice(String),
     /// A transaction was mined but reverted.
     #[error("{context}: transaction {tx_hash} reverted")]
     Reverted {

@@ -11,6 +11,9 @@
 //! price rising with block time: [`deploy::deploy_vault`]); plus funded accounts (the relayer and anvil's ten
 //! well-known test accounts). Start it with [`Devnet::start`].
 //!
+//! What clients of the relay sign in its paid flows (sponsorships, x402 payments, yield
+//! spends) is built in [`client`], shared by the integration tests and the soak.
+//!
 //! What it must never do: listen anywhere but 127.0.0.1, reach outside the machine, or hold
 //! a key that is not publicly known ([`keys`] are devnet-only by construction).
 //!
@@ -20,6 +23,7 @@
 
 pub mod anvil;
 pub mod chains;
+pub mod client;
 pub mod contracts;
 pub mod deploy;
 mod error;

@@ -2,14 +2,14 @@
 //! client action — reads (quotes, compares, status, the mesh), executes in
 //! their forms (a Permit2 signature on the float lane and on each
 //! aggregator rail, a router intent signed in one signature), sandbox
-//! routes, route streams, webhooks. A flow that starts a route records it
-//! in the [`World`]'s ledger with the unique amount it pulls and the fresh
-//! address it pays.
+//! routes, route streams, webhooks, and the flows a client pays for
+//! itself (`flows_paid`: sponsorships, yield spends). A flow that starts a
+//! route records it in the [`World`]'s ledger with the unique amount it
+//! pulls and the fresh address it pays.
 
 use std::time::Duration;
 
 use alloy::primitives::{Address, U256};
-use relay_devnet::contracts::{eip712, permit2_domain, sign_typed};
 use serde_json::{json, Value};
 
 use crate::world::{now_secs, Lcg, Started, World, DST, SRC, USERS};
@@ -33,6 +33,8 @@ pub const MIX: &[(&str, u64)] = &[
     ("session", 2),
     ("netting", 2),
     ("batch", 1),
+    ("sponsor", 2),
+    ("yield", 2),
 ];
 
 /// Picks a flow by weight.
@@ -61,6 +63,8 @@ pub async fn run(w: &World, name: &str, rng: &mut Lcg) {
         "session" => crate::flows_more::session(w, rng).await,
         "netting" => crate::flows_more::netting(w, rng).await,
         "batch" => crate::flows_more::batch(w, rng).await,
+        "sponsor" => crate::flows_paid::sponsor(w, rng).await,
+        "yield" => crate::flows_paid::yield_spend(w, rng).await,
         other => match other.strip_prefix("execute:") {
             Some(rail) => execute(w, rng, rail).await,
             None => tracing::warn!(flow = other, "unknown flow"),
@@ -128,25 +132,15 @@ pub fn parties(w: &World, rng: &mut Lcg) -> (usize, u64, Address) {
 
 /// `user`'s Permit2 signature for the relayer over `amount` USDC on SRC.
 fn permit(w: &World, user: usize, amount: u64) -> Value {
-    let owner = relay_devnet::keys::anvil_signer(user);
-    let nonce = (1u64 << 45) + w.next();
-    let deadline = now_secs() + 900;
-    let usdc = w.usdc[&SRC];
-    let msg = eip712::PermitTransferFrom {
-        permitted: eip712::TokenPermissions {
-            token: usdc,
-            amount: U256::from(amount),
-        },
+    relay_devnet::contracts::PermitGrant {
+        chain: SRC,
+        token: w.usdc[&SRC],
+        amount: U256::from(amount),
         spender: w.relayer,
-        nonce: U256::from(nonce),
-        deadline: U256::from(deadline),
-    };
-    let sig = sign_typed(&owner, &msg, &permit2_domain(SRC));
-    json!({
-        "owner": owner.address(), "permitted": {"token": usdc, "amount": amount.to_string()},
-        "nonce": nonce.to_string(), "deadline": deadline.to_string(),
-        "signature": format!("0x{}", hex::encode(sig)),
-    })
+        nonce: U256::from((1u64 << 45) + w.next()),
+        deadline: now_secs() + 900,
+    }
+    .signed_by(&relay_devnet::keys::anvil_signer(user))
 }
 
 /// Sends an execute with an idempotency key until it is answered, as a

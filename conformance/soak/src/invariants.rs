@@ -5,6 +5,7 @@
 //! each webhook message answered 200 exactly once and never delivered
 //! after; no relayer key with a transaction queued behind a missing nonce;
 //! memory and open files flat after warm-up; no 5xx the API does not allow.
+//! The paid flows' (sponsorships, yield spends) are in `invariants_paid`.
 
 use std::{
     collections::BTreeMap,
@@ -42,7 +43,9 @@ pub struct Verdict {
     pub detail: String,
 }
 
-fn verdict(name: &str, broken: &[String], counted: String) -> Verdict {
+/// A verdict named `name`: held when nothing is `broken`, its detail what
+/// was `counted` (or the first few broken).
+pub(crate) fn verdict(name: &str, broken: &[String], counted: String) -> Verdict {
     Verdict {
         name: name.into(),
         held: broken.is_empty(),
@@ -94,13 +97,20 @@ pub fn terminal(statuses: &BTreeMap<String, Value>) -> Verdict {
         .map(|(id, v)| format!("{id} {}", v["status"]))
         .collect();
     let done = statuses.values().filter(|v| v["status"] == "DONE").count();
+    let mut why: BTreeMap<&str, usize> = BTreeMap::new();
+    for v in statuses.values().filter(|v| v["status"] == "FAILED") {
+        *why.entry(v["failure"]["code"].as_str().unwrap_or("?"))
+            .or_default() += 1;
+    }
+    let why: Vec<String> = why.iter().map(|(code, n)| format!("{code} {n}")).collect();
     verdict(
         "every route terminal",
         &broken,
         format!(
-            "{} routes: {done} DONE, {} FAILED",
+            "{} routes: {done} DONE, {} FAILED ({})",
             statuses.len(),
-            statuses.len() - done
+            statuses.len() - done,
+            why.join(", ")
         ),
     )
 }
@@ -110,8 +120,18 @@ async fn transfers(
     chain: u64,
     (from, to): (Option<Address>, Option<Address>),
 ) -> anyhow::Result<Vec<(B256, Address, Address, U256)>> {
+    token_transfers(w, (chain, w.usdc[&chain]), (from, to)).await
+}
+
+/// The ERC-20 `Transfer`s of `token` on `chain` from `from` to `to` (each
+/// when given): transaction, from, to, value.
+pub(crate) async fn token_transfers(
+    w: &World,
+    (chain, token): (u64, Address),
+    (from, to): (Option<Address>, Option<Address>),
+) -> anyhow::Result<Vec<(B256, Address, Address, U256)>> {
     let mut f = Filter::new()
-        .address(w.usdc[&chain])
+        .address(token)
         .event_signature(Transfer::SIGNATURE_HASH)
         .from_block(0u64);
     if let Some(a) = from {

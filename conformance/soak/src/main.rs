@@ -18,7 +18,9 @@ mod cluster;
 mod faults;
 mod flows;
 mod flows_more;
+mod flows_paid;
 mod invariants;
+mod invariants_paid;
 mod proxy;
 mod report;
 mod webhook;
@@ -267,7 +269,8 @@ async fn soak(args: &Args) -> Result<report::Report> {
     targets.clear_all().await?;
     targets.restart_dead().await?;
     sampler.await?;
-    tracing::info!("traffic over; draining routes");
+    tracing::info!("traffic over; draining sponsorships, yield spends and routes");
+    invariants_paid::drain(&world, Duration::from_secs(150)).await;
     let statuses = invariants::drain(&world, Duration::from_secs(240)).await;
     // deliveries still due are retried on the hosts' schedule
     let ended: Vec<String> = world
@@ -297,6 +300,8 @@ async fn soak(args: &Args) -> Result<report::Report> {
         invariants::webhooks_once(&receiver.log(), &world, (&statuses, &kills)),
         invariants::no_nonce_gap(&world).await?,
         invariants::payouts_once(&world).await?,
+        invariants_paid::sponsored_once(&world).await?,
+        invariants_paid::spent_once(&world).await?,
         invariants::ledger_balanced(&world, &pg.url("relay_soak"))?,
         invariants::flat(&lifetimes, Duration::from_secs(120)),
         invariants::no_violations(&stats),
@@ -310,6 +315,7 @@ async fn soak(args: &Args) -> Result<report::Report> {
         injected,
         statuses,
         routes: world.routes(),
+        paid: world.paid.by_state(),
         stats,
         lifetimes,
         invariants,

@@ -33,6 +33,8 @@ pub struct Run {
     pub statuses: BTreeMap<String, Value>,
     /// Routes started.
     pub routes: Vec<Started>,
+    /// Sponsorships and yield spends by their last state.
+    pub paid: BTreeMap<String, BTreeMap<String, u64>>,
     /// Per endpoint.
     pub stats: BTreeMap<&'static str, EndpointStats>,
     /// Memory samples per replica lifetime.
@@ -62,6 +64,7 @@ pub struct Report {
     keys: usize,
     requests: u64,
     routes_by_kind: BTreeMap<String, BTreeMap<String, u64>>,
+    paid_by_state: BTreeMap<String, BTreeMap<String, u64>>,
     injected: Vec<Injected>,
     /// The verdicts.
     pub invariants: Vec<Verdict>,
@@ -106,6 +109,7 @@ impl Report {
             keys: run.keys,
             requests: latency.iter().map(|l| l.requests).sum(),
             routes_by_kind,
+            paid_by_state: run.paid,
             injected: run.injected,
             invariants: run.invariants,
             latency,
@@ -185,6 +189,10 @@ impl Report {
         }
         s.push_str("\n## Routes\n\n| kind | by status |\n|---|---|\n");
         for (k, by) in &self.routes_by_kind {
+            let _ = writeln!(s, "| {k} | {by:?} |");
+        }
+        s.push_str("\n## Sponsorships and yield spends\n\n| flow | by state |\n|---|---|\n");
+        for (k, by) in &self.paid_by_state {
             let _ = writeln!(s, "| {k} | {by:?} |");
         }
         s.push_str("\n## Latency per endpoint\n\n| endpoint | requests | p50 ms | p99 ms | statuses | unanswered |\n|---|---|---|---|---|---|\n");

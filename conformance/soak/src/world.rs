@@ -69,6 +69,10 @@ pub struct World {
     pub chains: HashMap<u64, DynProvider>,
     /// USDC by chain.
     pub usdc: HashMap<u64, Address>,
+    /// USDT by chain.
+    pub usdt: HashMap<u64, Address>,
+    /// RPC endpoints by chain (for the wallets the paid flows open).
+    pub rpc: HashMap<u64, alloy::transports::http::reqwest::Url>,
     /// The relayer's address.
     pub relayer: Address,
     /// Every relayer key (the relayer's and the pool's).
@@ -83,6 +87,8 @@ pub struct World {
     pub netting_credited: AtomicU64,
     /// One netting flow at a time (an account's nonces are sequential).
     pub netting_lock: tokio::sync::Mutex<()>,
+    /// Sponsorships and yield spends asked for.
+    pub paid: crate::flows_paid::Ledger,
     counter: AtomicU64,
     seed: u64,
 }
@@ -95,14 +101,21 @@ impl World {
         (keys, hook_url, seed): (Vec<Address>, String, u64),
     ) -> Result<Self> {
         let mut chains = HashMap::new();
-        let mut usdc = HashMap::new();
+        let (mut usdc, mut usdt, mut rpc) = (HashMap::new(), HashMap::new(), HashMap::new());
         for id in [SRC, DST] {
-            let url = devnet.rpc(id)?.parse()?;
-            chains.insert(id, ProviderBuilder::new().connect_http(url).erased());
-            let token = devnet.config["chains"][id.to_string()]["tokens"]["USDC"]["address"]
-                .as_str()
-                .context("USDC in relay.toml")?;
-            usdc.insert(id, token.parse()?);
+            let url: alloy::transports::http::reqwest::Url = devnet.rpc(id)?.parse()?;
+            chains.insert(
+                id,
+                ProviderBuilder::new().connect_http(url.clone()).erased(),
+            );
+            rpc.insert(id, url);
+            let tokens = &devnet.config["chains"][id.to_string()]["tokens"];
+            for (symbol, into) in [("USDC", &mut usdc), ("USDT", &mut usdt)] {
+                let token = tokens[symbol]["address"]
+                    .as_str()
+                    .with_context(|| format!("{symbol} in relay.toml"))?;
+                into.insert(id, token.parse()?);
+            }
         }
         let relayer = devnet.config["relayer"]
             .as_str()
@@ -112,6 +125,8 @@ impl World {
             client,
             chains,
             usdc,
+            usdt,
+            rpc,
             relayer,
             keys,
             hook_url,
@@ -119,6 +134,7 @@ impl World {
             payouts: Mutex::default(),
             netting_credited: AtomicU64::new(0),
             netting_lock: tokio::sync::Mutex::new(()),
+            paid: crate::flows_paid::Ledger::default(),
             counter: AtomicU64::new(1),
             seed,
         })

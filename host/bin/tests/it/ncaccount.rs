@@ -15,14 +15,9 @@ use relay_types::{Clock as _, SystemClock};
 use alloy::{
     primitives::{Address, U256},
     providers::{DynProvider, Provider},
-    signers::{local::PrivateKeySigner, SignerSync},
+    signers::local::PrivateKeySigner,
 };
-use relay_chain::vault::{digest, domain, Spend};
-use relay_devnet::{
-    contracts::{TestToken, YieldVault},
-    deploy::{set_balance, wallet_provider},
-    Devnet, DevnetConfig, Token,
-};
+use relay_devnet::{client::ncaccount, contracts::YieldVault, Devnet, DevnetConfig};
 use serde_json::{json, Value};
 
 const SRC: u64 = 8453;
@@ -39,28 +34,16 @@ const FEE: u64 = 30_000;
 /// allowance to the relayer worth 25 USDC.
 async fn agent(devnet: &Devnet) -> PrivateKeySigner {
     let agent = PrivateKeySigner::random();
-    let c = devnet.chain(SRC).unwrap();
-    set_balance(&c.provider(), agent.address(), U256::from(10u128.pow(18)))
-        .await
-        .unwrap();
-    devnet
-        .mint(SRC, Token::Usdc, agent.address(), U256::from(DEPOSIT))
-        .await
-        .unwrap();
-    let p = wallet_provider(devnet.rpc_url(SRC).unwrap(), agent.clone());
-    let vault = YieldVault::new(c.deployment.vault, &p);
-    let usdc = TestToken::new(c.deployment.usdc, &p);
-    let sent = usdc.approve(c.deployment.vault, U256::from(DEPOSIT));
-    sent.send().await.unwrap().get_receipt().await.unwrap();
-    let sent = vault.deposit(U256::from(DEPOSIT), agent.address());
-    sent.send().await.unwrap().get_receipt().await.unwrap();
-    let allowed = vault
-        .previewWithdraw(U256::from(ALLOWED_USDC))
-        .call()
-        .await
-        .unwrap();
-    let sent = vault.approve(devnet.relayer, allowed);
-    sent.send().await.unwrap().get_receipt().await.unwrap();
+    let d = devnet.deployment(SRC).unwrap();
+    ncaccount::open(
+        devnet.rpc_url(SRC).unwrap(),
+        (d.usdc, d.vault),
+        devnet.relayer,
+        &agent,
+        (U256::from(DEPOSIT), U256::from(ALLOWED_USDC)),
+    )
+    .await
+    .unwrap();
     agent
 }
 
@@ -105,24 +88,16 @@ fn signed_to(
     to: Address,
 ) -> Value {
     let vault = devnet.deployment(SRC).unwrap().vault;
-    let spend = Spend {
+    let intent = ncaccount::Intent {
         agent,
-        srcChain: U256::from(SRC),
+        src_chain: SRC,
         amount: U256::from(amount),
-        toChain: U256::from(to_chain),
-        toAddress: to,
+        to_chain,
+        to_address: to,
         nonce: U256::from(nonce),
-        deadline: U256::from(deadline),
+        deadline,
     };
-    let sig = signer
-        .sign_hash_sync(&digest(&spend, &domain(chain, vault)))
-        .unwrap();
-    json!({
-        "intent": {"agent": agent, "srcChain": SRC, "amount": amount.to_string(),
-            "toChain": to_chain, "toAddress": to, "nonce": nonce.to_string(), "deadline": deadline.to_string()},
-        "signature": format!("0x{}", hex::encode(sig.as_bytes())),
-        "live": true,
-    })
+    ncaccount::spend_body(signer, &intent, (chain, vault))
 }
 
 /// The entry of `list` (a JSON array) for `chain`.

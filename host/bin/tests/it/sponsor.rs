@@ -9,17 +9,20 @@ use crate::common::{self, serve, token_balance, usdc_balance};
 use relay_types::{Clock as _, SystemClock};
 
 use alloy::{
-    primitives::{keccak256, Address, Bytes, U256},
+    primitives::{Address, Bytes, U256},
     providers::Provider,
-    signers::{local::PrivateKeySigner, SignerSync},
+    signers::local::PrivateKeySigner,
 };
 use base64::{engine::general_purpose::STANDARD, Engine};
-use relay_chain::{
-    delegate::{self, Batch, Call},
-    eip3009::{self, Invoice, SignedTransfer},
-    eip7702::{designator, Authorization},
+use relay_chain::eip7702::designator;
+use relay_devnet::{
+    client::{
+        self,
+        sponsor::{authorization, Transfer},
+        x402::Exact,
+    },
+    Devnet, DevnetConfig, Token,
 };
-use relay_devnet::{Devnet, DevnetConfig, Token};
 use serde_json::{json, Value};
 
 pub(crate) const CHAIN: u64 = 8453;
@@ -39,47 +42,6 @@ pub(crate) async fn funded_user(devnet: &Devnet) -> PrivateKeySigner {
     user
 }
 
-/// The user's authorization to delegate to the executor, as JSON.
-pub(crate) fn tuple(user: &PrivateKeySigner, chain: u64, delegate: Address, nonce: u64) -> Value {
-    let auth = Authorization {
-        chain_id: U256::from(chain),
-        address: delegate,
-        nonce,
-    };
-    let sig = user.sign_hash_sync(&auth.signature_hash()).unwrap();
-    json!({"chainId": chain, "address": delegate, "nonce": nonce,
-        "yParity": u8::from(sig.v()), "r": format!("{:#066x}", sig.r()), "s": format!("{:#066x}", sig.s())})
-}
-
-/// `executeSigned` data: the user pays `r1` 1.5 USDC and `r2` 2 USDT.
-pub(crate) fn batch_data(
-    devnet: &Devnet,
-    user: &PrivateKeySigner,
-    (r1, r2): (Address, Address),
-) -> String {
-    let d = devnet.deployment(CHAIN).unwrap();
-    let batch = Batch {
-        calls: vec![
-            Call {
-                to: d.usdc,
-                value: U256::ZERO,
-                data: eip3009::transfer_calldata(r1, U256::from(USDC_OUT)),
-            },
-            Call {
-                to: d.usdt,
-                value: U256::ZERO,
-                data: eip3009::transfer_calldata(r2, U256::from(USDT_OUT)),
-            },
-        ],
-        nonce: U256::ZERO,
-        deadline: U256::from(SystemClock.now_ms() / 1000 + 3_600),
-    };
-    let sig = user
-        .sign_hash_sync(&delegate::digest(CHAIN, user.address(), &batch))
-        .unwrap();
-    delegate::execute_signed_calldata(&batch, Bytes::from(sig.as_bytes().to_vec())).to_string()
-}
-
 /// An x402 v1 `X-PAYMENT` header: `payer` authorizes `value` USDC to `pay_to`,
 /// valid until `before` (unix seconds).
 pub(crate) fn x_payment(
@@ -90,33 +52,8 @@ pub(crate) fn x_payment(
     before: u64,
 ) -> String {
     let usdc = devnet.deployment(CHAIN).unwrap().usdc;
-    let mut t = SignedTransfer {
-        from: payer.address(),
-        to: pay_to,
-        value,
-        valid_after: U256::ZERO,
-        valid_before: U256::from(before),
-        nonce: keccak256(PrivateKeySigner::random().to_bytes()),
-        signature: Bytes::new(),
-    };
-    let invoice = Invoice {
-        chain_id: CHAIN,
-        token: usdc,
-        name: "USD Coin".into(),
-        version: "2".into(),
-        pay_to,
-        amount: value,
-        now_secs: 0,
-    };
-    let sig = payer
-        .sign_hash_sync(&eip3009::digest(&t, &invoice))
-        .unwrap();
-    t.signature = sig.as_bytes().to_vec().into();
-    let v = json!({"x402Version": 1, "scheme": "exact", "network": "base", "payload": {
-        "signature": t.signature.to_string(),
-        "authorization": {"from": t.from, "to": t.to, "value": t.value.to_string(),
-            "validAfter": "0", "validBefore": before.to_string(), "nonce": t.nonce.to_string()}}});
-    STANDARD.encode(v.to_string())
+    let exact = Exact::usdc((CHAIN, "base", usdc), pay_to, value, before);
+    client::x402::x_payment(payer, &exact)
 }
 
 /// POSTs `body` to `url` through the reference x402 Python client
@@ -210,15 +147,23 @@ pub(crate) async fn tx_count(devnet: &Devnet, who: Address) -> u64 {
         .unwrap()
 }
 
-/// The sponsorship ask of `user`: delegate, then run the batch.
-pub(crate) fn ask(
-    devnet: &Devnet,
-    user: &PrivateKeySigner,
-    recipients: (Address, Address),
-) -> Value {
+/// The sponsorship ask of `user`: delegate, then run the batch — pay `r1`
+/// 1.5 USDC and `r2` 2 USDT.
+pub(crate) fn ask(devnet: &Devnet, user: &PrivateKeySigner, (r1, r2): (Address, Address)) -> Value {
     let d = devnet.deployment(CHAIN).unwrap();
-    json!({"chainId": CHAIN, "authorization": tuple(user, CHAIN, d.delegate, 0),
-        "data": batch_data(devnet, user, recipients)})
+    let transfers = [
+        Transfer {
+            token: d.usdc,
+            to: r1,
+            amount: U256::from(USDC_OUT),
+        },
+        Transfer {
+            token: d.usdt,
+            to: r2,
+            amount: U256::from(USDT_OUT),
+        },
+    ];
+    client::sponsor::ask(user, (CHAIN, d.delegate), &transfers, now_secs() + 3_600)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -498,7 +443,7 @@ async fn bad_tuples_and_bad_payments_are_refused_before_anything_is_sent() {
         b["authorization"] = t;
         b
     };
-    let mut high_s = tuple(&user, CHAIN, d.delegate, 0);
+    let mut high_s = authorization(&user, CHAIN, d.delegate, 0);
     let n = U256::from_str_radix(
         "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141",
         16,
@@ -511,25 +456,25 @@ async fn bad_tuples_and_bad_payments_are_refused_before_anything_is_sent() {
         ("high-s", with_tuple(high_s), 400, "AUTHORIZATION_SIGNATURE"),
         (
             "wrong chain id",
-            with_tuple(tuple(&user, 1, d.delegate, 0)),
+            with_tuple(authorization(&user, 1, d.delegate, 0)),
             400,
             "AUTHORIZATION_CHAIN",
         ),
         (
             "chain id 0",
-            with_tuple(tuple(&user, 0, d.delegate, 0)),
+            with_tuple(authorization(&user, 0, d.delegate, 0)),
             400,
             "AUTHORIZATION_ANY_CHAIN",
         ),
         (
             "future nonce",
-            with_tuple(tuple(&user, CHAIN, d.delegate, 7)),
+            with_tuple(authorization(&user, CHAIN, d.delegate, 7)),
             409,
             "AUTHORIZATION_NONCE",
         ),
         (
             "unknown delegate",
-            with_tuple(tuple(&user, CHAIN, random_address(), 0)),
+            with_tuple(authorization(&user, CHAIN, random_address(), 0)),
             400,
             "AUTHORIZATION_DELEGATE",
         ),
