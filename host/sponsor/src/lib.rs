@@ -84,7 +84,9 @@ impl SponsorService {
     pub fn new(deps: SponsorDeps) -> Result<Self, ConfigError> {
         let settings = SponsorConfig::from_host(&deps.parts.config)?;
         Ok(SponsorService {
-            replica: format!("r{}", std::process::id()),
+            // the lease holder's name: unique per service, not per process
+            // (two hosts in one process are two replicas)
+            replica: format!("r{}-{}", std::process::id(), uuid::Uuid::new_v4().simple()),
             settings,
             deps,
         })

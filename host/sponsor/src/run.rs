@@ -215,7 +215,7 @@ impl SponsorService {
         let (row, new) = self
             .deps
             .store
-            .begin_sponsorship(&row, now + self.sponsor_config().lease_ms)
+            .begin_sponsorship(&row, (&self.replica, now + self.sponsor_config().lease_ms))
             .await?;
         if !new {
             return self.answer_existing(&row, idem_key);
@@ -259,7 +259,13 @@ impl SponsorService {
     }
 
     /// Drives record `id` until it is terminal or a step's outcome is
-    /// unknown (then the resume job picks it up again).
+    /// unknown (then the resume job picks it up again), while this replica
+    /// holds its lease: renewed before each step and every third of the
+    /// lease during one (a settlement may wait on a slow block), each move
+    /// recorded only from the state it was made in and only by the holder.
+    /// A driver that lost the lease stops ([`SponsorError::InFlight`]): the
+    /// holder drives on, finishing any journaled transaction, never a
+    /// second one nor a refund of a sponsorship that ran.
     pub async fn drive(&self, id: &str) -> Result<SponsorshipRow, SponsorError> {
         loop {
             let row = self
@@ -268,24 +274,75 @@ impl SponsorService {
                 .sponsorship(id)
                 .await?
                 .ok_or_else(|| SponsorError::Store(format!("no sponsorship {id}")))?;
-            let lease = self.now_ms() + self.sponsor_config().lease_ms;
-            self.deps.store.lease_sponsorship(id, lease).await?;
+            if !OPEN.contains(&row.state.as_str()) {
+                self.deps
+                    .store
+                    .lease_sponsorship(id, &self.replica, 0)
+                    .await?;
+                return Ok(row);
+            }
+            if !self.renew(id).await? {
+                return Err(self.lost(id));
+            }
             let body = body_of(&row)?;
             let next = match row.state.as_str() {
-                ACCEPTED => self.settle(&row, &body).await?,
-                SETTLED => self.sponsor(&row, &body).await?,
-                REFUNDING => self.refund(&row, &body).await?,
-                _ => {
-                    self.deps.store.lease_sponsorship(id, 0).await?;
-                    return Ok(row);
-                }
+                ACCEPTED => self.held(id, self.settle(&row, &body)).await?,
+                SETTLED => self.held(id, self.sponsor(&row, &body)).await?,
+                _ => self.held(id, self.refund(&row, &body)).await?,
             };
-            self.deps.store.update_sponsorship(id, &next).await?;
+            let from = (row.state.as_str(), self.replica.as_str());
+            let Some(next) = next else {
+                return Err(self.lost(id));
+            };
+            if !self.deps.store.update_sponsorship(id, &next, from).await? {
+                return Err(self.lost(id));
+            }
             tracing::info!(%id, state = %next.state, "sponsorship moved");
             if next.state == SETTLED {
                 fault("settled");
             }
         }
+    }
+
+    /// Renews this replica's lease of `id`: whether it still held it.
+    async fn renew(&self, id: &str) -> Result<bool, SponsorError> {
+        let until = self.now_ms() + self.sponsor_config().lease_ms;
+        Ok(self
+            .deps
+            .store
+            .lease_sponsorship(id, &self.replica, until)
+            .await?)
+    }
+
+    /// Runs one step of `id` while renewing its lease every third of the
+    /// lease; the step's move, or `None` when the lease was lost meanwhile
+    /// (the step is never cut short: what it sent is journaled, and the
+    /// holder finishes it).
+    async fn held(
+        &self,
+        id: &str,
+        step: impl std::future::Future<Output = Result<SponsorshipMove, SponsorError>>,
+    ) -> Result<Option<SponsorshipMove>, SponsorError> {
+        let every = std::time::Duration::from_millis((self.sponsor_config().lease_ms / 3).max(20));
+        let mut step = std::pin::pin!(step);
+        let mut lost = false;
+        let next = loop {
+            tokio::select! {
+                next = &mut step => break next?,
+                _ = tokio::time::sleep(every) => {
+                    // a store that does not answer now may next time; a
+                    // lease another replica took is lost for good
+                    lost |= matches!(self.renew(id).await, Ok(false));
+                }
+            }
+        };
+        Ok((!lost).then_some(next))
+    }
+
+    /// The answer of a driver that lost `id`'s lease to another replica.
+    fn lost(&self, id: &str) -> SponsorError {
+        tracing::warn!(%id, "the sponsorship's lease was lost; its holder drives it");
+        SponsorError::InFlight
     }
 
     /// Whether step `step` of `row` is journaled (planned or further).
@@ -469,7 +526,11 @@ impl SponsorService {
         loop {
             let now = self.now_ms();
             let until = now + self.sponsor_config().lease_ms;
-            let claimed = self.deps.store.claim_sponsorship(now, until).await;
+            let claimed = self
+                .deps
+                .store
+                .claim_sponsorship(&self.replica, (now, until))
+                .await;
             let row = match claimed {
                 Ok(Some(row)) => row,
                 Ok(None) => return n,

@@ -8,16 +8,24 @@
 use relay_store::{durable::Lease, StoreError};
 use sqlx::{any::AnyRow, Row};
 
-/// This feature's migration: the sponsorships table (version 12, as it
-/// always was, so a database that has it is left as it is).
-pub const MIGRATIONS: &[relay_store::Migration] = &[relay_store::Migration {
-    version: 12,
-    sql: include_str!("../migrations/0012_sponsorships.sql"),
-}];
+/// This feature's migrations: the sponsorships table (version 12, as it
+/// always was, so a database that has it is left as it is) and its
+/// lease's holder (29).
+pub const MIGRATIONS: &[relay_store::Migration] = &[
+    relay_store::Migration {
+        version: 12,
+        sql: include_str!("../migrations/0012_sponsorships.sql"),
+    },
+    relay_store::Migration {
+        version: 29,
+        sql: include_str!("../migrations/0029_sponsorship_holder.sql"),
+    },
+];
 
 /// A record's lease: one replica at a time drives an open record (one of
-/// [`crate::run::OPEN`]).
+/// [`crate::run::OPEN`]), and only while it holds it (`lease_owner`).
 const LEASE: Lease<'static> = Lease::new("sponsorships", "lease_until_ms")
+    .held_in("lease_owner")
     .when("state IN ('ACCEPTED', 'SETTLED', 'REFUNDING')");
 
 relay_store::store_view! {
@@ -88,20 +96,21 @@ fn row_of(r: &AnyRow) -> Result<SponsorshipRow, StoreError> {
 }
 
 impl Sponsorships {
-    /// Inserts `row`, held by its inserter until `lease_until_ms`; when a
-    /// record with the same idempotency key or payment exists, nothing is
-    /// inserted. Returns the record in effect and whether it is new.
+    /// Inserts `row`, held by its inserter `owner` until `lease_until_ms`;
+    /// when a record with the same idempotency key or payment exists,
+    /// nothing is inserted. Returns the record in effect and whether it is
+    /// new.
     pub async fn begin_sponsorship(
         &self,
         row: &SponsorshipRow,
-        lease_until_ms: u64,
+        (owner, lease_until_ms): (&str, u64),
     ) -> Result<(SponsorshipRow, bool), StoreError> {
         if let Some(found) = self.sponsorship_for(row).await? {
             return Ok((found, false));
         }
         let done = sqlx::query(
-            "INSERT INTO sponsorships (id, idem_key, payment_key, chain_id, state, body, lease_until_ms, created_ms, updated_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) ON CONFLICT DO NOTHING",
+            "INSERT INTO sponsorships (id, idem_key, payment_key, chain_id, state, body, lease_until_ms, created_ms, updated_ms, lease_owner) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9) ON CONFLICT DO NOTHING",
         )
         .bind(&row.id)
         .bind(&row.idem_key)
@@ -111,6 +120,7 @@ impl Sponsorships {
         .bind(&row.body)
         .bind(lease_until_ms as i64)
         .bind(row.created_ms as i64)
+        .bind(owner)
         .execute(self.pool())
         .await?;
         if done.rows_affected() == 1 {
@@ -160,16 +170,21 @@ impl Sponsorships {
         r.as_ref().map(row_of).transpose()
     }
 
-    /// Records a move of `id` (hashes and error set only when given).
+    /// Records a move of `id` from state `from` (hashes and error set only
+    /// when given), made by `owner`: only while the record is still in
+    /// `from` and `owner` holds its lease. Whether it was recorded (a
+    /// driver that lost the lease records nothing; the holder drives on).
     pub async fn update_sponsorship(
         &self,
         id: &str,
         m: &SponsorshipMove,
-    ) -> Result<(), StoreError> {
-        sqlx::query(
+        (from, owner): (&str, &str),
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
             "UPDATE sponsorships SET state = $1, settle_tx = COALESCE($2, settle_tx), \
              sponsor_tx = COALESCE($3, sponsor_tx), refund_tx = COALESCE($4, refund_tx), \
-             error = COALESCE($5, error), updated_ms = $6 WHERE id = $7",
+             error = COALESCE($5, error), updated_ms = $6 \
+             WHERE id = $7 AND state = $8 AND lease_owner = $9",
         )
         .bind(&m.state)
         .bind(&m.settle_tx)
@@ -178,20 +193,23 @@ impl Sponsorships {
         .bind(&m.error)
         .bind(self.clock().now_ms() as i64)
         .bind(id)
+        .bind(from)
+        .bind(owner)
         .execute(self.pool())
         .await?;
-        Ok(())
+        Ok(done.rows_affected() == 1)
     }
 
     /// Claims an unfinished record (one of [`crate::run::OPEN`]) whose
-    /// lease lapsed, holding it until `until_ms`; `None` when there is none.
+    /// lease lapsed, held by `owner` until `until_ms`; `None` when there is
+    /// none.
     pub async fn claim_sponsorship(
         &self,
-        now_ms: u64,
-        until_ms: u64,
+        owner: &str,
+        (now_ms, until_ms): (u64, u64),
     ) -> Result<Option<SponsorshipRow>, StoreError> {
         match LEASE
-            .claim_next(self, None, (now_ms, until_ms), "created_ms")
+            .claim_next(self, Some(owner), (now_ms, until_ms), "created_ms")
             .await?
         {
             Some(id) => self.sponsorship(&id).await,
@@ -199,10 +217,15 @@ impl Sponsorships {
         }
     }
 
-    /// Extends (or drops, with `until_ms` 0) the holder's lease of `id`.
-    pub async fn lease_sponsorship(&self, id: &str, until_ms: u64) -> Result<(), StoreError> {
-        LEASE.renew(self, id, None, until_ms).await?;
-        Ok(())
+    /// Extends (or drops, with `until_ms` 0) `owner`'s lease of `id`:
+    /// whether `owner` still held it.
+    pub async fn lease_sponsorship(
+        &self,
+        id: &str,
+        owner: &str,
+        until_ms: u64,
+    ) -> Result<bool, StoreError> {
+        LEASE.renew(self, id, Some(owner), until_ms).await
     }
 }
 
@@ -232,12 +255,12 @@ mod tests {
         let s = Sponsorships::from(s);
         s.migrate(MIGRATIONS).await.unwrap();
         let (first, new) = s
-            .begin_sponsorship(&row("sp_a", Some("k1"), "p1"), 1_000)
+            .begin_sponsorship(&row("sp_a", Some("k1"), "p1"), ("r1", 1_000))
             .await
             .unwrap();
         assert!(new);
         let (again, new) = s
-            .begin_sponsorship(&row("sp_b", None, "p1"), 1_000)
+            .begin_sponsorship(&row("sp_b", None, "p1"), ("r1", 1_000))
             .await
             .unwrap();
         assert_eq!(
@@ -246,7 +269,7 @@ mod tests {
             "the same payment"
         );
         let (by_key, new) = s
-            .begin_sponsorship(&row("sp_c", Some("k1"), "p2"), 1_000)
+            .begin_sponsorship(&row("sp_c", Some("k1"), "p2"), ("r1", 1_000))
             .await
             .unwrap();
         assert_eq!(
@@ -255,11 +278,19 @@ mod tests {
             "the same key"
         );
         assert_eq!(s.sponsorship_by_key("k1").await.unwrap(), Some(first));
-        assert_eq!(s.claim_sponsorship(999, 5_000).await.unwrap(), None, "held");
-        let claimed = s.claim_sponsorship(1_001, 5_000).await.unwrap().unwrap();
+        assert_eq!(
+            s.claim_sponsorship("r2", (999, 5_000)).await.unwrap(),
+            None,
+            "held"
+        );
+        let claimed = s
+            .claim_sponsorship("r2", (1_001, 5_000))
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(claimed.id, "sp_a");
         assert_eq!(
-            s.claim_sponsorship(1_002, 5_000).await.unwrap(),
+            s.claim_sponsorship("r3", (1_002, 5_000)).await.unwrap(),
             None,
             "claimed once"
         );
@@ -268,13 +299,32 @@ mod tests {
             settle_tx: Some("0x01".into()),
             ..Default::default()
         };
-        s.update_sponsorship("sp_a", &settled).await.unwrap();
+        assert!(
+            !s.update_sponsorship("sp_a", &settled, ("ACCEPTED", "r1"))
+                .await
+                .unwrap(),
+            "r1 lost its lease to r2: it records nothing"
+        );
+        assert!(!s.lease_sponsorship("sp_a", "r1", 9_000).await.unwrap());
+        assert!(s
+            .update_sponsorship("sp_a", &settled, ("ACCEPTED", "r2"))
+            .await
+            .unwrap());
+        assert!(
+            !s.update_sponsorship("sp_a", &settled, ("ACCEPTED", "r2"))
+                .await
+                .unwrap(),
+            "a move from a state the record left is not made"
+        );
         let done = SponsorshipMove {
             state: "SPONSORED".into(),
             sponsor_tx: Some("0x02".into()),
             ..Default::default()
         };
-        s.update_sponsorship("sp_a", &done).await.unwrap();
+        assert!(s
+            .update_sponsorship("sp_a", &done, ("SETTLED", "r2"))
+            .await
+            .unwrap());
         let r = s.sponsorship("sp_a").await.unwrap().unwrap();
         assert_eq!(
             (
@@ -285,7 +335,7 @@ mod tests {
             ("SPONSORED", Some("0x01"), Some("0x02"))
         );
         assert_eq!(
-            s.claim_sponsorship(10_000, 20_000).await.unwrap(),
+            s.claim_sponsorship("r3", (10_000, 20_000)).await.unwrap(),
             None,
             "finished"
         );

@@ -178,3 +178,125 @@ async fn kill_9_between_settling_and_sponsoring_sponsors_once_or_refunds_after_r
     crash_at(&devnet, &sims, ("planned", false), Some(pg)).await;
     devnet.stop();
 }
+
+/// Two replicas on one Postgres; a sponsorship whose settlement waits on a
+/// block for three times the lease (the chain stops mining). The replica
+/// that took the payment keeps its lease while it waits (it renews it
+/// during the step), the other never drives the record, and the batch runs
+/// once with the payment charged once — no refund of a sponsorship that
+/// ran. (Found by the soak: the lease was renewed without naming its
+/// holder, both replicas drove the record, one sponsored it and the other
+/// refunded the payment.)
+#[tokio::test(flavor = "multi_thread")]
+async fn a_settlement_slower_than_the_lease_is_driven_once() {
+    const LEASE_MS: u64 = 2_000;
+    let devnet = Devnet::start(DevnetConfig::with_chains([CHAIN]))
+        .await
+        .unwrap();
+    let db = relay_fixtures::postgres_database();
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let tweak = |c: &mut relay_config::HostConfig| {
+        c.database_url = Some(db.clone());
+        let s = |s: &mut relay_sponsor::SponsorConfig| {
+            s.lease_ms = LEASE_MS;
+            s.resume_interval_ms = 100;
+        };
+        c.sections.edit(relay_sponsor::SECTION, s).unwrap();
+    };
+    let host = common::serve(&devnet, dirs[0].path(), tweak).await;
+    let _other = common::serve(&devnet, dirs[1].path(), tweak).await;
+    let pg = sqlx::PgPool::connect(&db).await.unwrap();
+    let chain = devnet.chain(CHAIN).unwrap().provider();
+    let user = funded_user(&devnet).await;
+    let (r1, r2) = (random_address(), random_address());
+    let body = ask(&devnet, &user, (r1, r2));
+    let unpaid = post(&host.base, "/api/7702/sponsor", &body, &[]).await;
+    let price: U256 = unpaid.body["accepts"][0]["maxAmountRequired"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let pay = x_payment(&devnet, &user, devnet.relayer, price, now_secs() + 300);
+    let user0 = usdc_balance(&devnet, CHAIN, user.address()).await;
+    let headers = [
+        ("x-payment", pay.clone()),
+        ("x-idempotency-key", "slow-settle".to_string()),
+    ];
+    let _: () = chain
+        .raw_request("evm_setAutomine".into(), (false,))
+        .await
+        .unwrap();
+    let (base, paid_body, sent_headers) = (host.base.clone(), body.clone(), headers.clone());
+    let answer = tokio::spawn(async move {
+        let h: Vec<(&str, &str)> = sent_headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        post(&base, "/api/7702/sponsor", &paid_body, &h).await
+    });
+    // The settlement is broadcast and waits for a block ...
+    common::wait_up_to(
+        "the settlement broadcast",
+        common::SETTLES_WITHIN,
+        async || {
+            let (sent,): (i64,) =
+                sqlx::query_as("SELECT COUNT(*) FROM tx_journal WHERE step = 0 AND state = 'sent'")
+                    .fetch_one(&pg)
+                    .await
+                    .unwrap();
+            sent > 0
+        },
+    )
+    .await;
+    let holder = || async {
+        let (owner,): (Option<String>,) = sqlx::query_as("SELECT lease_owner FROM sponsorships")
+            .fetch_one(&pg)
+            .await
+            .unwrap();
+        owner
+    };
+    let taker = holder().await;
+    assert!(
+        taker.is_some(),
+        "the replica that took the payment holds it"
+    );
+    // ... that comes three leases later (the stimulus: a stalled chain).
+    tokio::time::sleep(std::time::Duration::from_millis(3 * LEASE_MS)).await;
+    assert_eq!(
+        holder().await,
+        taker,
+        "the other replica never took the record over"
+    );
+    let _: () = chain
+        .raw_request("evm_setAutomine".into(), (true,))
+        .await
+        .unwrap();
+    let _: Value = chain.raw_request("evm_mine".into(), ()).await.unwrap();
+    let first = answer.await.unwrap();
+    let h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut last = first.body.clone();
+    common::wait_up_to(
+        "the sponsorship to end",
+        common::SETTLES_WITHIN,
+        async || {
+            let again = post(&host.base, "/api/7702/sponsor", &body, &h).await;
+            last = again.body;
+            again.status == 200
+        },
+    )
+    .await;
+    assert_eq!(
+        last["state"], "SPONSORED",
+        "first {} {}, then {last}",
+        first.status, first.body
+    );
+    assert_eq!(usdc_balance(&devnet, CHAIN, r1).await, U256::from(USDC_OUT));
+    assert_eq!(
+        token_balance(&devnet, CHAIN, Token::Usdt, r2).await,
+        U256::from(USDT_OUT)
+    );
+    assert_eq!(
+        usdc_balance(&devnet, CHAIN, user.address()).await,
+        user0 - price - U256::from(USDC_OUT),
+        "charged once, never refunded"
+    );
+    drop(host);
+    devnet.stop();
+}
