@@ -24,6 +24,7 @@ use relay_chain::{
     eip7702::SignedAuthorization,
     sender::{Call, SendError, Sender},
 };
+use relay_store::durable::renewing;
 use relay_x402::orders::PaymentRecord;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -315,28 +316,21 @@ impl SponsorService {
     }
 
     /// Runs one step of `id` while renewing its lease every third of the
-    /// lease; the step's move, or `None` when the lease was lost meanwhile
-    /// (the step is never cut short: what it sent is journaled, and the
-    /// holder finishes it).
+    /// lease ([`renewing`]); the step's move, or `None` when the lease was
+    /// lost meanwhile.
     async fn held(
         &self,
         id: &str,
         step: impl std::future::Future<Output = Result<SponsorshipMove, SponsorError>>,
     ) -> Result<Option<SponsorshipMove>, SponsorError> {
-        let every = std::time::Duration::from_millis((self.sponsor_config().lease_ms / 3).max(20));
-        let mut step = std::pin::pin!(step);
-        let mut lost = false;
-        let next = loop {
-            tokio::select! {
-                next = &mut step => break next?,
-                _ = tokio::time::sleep(every) => {
-                    // a store that does not answer now may next time; a
-                    // lease another replica took is lost for good
-                    lost |= matches!(self.renew(id).await, Ok(false));
-                }
-            }
+        let lease_ms = self.sponsor_config().lease_ms;
+        let every = std::time::Duration::from_millis((lease_ms / 3).max(20));
+        let renew = || {
+            let until = self.now_ms() + lease_ms;
+            self.deps.store.lease_sponsorship(id, &self.replica, until)
         };
-        Ok((!lost).then_some(next))
+        let (next, lost) = renewing(every, renew, step).await;
+        Ok((!lost).then_some(next?))
     }
 
     /// The answer of a driver that lost `id`'s lease to another replica.

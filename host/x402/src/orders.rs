@@ -285,6 +285,9 @@ pub struct Till<G> {
     checkout: Checkout,
     lease_ms: u64,
     goods: G,
+    /// Its name as an order's lease holder: unique per till, not per
+    /// process (two hosts in one process are two replicas).
+    holder: String,
 }
 
 impl<G> std::fmt::Debug for Till<G> {
@@ -312,6 +315,11 @@ impl<G: Goods> Till<G> {
             checkout,
             lease_ms,
             goods,
+            holder: format!(
+                "{feature}-{}-{}",
+                std::process::id(),
+                uuid::Uuid::new_v4().simple()
+            ),
         }
     }
 

@@ -237,3 +237,28 @@ fn ms(v: u64) -> i64 {
 fn no_holder(table: &str) -> StoreError {
     StoreError::Corrupt(format!("the lease of {table} names no holder"))
 }
+
+/// Runs `step` to its end while renewing a lease every `every` with
+/// `renew` (which answers whether the lease is still held); answers the
+/// step's output and whether the lease was lost meanwhile. The step is
+/// never cut short — what it sent is journaled, and whoever holds the
+/// lease finishes it — but a driver that lost the lease must not act on
+/// its outcome. A renewal the store does not answer is tried again at
+/// the next beat; one that finds another holder loses the lease for good.
+pub async fn renewing<T, R>(
+    every: std::time::Duration,
+    mut renew: impl FnMut() -> R,
+    step: impl std::future::Future<Output = T>,
+) -> (T, bool)
+where
+    R: std::future::Future<Output = Result<bool, StoreError>>,
+{
+    let mut step = std::pin::pin!(step);
+    let mut lost = false;
+    loop {
+        tokio::select! {
+            out = &mut step => return (out, lost),
+            _ = tokio::time::sleep(every) => lost |= matches!(renew().await, Ok(false)),
+        }
+    }
+}

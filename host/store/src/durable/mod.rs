@@ -20,7 +20,7 @@ mod idempotency;
 mod lease;
 
 pub use idempotency::{fingerprint, IdemKey, Idempotency, IdempotencyBegin, Once};
-pub use lease::Lease;
+pub use lease::{renewing, Lease};
 
 #[cfg(test)]
 mod tests;

@@ -176,7 +176,7 @@ impl<G: Goods> Till<G> {
         match self
             .parts
             .orders
-            .begin_order(&row, now + self.lease_ms)
+            .begin_order(&row, (&self.holder, now + self.lease_ms))
             .await?
         {
             Begun::New(row) => {
@@ -201,7 +201,11 @@ impl<G: Goods> Till<G> {
     }
 
     /// Drives order `id` until it is terminal or a step's outcome is
-    /// unknown.
+    /// unknown, while this replica holds its lease: renewed before each
+    /// step and every third of the lease during one
+    /// ([`relay_store::durable::renewing`]), each move recorded only from
+    /// the state it was made in and only by the holder. A driver that lost
+    /// the lease stops ([`OrderError::InFlight`]); the holder drives on.
     pub async fn drive(&self, id: &str) -> Result<OrderRow, OrderError> {
         let orders = &self.parts.orders;
         loop {
@@ -209,26 +213,57 @@ impl<G: Goods> Till<G> {
                 .order(id)
                 .await?
                 .ok_or_else(|| OrderError::Chain(format!("no order {id}")))?;
-            orders
-                .lease_order(id, self.now_ms() + self.lease_ms)
-                .await?;
+            if !OPEN.contains(&row.state.as_str()) {
+                orders.lease_order(id, &self.holder, 0).await?;
+                return Ok(row);
+            }
+            if !orders
+                .lease_order(id, &self.holder, self.now_ms() + self.lease_ms)
+                .await?
+            {
+                return Err(self.lost(id));
+            }
             let body = body_of(&row)?;
             let next = match row.state.as_str() {
-                ACCEPTED => self.settle(&row, &body).await?,
-                SETTLED => self.deliver(&row).await?,
-                DELIVERED => self.pay_out(&row, &body).await?,
-                REFUNDING => self.refund(&row, &body).await?,
-                _ => {
-                    orders.lease_order(id, 0).await?;
-                    return Ok(row);
-                }
+                ACCEPTED => self.held(id, self.settle(&row, &body)).await?,
+                SETTLED => self.held(id, self.deliver(&row)).await?,
+                DELIVERED => self.held(id, self.pay_out(&row, &body)).await?,
+                _ => self.held(id, self.refund(&row, &body)).await?,
             };
-            orders.update_order(id, &next).await?;
+            let Some(next) = next else {
+                return Err(self.lost(id));
+            };
+            let from = (row.state.as_str(), self.holder.as_str());
+            if !orders.update_order(id, &next, from).await? {
+                return Err(self.lost(id));
+            }
             tracing::info!(%id, state = %next.state, "order moved");
             if next.state == SETTLED {
                 halt_at(FAULT_ENV, "settled");
             }
         }
+    }
+
+    /// Runs one step of `id` renewing its lease every third of the lease;
+    /// the step's move, or `None` when the lease was lost meanwhile.
+    async fn held(
+        &self,
+        id: &str,
+        step: impl std::future::Future<Output = Result<OrderMove, OrderError>>,
+    ) -> Result<Option<OrderMove>, OrderError> {
+        let every = std::time::Duration::from_millis((self.lease_ms / 3).max(20));
+        let renew = || {
+            let until = self.now_ms() + self.lease_ms;
+            self.parts.orders.lease_order(id, &self.holder, until)
+        };
+        let (next, lost) = relay_store::durable::renewing(every, renew, step).await;
+        Ok((!lost).then_some(next?))
+    }
+
+    /// The answer of a driver that lost `id`'s lease to another replica.
+    fn lost(&self, id: &str) -> OrderError {
+        tracing::warn!(%id, "the order's lease was lost; its holder drives it");
+        OrderError::InFlight
     }
 
     async fn settle(&self, row: &OrderRow, b: &Body) -> Result<OrderMove, OrderError> {
@@ -337,7 +372,7 @@ impl<G: Goods> Till<G> {
             let claimed = self
                 .parts
                 .orders
-                .claim_order(self.feature, (now, now + self.lease_ms))
+                .claim_order((self.feature, &self.holder), (now, now + self.lease_ms))
                 .await;
             let row = match claimed {
                 Ok(Some(row)) => row,

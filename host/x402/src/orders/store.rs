@@ -9,11 +9,22 @@ use sqlx::{any::AnyRow, Row};
 
 use super::{OPEN, TERMINAL};
 
-/// The orders' migration.
-pub const MIGRATIONS: &[relay_store::Migration] = &[relay_store::Migration {
-    version: 21,
-    sql: include_str!("../../migrations/0021_x402_orders.sql"),
-}];
+/// The orders' migrations: the table (21) and its lease's holder (30).
+pub const MIGRATIONS: &[relay_store::Migration] = &[
+    relay_store::Migration {
+        version: 21,
+        sql: include_str!("../../migrations/0021_x402_orders.sql"),
+    },
+    relay_store::Migration {
+        version: 30,
+        sql: include_str!("../../migrations/0030_x402_order_holder.sql"),
+    },
+];
+
+/// An order's lease, held by one replica (`lease_owner`) at a time.
+const fn lease<'a>() -> Lease<'a> {
+    Lease::new("x402_orders", "lease_until_ms").held_in("lease_owner")
+}
 
 relay_store::store_view! {
     /// The store as orders use it: the transaction journal and the orders.
@@ -103,13 +114,13 @@ pub enum Begun {
 }
 
 impl Orders {
-    /// Inserts `row`, held by its inserter until `lease_until_ms`, unless
-    /// an order shares its idempotency key or payment, or an open one holds
-    /// what it buys.
+    /// Inserts `row`, held by its inserter `owner` until `lease_until_ms`,
+    /// unless an order shares its idempotency key or payment, or an open
+    /// one holds what it buys.
     pub async fn begin_order(
         &self,
         row: &OrderRow,
-        lease_until_ms: u64,
+        (owner, lease_until_ms): (&str, u64),
     ) -> Result<Begun, StoreError> {
         if let Some(found) = self
             .order_for(&row.payment_key, row.idem_key.as_deref())
@@ -118,8 +129,8 @@ impl Orders {
             return Ok(Begun::Existing(found));
         }
         let done = sqlx::query(
-            "INSERT INTO x402_orders (id, feature, idem_key, payment_key, hold, chain_id, state, body, lease_until_ms, created_ms, updated_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT DO NOTHING",
+            "INSERT INTO x402_orders (id, feature, idem_key, payment_key, hold, chain_id, state, body, lease_until_ms, created_ms, updated_ms, lease_owner) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11) ON CONFLICT DO NOTHING",
         )
         .bind(&row.id)
         .bind(&row.feature)
@@ -131,6 +142,7 @@ impl Orders {
         .bind(&row.body)
         .bind(lease_until_ms as i64)
         .bind(row.created_ms as i64)
+        .bind(owner)
         .execute(self.pool())
         .await?;
         if done.rows_affected() == 1 {
@@ -184,13 +196,19 @@ impl Orders {
     }
 
     /// Records a move of `id`; a terminal state lets go of its hold.
-    pub async fn update_order(&self, id: &str, m: &OrderMove) -> Result<(), StoreError> {
+    pub async fn update_order(
+        &self,
+        id: &str,
+        m: &OrderMove,
+        (from, owner): (&str, &str),
+    ) -> Result<bool, StoreError> {
         let terminal = TERMINAL.contains(&m.state.as_str());
-        sqlx::query(
+        let done = sqlx::query(
             "UPDATE x402_orders SET state = $1, settle_tx = COALESCE($2, settle_tx), \
              delivered = COALESCE($3, delivered), payout_tx = COALESCE($4, payout_tx), \
              refund_tx = COALESCE($5, refund_tx), error = COALESCE($6, error), \
-             hold = CASE WHEN $7 = 1 THEN NULL ELSE hold END, updated_ms = $8 WHERE id = $9",
+             hold = CASE WHEN $7 = 1 THEN NULL ELSE hold END, updated_ms = $8 \
+             WHERE id = $9 AND state = $10 AND lease_owner = $11",
         )
         .bind(&m.state)
         .bind(&m.settle_tx)
@@ -201,22 +219,24 @@ impl Orders {
         .bind(i64::from(terminal))
         .bind(self.clock().now_ms() as i64)
         .bind(id)
+        .bind(from)
+        .bind(owner)
         .execute(self.pool())
         .await?;
-        Ok(())
+        Ok(done.rows_affected() == 1)
     }
 
-    /// Claims an open order of `feature` whose lease lapsed, holding it
-    /// until `until_ms`; `None` when there is none.
+    /// Claims an open order of `feature` whose lease lapsed, held by
+    /// `owner` until `until_ms`; `None` when there is none.
     pub async fn claim_order(
         &self,
-        feature: &str,
+        (feature, owner): (&str, &str),
         (now_ms, until_ms): (u64, u64),
     ) -> Result<Option<OrderRow>, StoreError> {
         let open = open_clause(feature);
-        let lease = Lease::new("x402_orders", "lease_until_ms").when(&open);
-        match lease
-            .claim_next(self, None, (now_ms, until_ms), "created_ms")
+        match lease()
+            .when(&open)
+            .claim_next(self, Some(owner), (now_ms, until_ms), "created_ms")
             .await?
         {
             Some(id) => self.order(&id).await,
@@ -224,12 +244,15 @@ impl Orders {
         }
     }
 
-    /// Extends (or drops, with `until_ms` 0) the holder's lease of `id`.
-    pub async fn lease_order(&self, id: &str, until_ms: u64) -> Result<(), StoreError> {
-        Lease::new("x402_orders", "lease_until_ms")
-            .renew(self, id, None, until_ms)
-            .await?;
-        Ok(())
+    /// Extends (or drops, with `until_ms` 0) `owner`'s lease of `id`:
+    /// whether `owner` still held it.
+    pub async fn lease_order(
+        &self,
+        id: &str,
+        owner: &str,
+        until_ms: u64,
+    ) -> Result<bool, StoreError> {
+        lease().renew(self, id, Some(owner), until_ms).await
     }
 }
 
@@ -290,40 +313,64 @@ mod tests {
         o.migrate(MIGRATIONS).await.unwrap();
         let a = row("or_a", Some("names:k1"), "p1", "name:alice");
         assert_eq!(
-            o.begin_order(&a, 1_000).await.unwrap(),
+            o.begin_order(&a, ("r1", 1_000)).await.unwrap(),
             Begun::New(a.clone())
         );
         let same_payment = row("or_b", None, "p1", "name:bob");
         assert_eq!(
-            o.begin_order(&same_payment, 1_000).await.unwrap(),
+            o.begin_order(&same_payment, ("r1", 1_000)).await.unwrap(),
             Begun::Existing(a.clone())
         );
         let same_key = row("or_c", Some("names:k1"), "p3", "name:carol");
         assert_eq!(
-            o.begin_order(&same_key, 1_000).await.unwrap(),
+            o.begin_order(&same_key, ("r1", 1_000)).await.unwrap(),
             Begun::Existing(a.clone())
         );
         let same_name = row("or_d", None, "p4", "name:alice");
-        assert_eq!(o.begin_order(&same_name, 1_000).await.unwrap(), Begun::Held);
-        assert_eq!(o.claim_order("names", (999, 5_000)).await.unwrap(), None);
-        let claimed = o.claim_order("names", (1_001, 5_000)).await.unwrap();
+        assert_eq!(
+            o.begin_order(&same_name, ("r1", 1_000)).await.unwrap(),
+            Begun::Held
+        );
+        assert_eq!(
+            o.claim_order(("names", "r2"), (999, 5_000)).await.unwrap(),
+            None
+        );
+        let claimed = o
+            .claim_order(("names", "r2"), (1_001, 5_000))
+            .await
+            .unwrap();
         assert_eq!(claimed.map(|r| r.id), Some("or_a".into()));
-        assert_eq!(o.claim_order("other", (9_999, 20_000)).await.unwrap(), None);
+        assert_eq!(
+            o.claim_order(("other", "r2"), (9_999, 20_000))
+                .await
+                .unwrap(),
+            None
+        );
         let done = OrderMove {
             state: "DONE".into(),
             delivered: Some("7".into()),
             ..Default::default()
         };
-        o.update_order("or_a", &done).await.unwrap();
+        assert!(
+            !o.update_order("or_a", &done, ("ACCEPTED", "r1"))
+                .await
+                .unwrap(),
+            "r1 lost its lease to r2: it records nothing"
+        );
+        assert!(!o.lease_order("or_a", "r1", 9_000).await.unwrap());
+        assert!(o
+            .update_order("or_a", &done, ("ACCEPTED", "r2"))
+            .await
+            .unwrap());
         let a = o.order("or_a").await.unwrap().unwrap();
         assert_eq!((a.hold, a.delivered.as_deref()), (None, Some("7")));
         let again = row("or_e", None, "p5", "name:alice");
         assert_eq!(
-            o.begin_order(&again, 1_000).await.unwrap(),
+            o.begin_order(&again, ("r1", 1_000)).await.unwrap(),
             Begun::New(again.clone())
         );
         assert_eq!(
-            o.claim_order("names", (99_999, 100_000))
+            o.claim_order(("names", "r2"), (99_999, 100_000))
                 .await
                 .unwrap()
                 .map(|r| r.id),
