@@ -28,9 +28,8 @@ use std::{path::PathBuf, process::Stdio, time::Duration};
 
 use crate::{common, netting};
 use alloy::signers::SignerSync;
-use common::serve;
 use relay_api::openapi::links;
-use relay_devnet::{keys, Devnet, DevnetConfig};
+use relay_devnet::keys;
 use relay_host::devnet::DEVNET_OWNER_TOKEN;
 use serde_json::{json, Value};
 
@@ -63,18 +62,27 @@ fn schemathesis() -> PathBuf {
     st
 }
 
+/// How both runs start: `st run` with two workers, a 20 s request
+/// timeout, seed 1, no colour.
+const EVERY_RUN: [&str; 8] = [
+    "run",
+    "--workers",
+    "2",
+    "--request-timeout",
+    "20",
+    "--seed",
+    "1",
+    "--no-color",
+];
+
 #[tokio::test(flavor = "multi_thread")]
 async fn schemathesis_finds_no_server_error_and_no_schema_violation() {
     let st = schemathesis();
-    let devnet = Devnet::start(DevnetConfig::with_chains([8453, 42161]))
-        .await
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let h = serve(&devnet, dir.path(), |c| c.limits.enabled = false).await;
+    let (devnet, dir, h) = common::devnet_host([8453, 42161]).await;
     let report = dir.path().join("junit.xml");
     let mut run = tokio::process::Command::new(&st);
+    run.args(EVERY_RUN);
     run.args([
-        "run",
         &format!("{}/api/openapi.json", h.base),
         "--url",
         &h.base,
@@ -84,13 +92,6 @@ async fn schemathesis_finds_no_server_error_and_no_schema_violation() {
         "examples,coverage,fuzzing",
         "--max-examples",
         "50",
-        "--workers",
-        "2",
-        "--request-timeout",
-        "20",
-        "--seed",
-        "1",
-        "--no-color",
         "--report",
         "junit",
         "--report-junit-path",
@@ -168,11 +169,7 @@ fn followed(ndjson: &str) -> Followed {
 #[tokio::test(flavor = "multi_thread")]
 async fn schemathesis_follows_the_links_between_operations() {
     let st = schemathesis();
-    let devnet = Devnet::start(DevnetConfig::with_chains([8453, 42161]))
-        .await
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let h = serve(&devnet, dir.path(), |c| c.limits.enabled = false).await;
+    let (devnet, dir, h) = common::devnet_host([8453, 42161]).await;
     // What no generator can make: anvil account 2's signature of the
     // netting terms, a USDC transfer of it to the relayer, and a signed
     // withdrawal (hooks: RELAY_STATEFUL_SEEDS).
@@ -204,11 +201,10 @@ async fn schemathesis_follows_the_links_between_operations() {
     std::fs::write(dir.path().join("schemathesis.toml"), config).unwrap();
     let report = dir.path().join("stateful.ndjson");
     let mut run = tokio::process::Command::new(&st);
-    run
-        .arg("--config-file")
+    run.arg("--config-file")
         .arg(dir.path().join("schemathesis.toml"))
+        .args(EVERY_RUN)
         .args([
-            "run",
             &format!("{}/api/openapi.json", h.base),
             "--url",
             &h.base,
@@ -218,15 +214,8 @@ async fn schemathesis_follows_the_links_between_operations() {
             "stateful",
             "--max-examples",
             "150",
-            "--workers",
-            "2",
-            "--request-timeout",
-            "20",
-            "--seed",
-            "1",
             "--generation-database",
             "none",
-            "--no-color",
             "--report",
             "ndjson",
             "--report-ndjson-path",

@@ -166,6 +166,16 @@ pub(crate) fn ask(devnet: &Devnet, user: &PrivateKeySigner, (r1, r2): (Address, 
     client::sponsor::ask(user, (CHAIN, d.delegate), &transfers, now_secs() + 3_600)
 }
 
+/// Asserts the batch ran once: `r1` holds [`USDC_OUT`] USDC and `r2`
+/// [`USDT_OUT`] USDT.
+pub(crate) async fn assert_batch_ran(devnet: &Devnet, (r1, r2): (Address, Address)) {
+    assert_eq!(usdc_balance(devnet, CHAIN, r1).await, U256::from(USDC_OUT));
+    assert_eq!(
+        token_balance(devnet, CHAIN, Token::Usdt, r2).await,
+        U256::from(USDT_OUT)
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_zero_eth_eoa_is_sponsored_once_when_it_pays_the_x402_invoice() {
     let devnet = Devnet::start(DevnetConfig::with_chains([CHAIN]))
@@ -346,11 +356,7 @@ async fn a_zero_eth_eoa_is_sponsored_once_when_it_pays_the_x402_invoice() {
         done.headers["x-payment-response"]
     );
     let check_balances = async || {
-        assert_eq!(usdc_balance(&devnet, CHAIN, r1).await, U256::from(USDC_OUT));
-        assert_eq!(
-            token_balance(&devnet, CHAIN, Token::Usdt, r2).await,
-            U256::from(USDT_OUT)
-        );
+        assert_batch_ran(&devnet, (r1, r2)).await;
         assert_eq!(
             (
                 usdc_balance(&devnet, CHAIN, user.address()).await,
