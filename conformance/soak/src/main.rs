@@ -125,6 +125,9 @@ fn replica_command(
     list.extend(direct);
     *rpc = toml::Value::Array(list);
     config["execution"]["rpc_timeout_ms"] = toml::Value::Integer(3_000);
+    // Webhook retries 1 s, 2 s, 4 s … apart instead of 5 s, 10 s, 20 s …:
+    // the same at-least-once delivery, drained in seconds, not minutes.
+    notify_table(&mut config)?.insert("base_delay_ms".into(), toml::Value::Integer(1_000));
     std::fs::create_dir_all(&dir)?;
     let path = dir.join("relay.toml");
     std::fs::write(&path, toml::to_string(&config)?)?;
@@ -334,4 +337,15 @@ async fn sample(replicas: Arc<Mutex<Vec<Replica>>>, started: Instant, until: Ins
         }
         tokio::time::sleep(Duration::from_secs(5)).await;
     }
+}
+
+/// The configuration's `[notify]` table, made when it has none.
+fn notify_table(config: &mut toml::Value) -> Result<&mut toml::map::Map<String, toml::Value>> {
+    let root = config
+        .as_table_mut()
+        .context("the configuration is a table")?;
+    root.entry("notify")
+        .or_insert_with(|| toml::Value::Table(Default::default()))
+        .as_table_mut()
+        .context("[notify] is a table")
 }
