@@ -289,7 +289,8 @@ impl SponsorService {
             let next = match row.state.as_str() {
                 ACCEPTED => self.held(id, self.settle(&row, &body)).await?,
                 SETTLED => self.held(id, self.sponsor(&row, &body)).await?,
-                _ => self.held(id, self.refund(&row, &body)).await?,
+                REFUNDING => self.held(id, self.refund(&row, &body)).await?,
+                other => return Err(SponsorError::Store(format!("{id}: no step for {other}"))),
             };
             let from = (row.state.as_str(), self.replica.as_str());
             let Some(next) = next else {

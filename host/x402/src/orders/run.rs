@@ -228,7 +228,8 @@ impl<G: Goods> Till<G> {
                 ACCEPTED => self.held(id, self.settle(&row, &body)).await?,
                 SETTLED => self.held(id, self.deliver(&row)).await?,
                 DELIVERED => self.held(id, self.pay_out(&row, &body)).await?,
-                _ => self.held(id, self.refund(&row, &body)).await?,
+                REFUNDING => self.held(id, self.refund(&row, &body)).await?,
+                other => return Err(OrderError::Chain(format!("{id}: no step for {other}"))),
             };
             let Some(next) = next else {
                 return Err(self.lost(id));
