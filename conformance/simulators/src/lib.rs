@@ -161,6 +161,9 @@ pub struct SimConfig {
     /// How long a seen deposit waits before it settles (default 0), so
     /// intermediate statuses can be observed.
     pub settle_delay: Duration,
+    /// How long the bridge operator waits for a payout's receipt before it
+    /// asks the chain what became of it (default 30 s; `settle::payout`).
+    pub receipt_wait: Duration,
     /// The Circle attestation timing.
     pub circle: CircleConfig,
     /// The Allbridge Core indexing window.
@@ -173,6 +176,7 @@ impl Default for SimConfig {
             faults: HashMap::new(),
             poll_interval: Duration::from_millis(200),
             settle_delay: Duration::ZERO,
+            receipt_wait: Duration::from_secs(30),
             circle: CircleConfig::default(),
             allbridge: AllbridgeConfig::default(),
         }
@@ -236,7 +240,11 @@ impl Simulators {
                 (*u, Arc::new(Faults::new(c)))
             })
             .collect();
-        let settlement = Settlement::new(devnet, faults.clone(), config.settle_delay);
+        let settlement = Settlement::new(
+            devnet,
+            faults.clone(),
+            (config.settle_delay, config.receipt_wait),
+        );
         let mut tasks = settlement.spawn_watchers(config.poll_interval).await?;
         let tokens = Arc::new(TokenBook::from_devnet(devnet));
         let feeds = Arc::new(feeds::FeedControl::new(devnet));

@@ -12,8 +12,9 @@
 //!   credited on a simulated ledger; the amount is the quoted output,
 //!   nothing further deducted;
 //! - an unmatched deposit, a deposit under `accept-then-fail`, or one whose
-//!   payout fails is refunded to its sender in full (`refund`, or a ledger
-//!   credit back);
+//!   payout never happened and never will (not merely one whose sending
+//!   reported an error: [`payout`]) is refunded to its sender in full
+//!   (`refund`, or a ledger credit back);
 //! - a matched deposit under `fail-on-destination` is neither paid out nor
 //!   refunded: it fails on the destination and the funds stay in the bridge;
 //! - deposit channels on simulated ledgers ([`ChannelSpec`]) deliver
@@ -45,6 +46,8 @@ use relay_devnet::{
     deploy::wallet_provider,
     keys, Devnet,
 };
+
+mod payout;
 
 use crate::{
     error::{SettleError, SimError},
@@ -311,6 +314,7 @@ pub struct Settlement {
     ledger: Ledger,
     faults: HashMap<Upstream, Arc<Faults>>,
     delay: Duration,
+    receipt_wait: Duration,
     counter: AtomicU64,
 }
 
@@ -322,6 +326,12 @@ impl std::fmt::Debug for Settlement {
             .finish_non_exhaustive()
     }
 }
+
+/// The gas limit of the operator's payouts and refunds: set, not
+/// estimated, so a payout sent again while an earlier one of the same id is
+/// pending goes out too (and reverts, `AlreadySettled`, should the earlier
+/// one mine first; `payout`).
+const SETTLE_GAS: u64 = 200_000;
 
 fn key(tx: &str) -> String {
     tx.to_ascii_lowercase()
@@ -337,11 +347,12 @@ fn unix_now() -> u64 {
 impl Settlement {
     /// Settlement over every chain of `devnet`; `faults` are the simulators'
     /// (whose `accept-then-fail` applies to their own quotes); `delay` is
-    /// how long a seen deposit waits before it settles (default zero).
+    /// how long a seen deposit waits before it settles (default zero),
+    /// `receipt_wait` how long the operator waits for one receipt.
     pub fn new(
         devnet: &Devnet,
         faults: HashMap<Upstream, Arc<Faults>>,
-        delay: Duration,
+        (delay, receipt_wait): (Duration, Duration),
     ) -> Arc<Self> {
         let chains = devnet
             .chains()
@@ -361,6 +372,7 @@ impl Settlement {
             ledger: Ledger::default(),
             faults,
             delay,
+            receipt_wait,
             counter: AtomicU64::new(0),
         })
     }
@@ -648,13 +660,13 @@ impl Settlement {
         let cause = match plan {
             Plan::Refund => RefundCause::Unmatched,
             Plan::Deliver { .. } if failing => RefundCause::AcceptThenFail,
-            Plan::Deliver { dest, id } => match self.deliver(&dest, t.amount_out, id).await {
+            Plan::Deliver { dest, id } => match self.deliver_once(&dest, t.amount_out, id).await {
                 Ok(tx) => {
                     tracing::info!(%tx, dest = %dest.label(), "simulator delivered");
                     return self.set_state(&src_tx, TransferState::Delivered(tx), None);
                 }
                 Err(e) => {
-                    tracing::warn!(error = %e, "simulator payout failed; refunding");
+                    tracing::warn!(error = %e, "simulator payout never happened; refunding");
                     RefundCause::PayoutFailed
                 }
             },
@@ -738,15 +750,12 @@ impl Settlement {
         let sent = {
             let _guard = h.lock.lock().await;
             match op {
-                Op::Payout => c.payout(token, to, amount, id).send().await,
-                Op::Refund => c.refund(token, to, amount, id).send().await,
+                Op::Payout => c.payout(token, to, amount, id).gas(SETTLE_GAS).send().await,
+                Op::Refund => c.refund(token, to, amount, id).gas(SETTLE_GAS).send().await,
             }
         }
         .map_err(|e| SettleError::chain(chain, e))?;
-        let receipt = sent
-            .get_receipt()
-            .await
-            .map_err(|e| SettleError::chain(chain, e))?;
+        let receipt = self.receipt(chain, *sent.tx_hash()).await?;
         if !receipt.status() {
             return Err(SettleError::chain(chain, "reverted"));
         }

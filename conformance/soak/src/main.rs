@@ -15,6 +15,7 @@
 
 mod client;
 mod cluster;
+mod diagnose;
 mod faults;
 mod flows;
 mod flows_more;
@@ -309,6 +310,7 @@ async fn soak(args: &Args) -> Result<report::Report> {
         invariants::flat(&lifetimes, Duration::from_secs(120)),
         invariants::no_violations(&stats),
     ];
+    diagnose::print(&invariants, &statuses, &dir);
     Ok(report::Report::new(report::Run {
         seed,
         minutes: args.minutes,

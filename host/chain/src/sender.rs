@@ -33,7 +33,8 @@ use relay_store::{JournalEntry, Store, TxState};
 /// Why a send failed, and whether funds may have moved.
 #[derive(Debug, thiserror::Error)]
 pub enum SendError {
-    /// Nothing was broadcast: safe to fail over.
+    /// Nothing was broadcast, or what was never mined and never can (its
+    /// nonce was taken by another transaction): safe to fail over.
     #[error("not sent: {0}")]
     NotSent(String),
     /// The transaction may be on chain: never fail over, track it.
@@ -450,10 +451,7 @@ impl Sender {
                 Err(e) => tracing::info!(error = %e, "receipt poll failed; asking again"),
             }
             if Instant::now() > deadline {
-                return Err(SendError::Unknown {
-                    hash: hash_of(attempts.last().expect("an attempt"))?,
-                    message: format!("no receipt within {:?}", self.policy.receipt_timeout),
-                });
+                return self.unresolved(&mut attempts).await;
             }
             if sent_at.elapsed() >= self.policy.bump_after {
                 let next = self.bumped(attempts.last().expect("an attempt")).await?;
@@ -463,6 +461,51 @@ impl Sender {
                 poll = RECEIPT_POLL.0;
             }
         }
+    }
+
+    /// The end of a wait for `attempts` that saw no receipt in time. When
+    /// the key's mined nonce has moved past theirs and still none of them
+    /// has a receipt, another transaction took the nonce: they never mined
+    /// and never can — journaled failed, answered `NotSent` (nothing of the
+    /// step happened). Otherwise the outcome is unknown: the step's owner
+    /// asks again later ([`Sender::complete`]), never sends it anew.
+    async fn unresolved(
+        &self,
+        attempts: &mut [JournalEntry],
+    ) -> Result<TransactionReceipt, SendError> {
+        let latest = attempts.last().expect("an attempt");
+        let hash = hash_of(latest)?;
+        let unknown = SendError::Unknown {
+            hash,
+            message: format!("no receipt within {:?}", self.policy.receipt_timeout),
+        };
+        let Some(nonce) = latest.nonce.and_then(|n| u64::try_from(n).ok()) else {
+            return Err(unknown);
+        };
+        let key = self.key;
+        // Read before the receipts: a nonce one of the attempts took shows
+        // that attempt's receipt below.
+        let taken = self
+            .rpc
+            .run("eth_getTransactionCount", |p| async move {
+                p.get_transaction_count(key).latest().await
+            })
+            .await
+            .is_ok_and(|n| n > nonce);
+        if !taken {
+            return Err(unknown);
+        }
+        if let Some(done) = self.mined(attempts).await? {
+            return self.finish(attempts, done).await;
+        }
+        for e in attempts.iter_mut() {
+            e.state = TxState::Failed;
+            self.store.journal(e).await.map_err(journal_err)?;
+        }
+        tracing::warn!(%hash, nonce, "transaction dropped: its nonce was taken by another");
+        Err(SendError::NotSent(format!(
+            "{hash:#x} never mined: nonce {nonce} was taken by another transaction"
+        )))
     }
 
     /// Sends `e`'s signed bytes unless the chain has them (asked only when

@@ -30,7 +30,7 @@ use relay_chain::sender::{Call, SendError};
 use relay_config::HostConfig;
 use relay_plugin_api::{Amount, PlanAction};
 use relay_runtime::rails::RailSet;
-use relay_store::{Store, TxState};
+use relay_store::{durable::renewing, Store, TxState};
 use relay_types::{Failure, FailureCode, RouteRecord, RouteStatus};
 use std::{collections::HashSet, sync::Arc};
 
@@ -82,18 +82,16 @@ impl ExecError {
         }
     }
 
-    /// Whether the funds may have left the relayer, or may still be
-    /// delivered, so that no automatic refund is safe: a transaction whose
-    /// fate is unknown, or an upstream that has not answered delivery by
-    /// the track timeout once it may hold the funds — the relayer pulled
-    /// them, or the user's own deposit reached it (it may deliver later; a
-    /// refund then would pay the route twice). Such a route ends `FAILED`
-    /// with `fundsMoved` and no `refundTx`, for the operator. Only a route
-    /// still `awaiting_deposit` (the upstream never saw the user's deposit)
-    /// moved nothing: not in doubt.
+    /// Whether the funds may still be delivered, so that no automatic
+    /// refund is safe: an upstream that has not answered delivery by the
+    /// track timeout once it may hold the funds — the relayer pulled them,
+    /// or the user's own deposit reached it (it may deliver later; a refund
+    /// then would pay the route twice). Such a route ends `FAILED` with
+    /// `fundsMoved` and no `refundTx`, for the operator. Only a route still
+    /// `awaiting_deposit` (the upstream never saw the user's deposit) moved
+    /// nothing: not in doubt.
     fn funds_in_doubt(&self, awaiting_deposit: bool) -> bool {
         match self {
-            ExecError::Send(SendError::Unknown { .. }) => true,
             ExecError::Upstream {
                 code: FailureCode::UpstreamTimeout,
                 ..
@@ -104,14 +102,19 @@ impl ExecError {
 
     /// Whether the error says nothing about the route: its row or its
     /// transaction journal could not be read or written (the store went
-    /// away), or another replica holds it now. A transaction may be out
-    /// already (a journal write fails after the broadcast as easily as
-    /// before it), so the route is neither failed nor refunded: it resumes
-    /// from its journal, which asks the chain before it sends anything.
+    /// away), another replica holds it now, or a transaction of it is out
+    /// and its fate not known yet (the chain did not answer, or gave no
+    /// receipt in time). A transaction may be out already (a journal write
+    /// fails after the broadcast as easily as before it), so the route is
+    /// neither failed nor refunded: it resumes from its journal, which asks
+    /// the chain before it sends anything — the same signed bytes, never a
+    /// second transaction — until the chain tells (mined, or its nonce
+    /// taken by another: not sent).
     fn leaves_route_to_resume(&self) -> bool {
         matches!(
             self,
-            ExecError::Store(_) | ExecError::Send(SendError::Journal(_))
+            ExecError::Store(_)
+                | ExecError::Send(SendError::Journal(_) | SendError::Unknown { .. })
         )
     }
 }
@@ -238,6 +241,17 @@ impl Executor {
         out.map(Some)
     }
 
+    /// Runs `step` of route `id` while renewing this executor's lease
+    /// every third of it ([`renewing`]): the step's outcome, and whether
+    /// the lease was lost meanwhile (the outcome is then not this
+    /// executor's to act on). A step may wait minutes (a sender slot, a
+    /// receipt, its upstream); the lease never lapses under it.
+    async fn holding<T>(&self, id: &str, step: impl std::future::Future<Output = T>) -> (T, bool) {
+        let lease_ms = self.config.execution.route_lease_ms;
+        let renew = || self.store.claim_route(id, &self.owner, lease_ms);
+        renewing(std::time::Duration::from_millis(lease_ms), renew, step).await
+    }
+
     /// Takes or renews this executor's lease on the route.
     pub(super) async fn claim(&self, id: &str) -> Result<bool, ExecError> {
         self.store
@@ -257,7 +271,7 @@ impl Executor {
         while !h.r.status.is_terminal() {
             if let Some(refund) = h.r.failure.as_ref().filter(|f| f.refund_due()) {
                 tracing::info!(code = %refund.code, "finishing the refund");
-                self.refund(&mut h).await?;
+                held(self.holding(id, self.refund(&mut h)).await)?;
                 break;
             }
             if !self.claim(id).await? {
@@ -269,7 +283,7 @@ impl Executor {
                 h.save(&self.store, "done").await?;
                 break;
             };
-            match self.step(&mut h, &step).await {
+            match held(self.holding(id, self.step(&mut h, &step)).await) {
                 Ok(()) => {
                     h.r.next_step += 1;
                     let event = if h.r.next_step == h.r.plan.steps.len() {
@@ -293,7 +307,7 @@ impl Executor {
                     tracing::warn!(error = %e, step = h.r.next_step, "left to resume");
                     return Err(e);
                 }
-                Err(e) => self.fail(&mut h, e).await?,
+                Err(e) => held(self.holding(id, self.fail(&mut h, e)).await)?,
             }
         }
         Ok(h.r)
@@ -541,6 +555,16 @@ impl Executor {
             .ok_or_else(|| ExecError::BadStep("refund sends nothing".into()))?;
         self.send_journaled(r, REFUND_STEP, chain, &call).await
     }
+}
+
+/// The outcome of a step run while holding the route's lease, unless the
+/// lease was lost meanwhile: another replica may hold the route then, and
+/// what the step sent is journaled for it to finish.
+fn held<T>((outcome, lost): (Result<T, ExecError>, bool)) -> Result<T, ExecError> {
+    if lost {
+        return Err(store_err("lost the route's lease while a step ran"));
+    }
+    outcome
 }
 
 /// Whether the relayer pulled the sender's funds (a Permit2 pull ran).

@@ -325,12 +325,12 @@ impl SponsorService {
         step: impl std::future::Future<Output = Result<SponsorshipMove, SponsorError>>,
     ) -> Result<Option<SponsorshipMove>, SponsorError> {
         let lease_ms = self.sponsor_config().lease_ms;
-        let every = std::time::Duration::from_millis((lease_ms / 3).max(20));
+        let lease = std::time::Duration::from_millis(lease_ms);
         let renew = || {
             let until = self.now_ms() + lease_ms;
             self.deps.store.lease_sponsorship(id, &self.replica, until)
         };
-        let (next, lost) = renewing(every, renew, step).await;
+        let (next, lost) = renewing(lease, renew, step).await;
         Ok((!lost).then_some(next?))
     }
 

@@ -280,12 +280,19 @@ impl Store {
 
     /// Journals a side effect before it happens (or updates it after); a
     /// planned one is on the disk when this returns.
+    ///
+    /// A journal slot (route, step, attempt) holds one transaction: an
+    /// entry for a slot that already names another transaction is refused
+    /// ([`StoreError::Conflict`]) — two executors that both planned a step
+    /// (one lost its lease while it ran) never both record, so only the
+    /// one journaled is ever broadcast.
     pub async fn journal(&self, e: &JournalEntry) -> Result<(), StoreError> {
-        sqlx::query(
+        let written = sqlx::query(
             "INSERT INTO tx_journal (route_id, step, attempt, chain, nonce, payload, tx_hash, state, updated_ms, signer) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
              ON CONFLICT (route_id, step, attempt) DO UPDATE SET nonce = excluded.nonce, payload = excluded.payload, \
-             tx_hash = excluded.tx_hash, state = excluded.state, updated_ms = excluded.updated_ms, signer = excluded.signer",
+             tx_hash = excluded.tx_hash, state = excluded.state, updated_ms = excluded.updated_ms, signer = excluded.signer \
+             WHERE tx_journal.tx_hash IS NULL OR tx_journal.tx_hash = excluded.tx_hash",
         )
         .bind(&e.route_id)
         .bind(e.step)
@@ -299,6 +306,12 @@ impl Store {
         .bind(e.signer.as_deref().map(str::to_ascii_lowercase))
         .execute(self.pool())
         .await?;
+        if written.rows_affected() == 0 {
+            return Err(StoreError::Conflict(format!(
+                "journal slot {} step {} attempt {} holds another transaction",
+                e.route_id, e.step, e.attempt
+            )));
+        }
         if e.state == TxState::Planned {
             // About to be broadcast (see [`super::durability`]).
             self.durability.flush().await?;

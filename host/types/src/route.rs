@@ -91,7 +91,7 @@ crate::code_table! {
         /// No delivery before the tracking deadline.
         UpstreamTimeout => ("UPSTREAM_TIMEOUT", "no delivery seen within execution.track_timeout_ms; the upstream may still deliver, so nothing is refunded automatically: when the upstream may hold the funds (fundsMoved, no refundTx) the operator settles it; a route whose upstream never saw the user's deposit moved nothing"),
         /// Anything else (RPC, signing, store).
-        ExecutionFailed => ("EXECUTION_FAILED", "the route could not be completed (RPC, signing or store failure); pulled funds are refunded unless a transaction's fate is unknown"),
+        ExecutionFailed => ("EXECUTION_FAILED", "the route could not be completed (a step the chain or the host refused before it was sent, or a transaction that can never mine); pulled funds are refunded. A transaction whose fate is not known yet never fails the route: it stays in flight until the chain tells"),
     }
 }
 

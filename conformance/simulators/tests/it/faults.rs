@@ -2,11 +2,12 @@
 //! status, a truncated body, a hang that only the client's timeout ends —
 //! on every simulator, set at runtime or at start — and accept-then-fail
 //! takes the deposit, reports the upstream's failed status and refunds;
-//! fail-on-destination takes it and reports Squid's destination failure.
+//! fail-on-destination takes it and reports Squid's destination failure; a
+//! payout whose receipt is late is paid once and never refunded.
 
 use crate::common;
 
-use alloy::primitives::U256;
+use alloy::{primitives::U256, providers::Provider};
 use common::{field, mesh, mesh_with, wait_for, Call, Mesh, DST, SRC};
 use relay_devnet::{keys, Token};
 use relay_simulators::{FaultConfig, FaultMode, SimConfig, Upstream};
@@ -369,5 +370,92 @@ async fn lifi_and_allbridge_failures_are_valid_vendor_statuses() {
         m.balance(SRC, Token::Usdc, user).await,
         before,
         "refunded in full"
+    );
+}
+
+/// The destination chain stops mining as the bridge pays out: the payout's
+/// receipt does not come within the operator's wait, and sending it is
+/// reported as an error. The payout may still mine, so the simulator never
+/// refunds on that error: it sends the payout again under the same id
+/// (`BridgeDeposit` settles an id once) and, once the chain mines, the
+/// transfer is DONE — paid out once, the deposit not refunded.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_payout_whose_receipt_is_late_is_paid_once_and_never_refunded() {
+    let m = mesh_with(SimConfig {
+        receipt_wait: Duration::from_millis(500),
+        ..SimConfig::default()
+    })
+    .await;
+    let user = keys::anvil_address(7);
+    let usdc = m.token(SRC, Token::Usdc);
+    // The bridge holds the deposit until the destination has stopped.
+    let hold = FaultConfig {
+        settle_delay_ms: 600_000,
+        ..FaultConfig::default()
+    };
+    m.sims.set_faults(Upstream::Lifi, hold);
+    let before = (
+        m.balance(SRC, Token::Usdc, user).await,
+        m.balance(DST, Token::Usdc, user).await,
+    );
+    let url = format!("{}/v1/quote?fromChain={SRC}&toChain={DST}&fromToken=USDC&toToken=USDC&fromAmount=3000000&fromAddress={user}", m.url(Upstream::Lifi));
+    let (_, quote) = m.get(&url, &[]).await;
+    let tx = &quote["transactionRequest"];
+    let call = Call {
+        approve: Some(usdc),
+        spender: field(&quote["estimate"]["approvalAddress"]),
+        amount: U256::from(3_000_000u64),
+        to: field(&tx["to"]),
+        data: field(&tx["data"]),
+        value: U256::ZERO,
+    };
+    let src_tx = m.execute(SRC, user, &call).await;
+    let status_url = format!(
+        "{}/v1/status?txHash={src_tx}&fromChain={SRC}&toChain={DST}",
+        m.url(Upstream::Lifi)
+    );
+    wait_for("the deposit seen", || async {
+        let (_, v) = m.get(&status_url, &[]).await;
+        (v["status"] == "PENDING").then_some(())
+    })
+    .await;
+
+    let dst = m.provider(DST);
+    let _: () = dst
+        .raw_request("evm_setAutomine".into(), (false,))
+        .await
+        .unwrap();
+    m.sims.set_faults(Upstream::Lifi, FaultConfig::default());
+    // A second payout pending: the first one's wait ended in an error, and
+    // the simulator sent it again instead of refunding.
+    let operator = keys::bridge_operator().address();
+    wait_for("the payout sent again", || async {
+        let mined = dst.get_transaction_count(operator).latest().await.ok()?;
+        let pending = dst.get_transaction_count(operator).pending().await.ok()?;
+        (pending >= mined + 2).then_some(())
+    })
+    .await;
+    let _: () = dst
+        .raw_request("evm_setAutomine".into(), (true,))
+        .await
+        .unwrap();
+    let _: Value = dst.raw_request("evm_mine".into(), ()).await.unwrap();
+
+    let done = wait_for("LI.FI DONE", || async {
+        let (_, v) = m.get(&status_url, &[]).await;
+        (v["status"] == "DONE").then_some(v)
+    })
+    .await;
+    assert_eq!(done["substatus"], "COMPLETED", "{done}");
+    let out: U256 = field(&quote["estimate"]["toAmount"]);
+    assert_eq!(
+        m.balance(DST, Token::Usdc, user).await,
+        before.1 + out,
+        "paid out once"
+    );
+    assert_eq!(
+        m.balance(SRC, Token::Usdc, user).await,
+        before.0 - U256::from(3_000_000u64),
+        "the deposit not refunded"
     );
 }

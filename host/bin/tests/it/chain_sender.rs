@@ -3,7 +3,8 @@
 //! allocator, the same database) exactly once — the payout lands once, the
 //! relayer's nonce moves once, and resuming again does nothing. A stuck
 //! transaction is replaced at the same nonce with fees raised at least
-//! 1.1× and pays once; dead and hung RPC endpoints do not stop a send.
+//! 1.1× and pays once; one whose nonce another transaction took is not
+//! sent; dead and hung RPC endpoints do not stop a send.
 
 use crate::common;
 use std::{sync::Arc, time::Duration};
@@ -219,14 +220,10 @@ async fn a_stuck_transaction_is_replaced_with_higher_fees_and_pays_once() {
     let call = w.payout(who, 4_000_000);
     let send = tokio::spawn(async move { sender.send("rt_stuck", 0, &call).await });
     let store = Store::connect(&w.store_url).await.unwrap();
-    let mut attempts = Vec::new();
-    for _ in 0..200 {
-        attempts = store.journal_of("rt_stuck").await.unwrap();
-        if attempts.len() >= 2 && attempts[1].state == TxState::Sent {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let attempts = journaled_until(&store, "rt_stuck", |a| {
+        a.len() >= 2 && a[1].state == TxState::Sent
+    })
+    .await;
     assert!(attempts.len() >= 2, "replaced while stuck: {attempts:?}");
     assert_eq!(attempts[0].nonce, attempts[1].nonce, "same nonce");
     let (f0, f1) = (max_fee(&attempts[0].payload), max_fee(&attempts[1].payload));
@@ -251,6 +248,79 @@ async fn a_stuck_transaction_is_replaced_with_higher_fees_and_pays_once() {
         .filter(|e| e.state == TxState::Mined)
         .collect();
     assert_eq!(mined.len(), 1, "exactly one attempt mined");
+    w.devnet.stop();
+}
+
+/// The journal of `route` once `done` holds of it.
+async fn journaled_until(
+    store: &Store,
+    route: &str,
+    done: impl Fn(&[relay_store::JournalEntry]) -> bool,
+) -> Vec<relay_store::JournalEntry> {
+    let mut attempts = Vec::new();
+    common::wait_for("the journal", async || {
+        attempts = store.journal_of(route).await.unwrap();
+        done(&attempts)
+    })
+    .await;
+    attempts
+}
+
+/// A broadcast transaction whose nonce another transaction of the key took
+/// (here one sent around the relayer, with higher fees) never mines: once
+/// the wait for its receipt ends the sender says so — not sent, journaled
+/// failed — instead of an unknown outcome its owner would wait on forever.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_transaction_whose_nonce_another_took_is_not_sent() {
+    let w = World::new().await;
+    let who = Address::repeat_byte(0x36);
+    let p = w.devnet.chain(CHAIN).unwrap().provider();
+    let _: () = p
+        .raw_request("evm_setAutomine".into(), (false,))
+        .await
+        .unwrap();
+    let policy = SendPolicy {
+        bump_after: Duration::from_secs(600),
+        receipt_timeout: Duration::from_millis(1_500),
+        ..SendPolicy::default()
+    };
+    let live = w.devnet.chain(CHAIN).unwrap().rpc_url.clone();
+    let sender = w.sender_over(std::slice::from_ref(&live), policy).await;
+    let call = w.payout(who, 2_000_000);
+    let send = tokio::spawn(async move { sender.send("rt_taken", 0, &call).await });
+    let store = Store::connect(&w.store_url).await.unwrap();
+    let sent = journaled_until(&store, "rt_taken", |a| {
+        a.first().is_some_and(|e| e.state == TxState::Sent)
+    })
+    .await;
+    let ours = sent.first().expect("journaled");
+    // The same key, the same nonce, a tenth of the gas and ten times the fee.
+    let key = relay_devnet::deploy::wallet_provider(live.parse().unwrap(), keys::relayer());
+    let fee = max_fee(&ours.payload) * 10;
+    let other = alloy::rpc::types::TransactionRequest::default()
+        .to(Address::repeat_byte(0x37))
+        .nonce(ours.nonce.unwrap() as u64)
+        .gas_limit(21_000)
+        .max_fee_per_gas(fee)
+        .max_priority_fee_per_gas(fee);
+    let _ = key.send_transaction(other).await.unwrap();
+    let _: serde_json::Value = p.raw_request("evm_mine".into(), ()).await.unwrap();
+
+    let outcome = send.await.unwrap();
+    assert!(
+        matches!(outcome, Err(relay_chain::sender::SendError::NotSent(_))),
+        "{outcome:?}"
+    );
+    assert_eq!(w.balance(who).await, U256::ZERO, "never paid");
+    let after = store.journal_of("rt_taken").await.unwrap();
+    assert!(
+        after.iter().all(|e| e.state == TxState::Failed),
+        "{after:?}"
+    );
+    let _: () = p
+        .raw_request("evm_setAutomine".into(), (true,))
+        .await
+        .unwrap();
     w.devnet.stop();
 }
 

@@ -14,6 +14,7 @@ mod api_rails;
 mod api_routing;
 mod api_track;
 mod book_shared;
+mod chain_late;
 mod chain_nonce;
 mod chain_rpc;
 mod chain_sender;

@@ -63,13 +63,7 @@ impl Cut {
         .await;
         let host = spawn_host(setup.dir.path());
         wait_ready(&setup.base).await;
-        let db = format!(
-            "sqlite://{}",
-            relay_fixtures::data_dir(&setup.dir.path().join("data"))
-                .join("relay.db")
-                .display()
-        );
-        let db = sqlx::SqlitePool::connect(&db).await.unwrap();
+        let db = setup.database().await;
         Cut {
             setup,
             db,

@@ -238,27 +238,80 @@ fn no_holder(table: &str) -> StoreError {
     StoreError::Corrupt(format!("the lease of {table} names no holder"))
 }
 
-/// Runs `step` to its end while renewing a lease every `every` with
-/// `renew` (which answers whether the lease is still held); answers the
-/// step's output and whether the lease was lost meanwhile. The step is
-/// never cut short — what it sent is journaled, and whoever holds the
-/// lease finishes it — but a driver that lost the lease must not act on
-/// its outcome. A renewal the store does not answer is tried again at
-/// the next beat; one that finds another holder loses the lease for good.
+/// Runs `step` to its end while renewing a lease of length `lease` every
+/// third of it with `renew` (which answers whether the lease is still
+/// held); answers the step's output and whether the lease was lost
+/// meanwhile. The step is never cut short — what it sent is journaled,
+/// and whoever holds the lease finishes it — but a driver that lost the
+/// lease must not act on its outcome. A renewal that finds another holder
+/// loses the lease for good; one the store does not answer is tried again
+/// at the next beat, and loses it once no renewal has succeeded for a
+/// whole lease (another replica may hold it by then). The caller holds
+/// the lease when it calls.
 pub async fn renewing<T, R>(
-    every: std::time::Duration,
+    lease: std::time::Duration,
     mut renew: impl FnMut() -> R,
     step: impl std::future::Future<Output = T>,
 ) -> (T, bool)
 where
     R: std::future::Future<Output = Result<bool, StoreError>>,
 {
+    let every = (lease / 3).max(std::time::Duration::from_millis(20));
     let mut step = std::pin::pin!(step);
     let mut lost = false;
+    let mut held_at = tokio::time::Instant::now();
     loop {
         tokio::select! {
             out = &mut step => return (out, lost),
-            _ = tokio::time::sleep(every) => lost |= matches!(renew().await, Ok(false)),
+            _ = tokio::time::sleep(every) => {
+                let asked = tokio::time::Instant::now();
+                match renew().await {
+                    Ok(true) => held_at = asked,
+                    Ok(false) => lost = true,
+                    Err(_) => lost |= asked.duration_since(held_at) >= lease,
+                }
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    const LEASE: Duration = Duration::from_millis(300);
+
+    /// A step of `beats` thirds of the lease, renewed by `answers` in turn
+    /// (the last repeated): whether the lease was lost meanwhile.
+    async fn lost_over(beats: u32, answers: &[Result<bool, ()>]) -> bool {
+        let mut asked = 0;
+        let renew = || {
+            let answer = answers[asked.min(answers.len() - 1)];
+            asked += 1;
+            async move { answer.map_err(|()| StoreError::Corrupt("down".into())) }
+        };
+        let step = tokio::time::sleep(LEASE / 3 * beats + LEASE / 6);
+        renewing(LEASE, renew, step).await.1
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_lease_renewed_throughout_is_held() {
+        assert!(!lost_over(9, &[Ok(true)]).await);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn another_holder_loses_the_lease_for_good() {
+        assert!(lost_over(4, &[Ok(true), Ok(false), Ok(true)]).await);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_store_away_for_less_than_the_lease_keeps_it() {
+        assert!(!lost_over(6, &[Ok(true), Err(()), Err(()), Ok(true)]).await);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_store_away_for_a_whole_lease_loses_it() {
+        assert!(lost_over(6, &[Ok(true), Err(()), Err(()), Err(()), Ok(true)]).await);
     }
 }

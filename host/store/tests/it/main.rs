@@ -171,6 +171,41 @@ fn guard(s: &Store) -> Idempotency {
 
 /// Begins `key` for the request bytes `body` with the stale limit
 /// `stale_ms`.
+/// Two executors that both planned one step (the first lost its lease
+/// while it ran): the second's transaction is refused its slot, so only
+/// the journaled one is broadcast; the holder still moves its own entry.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_journal_slot_holds_one_transaction() {
+    for (name, url) in backends().await {
+        let [a, b] = replicas(&url).await;
+        let planned = |hash: &str| JournalEntry {
+            route_id: "rt_slot".into(),
+            step: 1,
+            attempt: 0,
+            chain: "8453".into(),
+            nonce: Some(3),
+            payload: format!("0x{hash}"),
+            tx_hash: Some(format!("0x{hash}")),
+            state: TxState::Planned,
+            signer: Some("0xabc0000000000000000000000000000000000001".into()),
+        };
+        let mine = planned("aa");
+        a.journal(&mine).await.unwrap();
+        let theirs = planned("bb");
+        let refused = b.journal(&theirs).await;
+        assert!(
+            matches!(refused, Err(relay_store::StoreError::Conflict(_))),
+            "{name}: {refused:?}"
+        );
+        let sent = JournalEntry {
+            state: TxState::Sent,
+            ..mine.clone()
+        };
+        b.journal(&sent).await.unwrap();
+        assert_eq!(a.journal_of("rt_slot").await.unwrap(), vec![sent], "{name}");
+    }
+}
+
 async fn begin(s: &Store, key: &str, body: &str, stale_ms: u64) -> IdempotencyBegin {
     Idempotency::new(s.clone(), stale_ms)
         .begin(&IdemKey::route(key), body.as_bytes())

@@ -252,12 +252,12 @@ impl<G: Goods> Till<G> {
         id: &str,
         step: impl std::future::Future<Output = Result<OrderMove, OrderError>>,
     ) -> Result<Option<OrderMove>, OrderError> {
-        let every = std::time::Duration::from_millis((self.lease_ms / 3).max(20));
+        let lease = std::time::Duration::from_millis(self.lease_ms);
         let renew = || {
             let until = self.now_ms() + self.lease_ms;
             self.parts.orders.lease_order(id, &self.holder, until)
         };
-        let (next, lost) = relay_store::durable::renewing(every, renew, step).await;
+        let (next, lost) = relay_store::durable::renewing(lease, renew, step).await;
         Ok((!lost).then_some(next?))
     }
 

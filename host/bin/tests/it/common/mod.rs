@@ -325,6 +325,14 @@ impl HostSetup {
             base: format!("http://127.0.0.1:{port}"),
         }
     }
+
+    /// A connection to the host's own SQLite database (once it started).
+    pub async fn database(&self) -> sqlx::SqlitePool {
+        let db = relay_fixtures::data_dir(&self.dir.path().join("data")).join("relay.db");
+        sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display()))
+            .await
+            .unwrap()
+    }
 }
 
 /// Lets Permit2 spend anvil account `index`'s USDC on `chain` (once per
