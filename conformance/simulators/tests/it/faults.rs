@@ -312,22 +312,7 @@ async fn lifi_and_allbridge_failures_are_valid_vendor_statuses() {
     set_faults(&m, Upstream::Allbridge, json!({"mode": "accept-then-fail"})).await;
 
     // LI.FI: neither paid out nor refunded is FAILED / UNKNOWN_ERROR.
-    let url = format!("{}/v1/quote?fromChain={SRC}&toChain={DST}&fromToken=USDC&toToken=USDC&fromAmount=1000000&fromAddress={user}", m.url(Upstream::Lifi));
-    let (_, quote) = m.get(&url, &[]).await;
-    let tx = &quote["transactionRequest"];
-    let call = Call {
-        approve: Some(usdc),
-        spender: field(&quote["estimate"]["approvalAddress"]),
-        amount: U256::from(1_000_000u64),
-        to: field(&tx["to"]),
-        data: field(&tx["data"]),
-        value: U256::ZERO,
-    };
-    let src_tx = m.execute(SRC, user, &call).await;
-    let status_url = format!(
-        "{}/v1/status?txHash={src_tx}&fromChain={SRC}&toChain={DST}",
-        m.url(Upstream::Lifi)
-    );
+    let (_, status_url) = lifi_deposit(&m, user, 1_000_000).await;
     let failed = wait_for("LI.FI FAILED", || async {
         let (_, v) = m.get(&status_url, &[]).await;
         (v["status"] == "FAILED").then_some(v)
@@ -387,7 +372,6 @@ async fn a_payout_whose_receipt_is_late_is_paid_once_and_never_refunded() {
     })
     .await;
     let user = keys::anvil_address(7);
-    let usdc = m.token(SRC, Token::Usdc);
     // The bridge holds the deposit until the destination has stopped.
     let hold = FaultConfig {
         settle_delay_ms: 600_000,
@@ -398,22 +382,7 @@ async fn a_payout_whose_receipt_is_late_is_paid_once_and_never_refunded() {
         m.balance(SRC, Token::Usdc, user).await,
         m.balance(DST, Token::Usdc, user).await,
     );
-    let url = format!("{}/v1/quote?fromChain={SRC}&toChain={DST}&fromToken=USDC&toToken=USDC&fromAmount=3000000&fromAddress={user}", m.url(Upstream::Lifi));
-    let (_, quote) = m.get(&url, &[]).await;
-    let tx = &quote["transactionRequest"];
-    let call = Call {
-        approve: Some(usdc),
-        spender: field(&quote["estimate"]["approvalAddress"]),
-        amount: U256::from(3_000_000u64),
-        to: field(&tx["to"]),
-        data: field(&tx["data"]),
-        value: U256::ZERO,
-    };
-    let src_tx = m.execute(SRC, user, &call).await;
-    let status_url = format!(
-        "{}/v1/status?txHash={src_tx}&fromChain={SRC}&toChain={DST}",
-        m.url(Upstream::Lifi)
-    );
+    let (quote, status_url) = lifi_deposit(&m, user, 3_000_000).await;
     wait_for("the deposit seen", || async {
         let (_, v) = m.get(&status_url, &[]).await;
         (v["status"] == "PENDING").then_some(())
@@ -458,4 +427,26 @@ async fn a_payout_whose_receipt_is_late_is_paid_once_and_never_refunded() {
         before.0 - U256::from(3_000_000u64),
         "the deposit not refunded"
     );
+}
+
+/// `user` deposits `amount` of USDC with LI.FI ([`SRC`] → [`DST`]) as its
+/// quote says: the quote and the transfer's status URL.
+async fn lifi_deposit(m: &Mesh, user: alloy::primitives::Address, amount: u64) -> (Value, String) {
+    let url = format!("{}/v1/quote?fromChain={SRC}&toChain={DST}&fromToken=USDC&toToken=USDC&fromAmount={amount}&fromAddress={user}", m.url(Upstream::Lifi));
+    let (_, quote) = m.get(&url, &[]).await;
+    let tx = &quote["transactionRequest"];
+    let call = Call {
+        approve: Some(m.token(SRC, Token::Usdc)),
+        spender: field(&quote["estimate"]["approvalAddress"]),
+        amount: U256::from(amount),
+        to: field(&tx["to"]),
+        data: field(&tx["data"]),
+        value: U256::ZERO,
+    };
+    let src_tx = m.execute(SRC, user, &call).await;
+    let status_url = format!(
+        "{}/v1/status?txHash={src_tx}&fromChain={SRC}&toChain={DST}",
+        m.url(Upstream::Lifi)
+    );
+    (quote, status_url)
 }

@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use alloy::{primitives::U256, providers::Provider};
+use alloy::primitives::U256;
 use common::{permit_body, spawn_host, wait_ready};
 use relay_devnet::keys;
 use serde_json::json;
@@ -29,10 +29,7 @@ async fn a_payout_without_a_receipt_in_time_is_waited_for_not_failed() {
     wait_ready(&setup.base).await;
     let db = setup.database().await;
     let dst = setup.devnet.chain(DST).unwrap().provider();
-    let _: () = dst
-        .raw_request("evm_setAutomine".into(), (false,))
-        .await
-        .unwrap();
+    common::blocks(&dst, false).await;
 
     let books = common::UsdcBooks::open(&setup.devnet, (SRC, DST), keys::anvil_address(1)).await;
     let mut body = permit_body(&setup.devnet, (SRC, DST), AMOUNT, 900);
@@ -46,11 +43,7 @@ async fn a_payout_without_a_receipt_in_time_is_waited_for_not_failed() {
     let first = payout_sent(&db, &setup.base, &id, 0).await;
     payout_sent(&db, &setup.base, &id, first + RECEIPT_TIMEOUT_MS).await;
 
-    let _: () = dst
-        .raw_request("evm_setAutomine".into(), (true,))
-        .await
-        .unwrap();
-    let _: serde_json::Value = dst.raw_request("evm_mine".into(), ()).await.unwrap();
+    common::blocks(&dst, true).await;
     let delivered = common::all_done(&setup.base, &[id]).await;
     books
         .assert_moved(&setup.devnet, U256::from(AMOUNT), delivered)

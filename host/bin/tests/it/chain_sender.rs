@@ -207,10 +207,7 @@ async fn a_stuck_transaction_is_replaced_with_higher_fees_and_pays_once() {
     let nonce0 = w.relayer_nonce().await;
     let p = w.devnet.chain(CHAIN).unwrap().provider();
     // Blocks stop: the first broadcast sits in the pool, unmined.
-    let _: () = p
-        .raw_request("evm_setAutomine".into(), (false,))
-        .await
-        .unwrap();
+    common::blocks(&p, false).await;
     let policy = SendPolicy {
         bump_after: Duration::from_millis(300),
         ..SendPolicy::default()
@@ -231,11 +228,7 @@ async fn a_stuck_transaction_is_replaced_with_higher_fees_and_pays_once() {
         f1 * 10 >= f0 * 11,
         "fees raised at least 1.1x: {f0} -> {f1}"
     );
-    let _: () = p
-        .raw_request("evm_setAutomine".into(), (true,))
-        .await
-        .unwrap();
-    let _: serde_json::Value = p.raw_request("evm_mine".into(), ()).await.unwrap();
+    common::blocks(&p, true).await;
     let receipt = send.await.unwrap().unwrap();
     assert!(receipt.status());
     assert_eq!(w.balance(who).await, U256::from(4_000_000u64), "paid once");
@@ -275,10 +268,7 @@ async fn a_transaction_whose_nonce_another_took_is_not_sent() {
     let w = World::new().await;
     let who = Address::repeat_byte(0x36);
     let p = w.devnet.chain(CHAIN).unwrap().provider();
-    let _: () = p
-        .raw_request("evm_setAutomine".into(), (false,))
-        .await
-        .unwrap();
+    common::blocks(&p, false).await;
     let policy = SendPolicy {
         bump_after: Duration::from_secs(600),
         receipt_timeout: Duration::from_millis(1_500),
@@ -317,10 +307,7 @@ async fn a_transaction_whose_nonce_another_took_is_not_sent() {
         after.iter().all(|e| e.state == TxState::Failed),
         "{after:?}"
     );
-    let _: () = p
-        .raw_request("evm_setAutomine".into(), (true,))
-        .await
-        .unwrap();
+    common::blocks(&p, true).await;
     w.devnet.stop();
 }
 

@@ -222,10 +222,7 @@ async fn a_settlement_slower_than_the_lease_is_driven_once() {
         ("x-payment", pay.clone()),
         ("x-idempotency-key", "slow-settle".to_string()),
     ];
-    let _: () = chain
-        .raw_request("evm_setAutomine".into(), (false,))
-        .await
-        .unwrap();
+    common::blocks(&chain, false).await;
     let (base, paid_body, sent_headers) = (host.base.clone(), body.clone(), headers.clone());
     let answer = tokio::spawn(async move {
         let h: Vec<(&str, &str)> = sent_headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
@@ -264,11 +261,7 @@ async fn a_settlement_slower_than_the_lease_is_driven_once() {
         taker,
         "the other replica never took the record over"
     );
-    let _: () = chain
-        .raw_request("evm_setAutomine".into(), (true,))
-        .await
-        .unwrap();
-    let _: Value = chain.raw_request("evm_mine".into(), ()).await.unwrap();
+    common::blocks(&chain, true).await;
     let first = answer.await.unwrap();
     let h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let mut last = first.body.clone();

@@ -672,3 +672,15 @@ pub async fn submit_keyed(base: &str, body: &Value, key: &str) -> Option<String>
         other => panic!("{key}: {other} {v}"),
     }
 }
+
+/// Stops a devnet chain's blocks (`false`: what is sent stays pending) or
+/// starts them again (`true`: everything pending is mined at once).
+pub async fn blocks(chain: &impl alloy::providers::Provider, on: bool) {
+    let _: () = chain
+        .raw_request("evm_setAutomine".into(), (on,))
+        .await
+        .unwrap();
+    if on {
+        let _: Value = chain.raw_request("evm_mine".into(), ()).await.unwrap();
+    }
+}
