@@ -30,6 +30,10 @@ pub enum NonceError {
     /// The node could not be asked or refused a transaction.
     #[error("rpc: {0}")]
     Rpc(String),
+    /// The store that keeps the replicas' shared nonce counter did not
+    /// answer: nothing was allocated, and trying again later is safe.
+    #[error("store: {0}")]
+    Store(String),
 }
 
 fn rpc(e: impl std::fmt::Display) -> NonceError {
@@ -119,7 +123,7 @@ impl NonceManager {
             let n = store
                 .allocate_nonce(*chain, &self.relayer.to_string(), pending)
                 .await
-                .map_err(|e| NonceError::Rpc(format!("store: {e}")))?;
+                .map_err(|e| NonceError::Store(e.to_string()))?;
             self.hold(n);
             return Ok(n);
         }

@@ -48,7 +48,9 @@ pub enum SendError {
     /// Mined and reverted.
     #[error("reverted on chain: {0}")]
     Reverted(B256),
-    /// The journal could not be written (nothing is broadcast unjournaled).
+    /// The journal, or the store's shared nonce counter, could not be
+    /// read or written (nothing is broadcast unjournaled): the store went
+    /// away, and the side effect is finished from its journal later.
     #[error("journal: {0}")]
     Journal(String),
 }
@@ -156,6 +158,16 @@ fn not_sent(e: impl std::fmt::Display) -> SendError {
     SendError::NotSent(e.to_string())
 }
 
+/// A nonce that could not be allocated: nothing was signed. A store that
+/// did not answer is the journal's kind of error — whoever sends leaves
+/// the side effect to resume, it did not fail — the node's is `NotSent`.
+fn nonce_err(e: crate::nonce::NonceError) -> SendError {
+    match e {
+        crate::nonce::NonceError::Store(e) => SendError::Journal(format!("nonce counter: {e}")),
+        e => not_sent(e),
+    }
+}
+
 fn hash_of(e: &JournalEntry) -> Result<B256, SendError> {
     e.tx_hash
         .as_deref()
@@ -253,7 +265,7 @@ impl Sender {
         let call = crate::account::enrol_call(self.address, executors);
         let _slot = self.slot().await?;
         let gas_price = self.gas_price().await?;
-        let nonce = self.nonces.allocate().await.map_err(not_sent)?;
+        let nonce = self.nonces.allocate().await.map_err(nonce_err)?;
         let planned = async {
             let auth = signer
                 .sign_authorization(self.chain_id, code, nonce + 1)
@@ -311,7 +323,7 @@ impl Sender {
     ) -> Result<JournalEntry, SendError> {
         // Read the fee first: a nonce is taken only when it will be used.
         let gas_price = self.gas_price().await?;
-        let nonce = self.nonces.allocate().await.map_err(not_sent)?;
+        let nonce = self.nonces.allocate().await.map_err(nonce_err)?;
         let planned = self
             .sign_and_journal(call, (gas_price, auths), nonce, route_id, step)
             .await;

@@ -4,7 +4,8 @@
 //! - it refuses the journal write that follows each broadcast: the
 //!   transaction is out, its record is not;
 //! - it refuses a write of a route that waits on its bridge (its lease
-//!   renewal), once.
+//!   renewal), once;
+//! - it refuses the payout's nonce (the replicas' shared counter), once.
 //!
 //! No route is failed or refunded for it: each resumes from its journal,
 //! which asks the chain first, and finishes once — every permit pulled
@@ -39,6 +40,21 @@ const CUT_THE_WAIT: [&str; 3] = [
      '$.plan.steps[' || json_extract(NEW.body, '$.nextStep') || '].action') = 'await-upstream' \
      BEGIN UPDATE waiting_renewals SET n = n + 1; \
      SELECT RAISE(FAIL, 'the store went away') WHERE (SELECT n FROM waiting_renewals) = 2; END",
+];
+
+/// Makes the first nonce allocation on the destination chain fail (the
+/// replicas' shared counter lives in the store): the float lane's payout.
+/// An upsert fires the insert trigger, and the update one on a row there
+/// already; the count says which call it is.
+const CUT_THE_NONCE: [&str; 4] = [
+    "CREATE TABLE nonce_cuts (n INTEGER NOT NULL)",
+    "INSERT INTO nonce_cuts VALUES (0)",
+    "CREATE TRIGGER nonce_cut_insert BEFORE INSERT ON relayer_nonces WHEN NEW.chain = '42161' \
+     BEGIN UPDATE nonce_cuts SET n = n + 1; \
+     SELECT RAISE(FAIL, 'the store went away') WHERE (SELECT n FROM nonce_cuts) = 1; END",
+    "CREATE TRIGGER nonce_cut_update BEFORE UPDATE ON relayer_nonces WHEN NEW.chain = '42161' \
+     BEGIN UPDATE nonce_cuts SET n = n + 1; \
+     SELECT RAISE(FAIL, 'the store went away') WHERE (SELECT n FROM nonce_cuts) = 1; END",
 ];
 
 fn body(devnet: &Devnet, rail: &str, nonce: u64) -> Value {
@@ -133,6 +149,31 @@ async fn a_route_whose_store_goes_away_while_it_waits_on_the_bridge_is_paid_once
         .await
         .unwrap();
     assert!(renewals >= 2, "the store went away while the route waited");
+
+    cut.setup.devnet.stop();
+}
+
+/// The store does not answer as the payout takes its nonce (nothing is
+/// signed yet): the route is not failed and refunded for it — it resumes
+/// and pays once.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_nonce_the_store_could_not_hand_out_neither_fails_nor_refunds_the_route() {
+    let cut = Cut::start().await;
+    let (devnet, base, db) = (&cut.setup.devnet, &cut.setup.base, &cut.db);
+    for q in CUT_THE_NONCE {
+        sqlx::query(q).execute(db).await.unwrap();
+    }
+    let books = common::UsdcBooks::open(devnet, (SRC, DST), keys::anvil_address(1)).await;
+    let id = common::submit_keyed(base, &body(devnet, "floatlane", 830), "cut-nonce").await;
+    let delivered = common::all_done(base, &[id.expect("accepted")]).await;
+    books
+        .assert_moved(devnet, U256::from(AMOUNT), delivered)
+        .await;
+    let (cuts,): (i64,) = sqlx::query_as("SELECT n FROM nonce_cuts")
+        .fetch_one(db)
+        .await
+        .unwrap();
+    assert!(cuts >= 2, "the payout's nonce was refused once: {cuts}");
 
     cut.setup.devnet.stop();
 }
