@@ -25,7 +25,7 @@ use serde_json::Value;
 use crate::{
     cluster::Sample,
     webhook::Deliveries,
-    world::{Started, World, DST, SRC},
+    world::{Started, TokenTransfer, World, DST, SRC},
 };
 
 sol! {
@@ -119,7 +119,7 @@ async fn transfers(
     w: &World,
     chain: u64,
     (from, to): (Option<Address>, Option<Address>),
-) -> anyhow::Result<Vec<(B256, Address, Address, U256)>> {
+) -> anyhow::Result<Vec<TokenTransfer>> {
     token_transfers(w, (chain, w.usdc[&chain]), (from, to)).await
 }
 
@@ -129,26 +129,52 @@ pub(crate) async fn token_transfers(
     w: &World,
     (chain, token): (u64, Address),
     (from, to): (Option<Address>, Option<Address>),
-) -> anyhow::Result<Vec<(B256, Address, Address, U256)>> {
-    let mut f = Filter::new()
-        .address(token)
-        .event_signature(Transfer::SIGNATURE_HASH)
-        .from_block(0u64);
-    if let Some(a) = from {
-        f = f.topic1(a.into_word());
-    }
-    if let Some(a) = to {
-        f = f.topic2(a.into_word());
-    }
-    let logs = w.chain(chain).get_logs(&f).await?;
-    Ok(logs
+) -> anyhow::Result<Vec<TokenTransfer>> {
+    let all = every_transfer(w, (chain, token)).await?;
+    Ok(all
         .iter()
-        .filter_map(|l| {
-            let t = Transfer::decode_log(&l.inner).ok()?;
-            Some((l.transaction_hash?, t.from, t.to, t.value))
-        })
+        .filter(|t| from.is_none_or(|a| t.1 == a) && to.is_none_or(|a| t.2 == a))
+        .copied()
         .collect())
 }
+
+/// Every `Transfer` of `token` on `chain`, read once: the checks run after
+/// the traffic, and one filtered `eth_getLogs` per route costs anvil a
+/// scan of the whole chain each (a two-hour run: ~10⁵ blocks, ~10⁵ routes).
+/// Read in ranges of [`LOG_RANGE`] blocks.
+async fn every_transfer(
+    w: &World,
+    (chain, token): (u64, Address),
+) -> anyhow::Result<std::sync::Arc<Vec<TokenTransfer>>> {
+    let mut book = w.transfer_book.lock().await;
+    if let Some(all) = book.get(&(chain, token)) {
+        return Ok(all.clone());
+    }
+    let p = w.chain(chain);
+    let head = p.get_block_number().await?;
+    let mut all = Vec::new();
+    let mut from = 0;
+    while from <= head {
+        let to = (from + LOG_RANGE - 1).min(head);
+        let f = Filter::new()
+            .address(token)
+            .event_signature(Transfer::SIGNATURE_HASH)
+            .from_block(from)
+            .to_block(to);
+        for l in p.get_logs(&f).await? {
+            if let (Ok(t), Some(tx)) = (Transfer::decode_log(&l.inner), l.transaction_hash) {
+                all.push((tx, t.from, t.to, t.value));
+            }
+        }
+        from = to + 1;
+    }
+    let all = std::sync::Arc::new(all);
+    book.insert((chain, token), all.clone());
+    Ok(all)
+}
+
+/// Blocks per `eth_getLogs` of [`every_transfer`].
+const LOG_RANGE: u64 = 5_000;
 
 /// Each route's user signature pulled at most once, exactly once if DONE:
 /// the source chain's USDC transfers from the user of exactly the route's

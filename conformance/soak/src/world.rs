@@ -61,6 +61,17 @@ pub struct Payout {
     pub net: Option<u64>,
 }
 
+/// One ERC-20 `Transfer`: transaction, from, to, value.
+pub type TokenTransfer = (
+    alloy::primitives::B256,
+    Address,
+    Address,
+    alloy::primitives::U256,
+);
+
+/// Every transfer of each token read so far, by (chain, token).
+pub type TransferBook = HashMap<(u64, Address), std::sync::Arc<Vec<TokenTransfer>>>;
+
 /// The shared state of a run.
 pub struct World {
     /// The balancer.
@@ -89,6 +100,9 @@ pub struct World {
     pub netting_lock: tokio::sync::Mutex<()>,
     /// Sponsorships and yield spends asked for.
     pub paid: crate::flows_paid::Ledger,
+    /// Every transfer of a token, once read for the checks
+    /// ([`crate::invariants::token_transfers`]).
+    pub transfer_book: tokio::sync::Mutex<TransferBook>,
     counter: AtomicU64,
     seed: u64,
 }
@@ -135,6 +149,7 @@ impl World {
             netting_credited: AtomicU64::new(0),
             netting_lock: tokio::sync::Mutex::new(()),
             paid: crate::flows_paid::Ledger::default(),
+            transfer_book: tokio::sync::Mutex::default(),
             counter: AtomicU64::new(1),
             seed,
         })
