@@ -140,7 +140,7 @@ pub(crate) async fn token_transfers(
 
 /// Every `Transfer` of `token` on `chain`, read once: the checks run after
 /// the traffic, and one filtered `eth_getLogs` per route costs anvil a
-/// scan of the whole chain each (a two-hour run: ~10⁵ blocks, ~10⁵ routes).
+/// scan of the whole chain each (a two-hour run: ~10⁵ blocks, ~2·10⁴ routes).
 /// Read in ranges of [`LOG_RANGE`] blocks.
 async fn every_transfer(
     w: &World,
