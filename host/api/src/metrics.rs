@@ -14,6 +14,7 @@
 //! | `relay_routes` | gauge | `status` | stored routes by internal status (`PENDING`, `BRIDGING`, `DONE`, …), counted on each scrape |
 //! | `relay_relayer_native_balance` | gauge | `chain` | the relayer's native balance per configured chain, whole units (ETH …), read on each scrape; a failed read keeps the last value |
 //! | `relay_relayer_pool_native_balance` | gauge | `chain`, `key` | each relayer pool key's native balance per configured chain, whole units, read on each scrape |
+//! | `relay_relayer_pool_enrolled` | gauge | `chain` | 1 once this replica has found the chain's relayer account enrolled (its routes there spread over the key pool), 0 while the relayer key signs alone; chains with a `relayer_account` and pool keys only |
 //! | `relay_relayer_balance_read_failures_total` | counter | `chain` | scrapes whose balance read failed or timed out |
 //!
 //! Scrape-time reads are bounded by `quote.chain_read_timeout_ms`
@@ -129,6 +130,10 @@ async fn read_balances(s: &AppState, timeout: Duration) {
         }
     });
     futures::future::join_all(reads).await;
+    for (chain, enrolled) in relayer.pool_chains() {
+        metrics::gauge!("relay_relayer_pool_enrolled", "chain" => chain.to_string())
+            .set(if enrolled { 1.0 } else { 0.0 });
+    }
     let pool = relayer.pool_keys();
     let wanted = pool
         .iter()

@@ -117,14 +117,23 @@ impl NonceManager {
     /// The nonce is in flight until [`NonceManager::release`]: the gap
     /// repair leaves it alone while its transaction is signed and journaled.
     pub async fn allocate(&self) -> Result<u64, NonceError> {
+        self.allocate_run(1).await
+    }
+
+    /// `count` consecutive nonces, the first returned, each in flight until
+    /// released ([`NonceManager::allocate`]): for a transaction that
+    /// spends more than its own, as a self-sponsored EIP-7702
+    /// authorization spends the next.
+    pub async fn allocate_run(&self, count: u64) -> Result<u64, NonceError> {
+        let count = count.max(1);
         if let Some((store, chain)) = &self.shared {
             let _hold = self.next.lock().await;
             let pending = self.pending_count().await?;
             let n = store
-                .allocate_nonce(*chain, &self.relayer.to_string(), pending)
+                .allocate_nonces(*chain, &self.relayer.to_string(), pending, count)
                 .await
                 .map_err(|e| NonceError::Store(e.to_string()))?;
-            self.hold(n);
+            (n..n + count).for_each(|k| self.hold(k));
             return Ok(n);
         }
         let mut next = self.next.lock().await;
@@ -132,8 +141,8 @@ impl NonceManager {
             Some(n) => n,
             None => self.pending_count().await?,
         };
-        *next = Some(n + 1);
-        self.hold(n);
+        *next = Some(n + count);
+        (n..n + count).for_each(|k| self.hold(k));
         Ok(n)
     }
 

@@ -103,6 +103,14 @@ const GAS_PRICE_TTL: Duration = Duration::from_secs(1);
 /// than every 100 ms.
 const RECEIPT_POLL: (Duration, Duration) = (Duration::from_millis(5), Duration::from_millis(100));
 
+/// What the chain says of attempts without a receipt so far.
+enum Fate {
+    /// One of them mined (its index and receipt).
+    Mined(Box<(usize, TransactionReceipt)>),
+    /// Another transaction took their nonce (`NotSent`, journaled failed).
+    Taken(SendError),
+}
+
 /// The relayer's sending side as a feature sees it: its address and one
 /// crash-safe sender per chain it sends on.
 #[derive(Clone, Debug)]
@@ -265,7 +273,9 @@ impl Sender {
         let call = crate::account::enrol_call(self.address, executors);
         let _slot = self.slot().await?;
         let gas_price = self.gas_price().await?;
-        let nonce = self.nonces.allocate().await.map_err(nonce_err)?;
+        // The transaction's nonce, and the next for its authorization: no
+        // other transaction of this key (any replica's) may take that one.
+        let nonce = self.nonces.allocate_run(2).await.map_err(nonce_err)?;
         let planned = async {
             let auth = signer
                 .sign_authorization(self.chain_id, code, nonce + 1)
@@ -276,9 +286,14 @@ impl Sender {
         }
         .await;
         self.nonces.release(nonce);
-        let entry = planned?;
-        self.broadcast(entry.clone(), false).await?;
-        self.track(vec![entry]).await
+        // The authorization's nonce stays in flight (the gap repair would
+        // take it for a hole) until the transaction that spends it ends.
+        let sent = match planned {
+            Ok(entry) => self.launch(vec![entry], false).await,
+            Err(e) => Err(e),
+        };
+        self.nonces.release(nonce + 1);
+        sent
     }
 
     /// The chain's gas price, read at most once per [`GAS_PRICE_TTL`].
@@ -433,21 +448,36 @@ impl Sender {
         mut attempts: Vec<JournalEntry>,
     ) -> Result<TransactionReceipt, SendError> {
         attempts.sort_by_key(|e| e.attempt);
-        let Some(latest) = attempts.last().cloned() else {
+        if attempts.is_empty() {
             return Err(journal_err("no attempt to complete"));
-        };
+        }
         if let Some(done) = self.mined(&attempts).await? {
             return self.finish(&mut attempts, done).await;
         }
-        self.broadcast(latest, true).await?;
-        self.track(attempts).await
+        self.launch(attempts, true).await
+    }
+
+    /// Broadcasts the latest of `attempts` (asking the chain first when
+    /// `may_be_known`) and waits for whichever mines ([`Sender::track`]).
+    async fn launch(
+        &self,
+        attempts: Vec<JournalEntry>,
+        may_be_known: bool,
+    ) -> Result<TransactionReceipt, SendError> {
+        let latest = attempts.last().cloned().expect("an attempt");
+        let refused = !self.broadcast(latest, may_be_known).await?;
+        self.track(attempts, refused).await
     }
 
     /// Waits for whichever of the broadcast `attempts` mines, replacing the
-    /// latest while none does.
+    /// latest while none does. While the node refuses the latest
+    /// (`refused`: "nonce too low" when another transaction took the
+    /// nonce), each poll also asks whether the nonce is gone
+    /// ([`Sender::taken`]) rather than waiting out the receipt timeout.
     async fn track(
         &self,
         mut attempts: Vec<JournalEntry>,
+        mut refused: bool,
     ) -> Result<TransactionReceipt, SendError> {
         let deadline = Instant::now() + self.policy.receipt_timeout;
         let mut sent_at = Instant::now();
@@ -455,8 +485,16 @@ impl Sender {
         loop {
             tokio::time::sleep(poll).await;
             poll = (poll * 2).min(RECEIPT_POLL.1);
-            match self.mined(&attempts).await {
-                Ok(Some(done)) => return self.finish(&mut attempts, done).await,
+            let fate = match refused {
+                true => self.taken(&mut attempts).await,
+                false => self
+                    .mined(&attempts)
+                    .await
+                    .map(|m| m.map(|d| Fate::Mined(Box::new(d)))),
+            };
+            match fate {
+                Ok(Some(Fate::Mined(done))) => return self.finish(&mut attempts, *done).await,
+                Ok(Some(Fate::Taken(e))) => return Err(e),
                 Ok(None) => {}
                 // One poll the node did not answer says nothing about the
                 // transaction: the next asks again, until the deadline.
@@ -468,31 +506,45 @@ impl Sender {
             if sent_at.elapsed() >= self.policy.bump_after {
                 let next = self.bumped(attempts.last().expect("an attempt")).await?;
                 attempts.push(next.clone());
-                self.broadcast(next, true).await?;
+                refused = !self.broadcast(next, true).await?;
                 sent_at = Instant::now();
                 poll = RECEIPT_POLL.0;
             }
         }
     }
 
-    /// The end of a wait for `attempts` that saw no receipt in time. When
-    /// the key's mined nonce has moved past theirs and still none of them
-    /// has a receipt, another transaction took the nonce: they never mined
-    /// and never can — journaled failed, answered `NotSent` (nothing of the
-    /// step happened). Otherwise the outcome is unknown: the step's owner
-    /// asks again later ([`Sender::complete`]), never sends it anew.
+    /// The end of a wait for `attempts` that saw no receipt in time: the
+    /// receipt that came last, `NotSent` when another transaction took
+    /// their nonce ([`Sender::taken`]), else the outcome is unknown — the
+    /// step's owner asks again later ([`Sender::complete`]), never sends it
+    /// anew.
     async fn unresolved(
         &self,
         attempts: &mut [JournalEntry],
     ) -> Result<TransactionReceipt, SendError> {
         let latest = attempts.last().expect("an attempt");
         let hash = hash_of(latest)?;
-        let unknown = SendError::Unknown {
-            hash,
-            message: format!("no receipt within {:?}", self.policy.receipt_timeout),
-        };
+        match self.taken(attempts).await? {
+            Some(Fate::Mined(done)) => self.finish(attempts, *done).await,
+            Some(Fate::Taken(e)) => Err(e),
+            None => Err(SendError::Unknown {
+                hash,
+                message: format!("no receipt within {:?}", self.policy.receipt_timeout),
+            }),
+        }
+    }
+
+    /// Whether `attempts` can still mine. When the key's mined nonce has
+    /// moved past theirs and still none of them has a receipt, another
+    /// transaction took the nonce: they never mined and never can —
+    /// journaled failed, [`Fate::Taken`] answers `NotSent` (nothing of the
+    /// step happened). An attempt with a receipt is [`Fate::Mined`];
+    /// `None` while the nonce is open.
+    async fn taken(&self, attempts: &mut [JournalEntry]) -> Result<Option<Fate>, SendError> {
+        let latest = attempts.last().expect("an attempt");
+        let hash = hash_of(latest)?;
         let Some(nonce) = latest.nonce.and_then(|n| u64::try_from(n).ok()) else {
-            return Err(unknown);
+            return Ok(None);
         };
         let key = self.key;
         // Read before the receipts: a nonce one of the attempts took shows
@@ -504,26 +556,27 @@ impl Sender {
             })
             .await
             .is_ok_and(|n| n > nonce);
-        if !taken {
-            return Err(unknown);
-        }
         if let Some(done) = self.mined(attempts).await? {
-            return self.finish(attempts, done).await;
+            return Ok(Some(Fate::Mined(Box::new(done))));
+        }
+        if !taken {
+            return Ok(None);
         }
         for e in attempts.iter_mut() {
             e.state = TxState::Failed;
             self.store.journal(e).await.map_err(journal_err)?;
         }
         tracing::warn!(%hash, nonce, "transaction dropped: its nonce was taken by another");
-        Err(SendError::NotSent(format!(
+        Ok(Some(Fate::Taken(SendError::NotSent(format!(
             "{hash:#x} never mined: nonce {nonce} was taken by another transaction"
-        )))
+        )))))
     }
 
     /// Sends `e`'s signed bytes unless the chain has them (asked only when
     /// `may_be_known`: an entry journaled before, not one this process has
-    /// just signed); journals `sent`.
-    async fn broadcast(&self, mut e: JournalEntry, may_be_known: bool) -> Result<(), SendError> {
+    /// just signed); journals `sent`. `false` when the node refused them
+    /// (it may still have taken them: only the chain can tell).
+    async fn broadcast(&self, mut e: JournalEntry, may_be_known: bool) -> Result<bool, SendError> {
         let hash = hash_of(&e)?;
         let known = if may_be_known {
             self.rpc
@@ -539,6 +592,7 @@ impl Sender {
         } else {
             false
         };
+        let mut accepted = true;
         if !known {
             let raw: Bytes = e.payload.parse().map_err(journal_err)?;
             let sent = self
@@ -549,12 +603,13 @@ impl Sender {
                 })
                 .await;
             if let Err(err) = sent {
-                // The node may still have taken it; only the chain can tell.
                 tracing::warn!(%hash, error = %err, "broadcast reported an error");
+                accepted = false;
             }
         }
         e.state = TxState::Sent;
-        self.store.journal(&e).await.map_err(journal_err)
+        self.store.journal(&e).await.map_err(journal_err)?;
+        Ok(accepted)
     }
 
     /// The first attempt with a receipt, by index.
@@ -612,8 +667,7 @@ impl Sender {
         // Signed and journaled just now by this call: the chain cannot have
         // it yet, so it is broadcast without asking first (a crash from
         // here on resumes through `complete`, which does ask).
-        self.broadcast(entry.clone(), false).await?;
-        self.track(vec![entry]).await
+        self.launch(vec![entry], false).await
     }
 
     /// Finishes journal step `step` of `route_id`: completes its journaled

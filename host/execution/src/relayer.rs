@@ -147,6 +147,19 @@ impl Relayer {
         keys
     }
 
+    /// Each chain with a pool, in order, and whether this replica has
+    /// found it enrolled (its routes there spread over the pool).
+    pub fn pool_chains(&self) -> Vec<(u64, bool)> {
+        let enrolled = self.enrolled.read().expect("enrolled lock");
+        let mut chains: Vec<_> = self
+            .pools
+            .keys()
+            .map(|c| (*c, enrolled.contains(c)))
+            .collect();
+        chains.sort_unstable();
+        chains
+    }
+
     /// The pool keys' addresses (the relayer key not included).
     pub fn pool_keys(&self) -> &[Address] {
         &self.pool_keys
@@ -178,28 +191,30 @@ impl Relayer {
             .copied()
     }
 
-    /// Enrols every chain with a pool that is not yet enrolled: reads the
-    /// account's code and executors, and when either is missing sends the
-    /// enrolment transaction with the relayer key. A chain that fails stays
-    /// on the relayer key alone until a later pass.
+    /// Enrols every chain with a pool that is not yet enrolled, each chain
+    /// on its own (a slow chain holds no other): reads the account's code
+    /// and executors, and when either is missing sends the enrolment
+    /// transaction with the relayer key. A chain that fails stays on the
+    /// relayer key alone until a later pass.
     pub async fn enrol(&self) -> Vec<(u64, Enrolled)> {
-        let mut out = Vec::new();
-        for (&chain, pool) in &self.pools {
-            if self
-                .enrolled
-                .read()
-                .expect("enrolled lock")
-                .contains(&chain)
-            {
-                continue;
-            }
+        let open: Vec<_> = {
+            let enrolled = self.enrolled.read().expect("enrolled lock");
+            let mut open: Vec<_> = self
+                .pools
+                .iter()
+                .filter(|(chain, _)| !enrolled.contains(chain))
+                .collect();
+            open.sort_unstable_by_key(|(chain, _)| **chain);
+            open
+        };
+        let passes = open.into_iter().map(|(&chain, pool)| async move {
             let outcome = self.enrol_chain(chain, pool).await;
             if !matches!(outcome, Enrolled::Failed(_)) {
                 self.enrolled.write().expect("enrolled lock").insert(chain);
             }
-            out.push((chain, outcome));
-        }
-        out
+            (chain, outcome)
+        });
+        futures::future::join_all(passes).await
     }
 
     async fn enrol_chain(&self, chain: u64, pool: &ChainPool) -> Enrolled {
@@ -214,14 +229,18 @@ impl Relayer {
             Err(e) => return Enrolled::Failed(e),
         };
         let sent = sender.enrol(&self.signer, pool.code, &before.missing).await;
-        let hash = match sent {
-            Ok(r) => format!("{:#x}", r.transaction_hash),
-            Err(e) => return Enrolled::Failed(e.to_string()),
-        };
-        match enrolment(rpc, account, pool.code, &keys).await {
-            Ok(e) if e.complete() => Enrolled::Now(hash),
-            Ok(e) => Enrolled::Failed(format!("after {hash}: still missing {:?}", e.missing)),
-            Err(e) => Enrolled::Failed(e),
+        let after = enrolment(rpc, account, pool.code, &keys).await;
+        match (sent, after) {
+            (Ok(r), Ok(e)) if e.complete() => Enrolled::Now(format!("{:#x}", r.transaction_hash)),
+            // Another replica's enrolment took the nonce first: the chain
+            // is enrolled all the same.
+            (Err(_), Ok(e)) if e.complete() => Enrolled::Already,
+            (Err(e), _) => Enrolled::Failed(e.to_string()),
+            (Ok(r), Ok(e)) => Enrolled::Failed(format!(
+                "after {:#x}: still missing {:?}",
+                r.transaction_hash, e.missing
+            )),
+            (Ok(_), Err(e)) => Enrolled::Failed(e),
         }
     }
 

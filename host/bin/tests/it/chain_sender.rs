@@ -4,7 +4,9 @@
 //! relayer's nonce moves once, and resuming again does nothing. A stuck
 //! transaction is replaced at the same nonce with fees raised at least
 //! 1.1× and pays once; one whose nonce another transaction took is not
-//! sent; dead and hung RPC endpoints do not stop a send.
+//! sent (at once when the node refuses it); a send beside a pending
+//! key-pool enrolment skips the nonce its authorization spends; dead and
+//! hung RPC endpoints do not stop a send.
 
 use crate::common;
 use std::{sync::Arc, time::Duration};
@@ -308,6 +310,111 @@ async fn a_transaction_whose_nonce_another_took_is_not_sent() {
         "{after:?}"
     );
     common::blocks(&p, true).await;
+    w.devnet.stop();
+}
+
+/// A policy that never replaces and waits an hour for a receipt: a send
+/// that ends within a test's bound was told by the chain, not timed out.
+fn patient() -> SendPolicy {
+    SendPolicy {
+        bump_after: Duration::from_secs(3_600),
+        receipt_timeout: Duration::from_secs(3_600),
+        ..SendPolicy::default()
+    }
+}
+
+/// How long a test waits for a send told by the chain.
+const TOLD_WITHIN: Duration = Duration::from_secs(60);
+
+/// A journaled transaction whose nonce another transaction of the key
+/// took and mined before it was broadcast (a crash in between, here) is
+/// refused by the node: the sender asks the chain at once and answers not
+/// sent, instead of waiting out the receipt timeout on a transaction that
+/// can never mine.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_transaction_whose_nonce_another_took_is_not_sent_at_once() {
+    let w = World::new().await;
+    let who = Address::repeat_byte(0x38);
+    let live = w.devnet.chain(CHAIN).unwrap().rpc_url.clone();
+    let planned = w
+        .sender_over(std::slice::from_ref(&live), patient())
+        .await
+        .plan("rt_refused", 0, &w.payout(who, 3_000_000))
+        .await
+        .unwrap();
+    let key = relay_devnet::deploy::wallet_provider(live.parse().unwrap(), keys::relayer());
+    let other = alloy::rpc::types::TransactionRequest::default()
+        .to(Address::repeat_byte(0x39))
+        .nonce(planned.nonce.unwrap() as u64)
+        .gas_limit(21_000);
+    let taken = key.send_transaction(other).await.unwrap();
+    assert!(taken.get_receipt().await.unwrap().status());
+
+    let resumed = w.sender_over(&[live], patient()).await;
+    let outcome = tokio::time::timeout(TOLD_WITHIN, resumed.resume("rt_refused"))
+        .await
+        .expect("told by the chain, not by the receipt timeout");
+    assert!(
+        matches!(outcome, Err(relay_chain::sender::SendError::NotSent(_))),
+        "{outcome:?}"
+    );
+    assert_eq!(w.balance(who).await, U256::ZERO, "never paid");
+    let store = Store::connect(&w.store_url).await.unwrap();
+    let after = store.journal_of("rt_refused").await.unwrap();
+    assert!(
+        after.iter().all(|e| e.state == TxState::Failed),
+        "{after:?}"
+    );
+    w.devnet.stop();
+}
+
+/// Enrolling the key pool spends two nonces — its transaction's and its
+/// self-sponsored authorization's. A transaction the key sends while the
+/// enrolment is pending takes the one after both, so both mine.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_send_beside_a_pending_enrolment_skips_its_authorizations_nonce() {
+    let w = World::new().await;
+    let who = Address::repeat_byte(0x3a);
+    let nonce0 = w.relayer_nonce().await;
+    let p = w.devnet.chain(CHAIN).unwrap().provider();
+    common::blocks(&p, false).await;
+    let live = w.devnet.chain(CHAIN).unwrap().rpc_url.clone();
+    let policy = SendPolicy {
+        bump_after: Duration::from_millis(500),
+        ..patient()
+    };
+    let sender = Arc::new(w.sender_over(&[live], policy).await);
+    let (s, signer) = (sender.clone(), w.signer.clone());
+    let pool = vec![keys::relayer_pool(0).address()];
+    let code = relay_devnet::RELAYER_ACCOUNT_ADDRESS;
+    let enrol = tokio::spawn(async move { s.enrol(&signer, code, &pool).await });
+    let store = Store::connect(&w.store_url).await.unwrap();
+    let id = format!("relayer-account:{CHAIN}");
+    journaled_until(&store, &id, |a| {
+        a.first().is_some_and(|e| e.state == TxState::Sent)
+    })
+    .await;
+    let (s, call) = (sender.clone(), w.payout(who, 5_000_000));
+    let send = tokio::spawn(async move { s.send("rt_beside", 0, &call).await });
+    let beside = journaled_until(&store, "rt_beside", |a| {
+        a.first().is_some_and(|e| e.state == TxState::Sent)
+    })
+    .await;
+    assert_eq!(beside[0].nonce, Some(nonce0 as i64 + 2), "{beside:?}");
+
+    // Blocks again. anvil's pool keeps the send queued behind the nonce the
+    // authorization spent (it never promotes it, as geth's pool does on the
+    // next block); the send's own replacement, at the same nonce, is ready.
+    common::blocks(&p, true).await;
+    let (enrolled, sent) = tokio::time::timeout(TOLD_WITHIN, async {
+        (enrol.await.unwrap(), send.await.unwrap())
+    })
+    .await
+    .expect("both mined");
+    assert!(enrolled.unwrap().status());
+    assert!(sent.unwrap().status());
+    assert_eq!(w.balance(who).await, U256::from(5_000_000u64), "paid once");
+    assert_eq!(w.relayer_nonce().await, nonce0 + 3);
     w.devnet.stop();
 }
 

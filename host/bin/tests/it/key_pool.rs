@@ -55,6 +55,18 @@ async fn enrolled(devnet: &Devnet, chain: u64) -> bool {
     true
 }
 
+/// Whether the replica at `base` says (`/metrics`) it has `chain`
+/// enrolled: its routes there spread over the pool.
+async fn spreads(base: &str, chain: u64) -> bool {
+    let Ok(resp) = common::http().get(format!("{base}/metrics")).send().await else {
+        return false;
+    };
+    let text = resp.text().await.unwrap_or_default();
+    let gauge = format!("relay_relayer_pool_enrolled{{chain=\"{chain}\"}} ");
+    text.lines()
+        .any(|l| l.strip_prefix(&gauge).is_some_and(|v| v.trim() == "1"))
+}
+
 /// The one key that signed every journaled transaction of `id`, checked
 /// against each transaction's sender on chain.
 async fn route_key(devnet: &Devnet, store: &relay_store::Store, id: &str) -> Address {
@@ -111,6 +123,9 @@ async fn routes_spread_over_the_key_pool_and_a_killed_replica_finishes_on_its_ow
     );
     wait_ready(&base_a).await;
     wait_ready(&base_b).await;
+    // The chain enrolled is not yet each replica knowing it: a replica
+    // whose enrolment lost the race to the other's finds it on its next
+    // pass, and routes it takes meanwhile are the relayer key's alone.
     for chain in [SRC, DST] {
         wait_up_to(
             &format!("the key pool enrolled on {chain}"),
@@ -118,6 +133,14 @@ async fn routes_spread_over_the_key_pool_and_a_killed_replica_finishes_on_its_ow
             async || enrolled(&devnet, chain).await,
         )
         .await;
+        for base in [&base_a, &base_b] {
+            wait_up_to(
+                &format!("{base} spreads routes on {chain} over the pool"),
+                Duration::from_secs(60),
+                async || spreads(base, chain).await,
+            )
+            .await;
+        }
     }
 
     let books = common::UsdcBooks::open(&devnet, (SRC, DST), keys::anvil_address(1)).await;
