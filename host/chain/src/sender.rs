@@ -103,12 +103,22 @@ const GAS_PRICE_TTL: Duration = Duration::from_secs(1);
 /// than every 100 ms.
 const RECEIPT_POLL: (Duration, Duration) = (Duration::from_millis(5), Duration::from_millis(100));
 
+/// How long a refused transaction's nonce must look taken by another
+/// (mined past, no receipt of ours) before it is dropped.
+const TAKEN_SETTLE: Duration = Duration::from_secs(2);
+
 /// What the chain says of attempts without a receipt so far.
 enum Fate {
     /// One of them mined (its index and receipt).
     Mined(Box<(usize, TransactionReceipt)>),
-    /// Another transaction took their nonce (`NotSent`, journaled failed).
-    Taken(SendError),
+    /// Another transaction took their nonce.
+    Taken,
+}
+
+impl Fate {
+    fn mined(done: (usize, TransactionReceipt)) -> Fate {
+        Fate::Mined(Box::new(done))
+    }
 }
 
 /// The relayer's sending side as a feature sees it: its address and one
@@ -473,7 +483,10 @@ impl Sender {
     /// latest while none does. While the node refuses the latest
     /// (`refused`: "nonce too low" when another transaction took the
     /// nonce), each poll also asks whether the nonce is gone
-    /// ([`Sender::taken`]) rather than waiting out the receipt timeout.
+    /// ([`Sender::fate`]); once it has looked gone for [`TAKEN_SETTLE`]
+    /// (an endpoint whose receipts lag its nonces cannot pass for a lost
+    /// transaction) the attempts are dropped rather than waiting out the
+    /// receipt timeout.
     async fn track(
         &self,
         mut attempts: Vec<JournalEntry>,
@@ -482,20 +495,23 @@ impl Sender {
         let deadline = Instant::now() + self.policy.receipt_timeout;
         let mut sent_at = Instant::now();
         let mut poll = RECEIPT_POLL.0;
+        let mut gone_since: Option<Instant> = None;
         loop {
             tokio::time::sleep(poll).await;
             poll = (poll * 2).min(RECEIPT_POLL.1);
             let fate = match refused {
-                true => self.taken(&mut attempts).await,
-                false => self
-                    .mined(&attempts)
-                    .await
-                    .map(|m| m.map(|d| Fate::Mined(Box::new(d)))),
+                true => self.fate(&attempts).await,
+                false => self.mined(&attempts).await.map(|m| m.map(Fate::mined)),
             };
             match fate {
                 Ok(Some(Fate::Mined(done))) => return self.finish(&mut attempts, *done).await,
-                Ok(Some(Fate::Taken(e))) => return Err(e),
-                Ok(None) => {}
+                Ok(Some(Fate::Taken)) => {
+                    let since = *gone_since.get_or_insert_with(Instant::now);
+                    if since.elapsed() >= TAKEN_SETTLE {
+                        return Err(self.dropped(&mut attempts).await);
+                    }
+                }
+                Ok(None) => gone_since = None,
                 // One poll the node did not answer says nothing about the
                 // transaction: the next asks again, until the deadline.
                 Err(e) => tracing::info!(error = %e, "receipt poll failed; asking again"),
@@ -507,26 +523,24 @@ impl Sender {
                 let next = self.bumped(attempts.last().expect("an attempt")).await?;
                 attempts.push(next.clone());
                 refused = !self.broadcast(next, true).await?;
-                sent_at = Instant::now();
-                poll = RECEIPT_POLL.0;
+                (sent_at, poll, gone_since) = (Instant::now(), RECEIPT_POLL.0, None);
             }
         }
     }
 
     /// The end of a wait for `attempts` that saw no receipt in time: the
     /// receipt that came last, `NotSent` when another transaction took
-    /// their nonce ([`Sender::taken`]), else the outcome is unknown — the
+    /// their nonce ([`Sender::fate`]), else the outcome is unknown — the
     /// step's owner asks again later ([`Sender::complete`]), never sends it
     /// anew.
     async fn unresolved(
         &self,
         attempts: &mut [JournalEntry],
     ) -> Result<TransactionReceipt, SendError> {
-        let latest = attempts.last().expect("an attempt");
-        let hash = hash_of(latest)?;
-        match self.taken(attempts).await? {
+        let hash = hash_of(attempts.last().expect("an attempt"))?;
+        match self.fate(attempts).await? {
             Some(Fate::Mined(done)) => self.finish(attempts, *done).await,
-            Some(Fate::Taken(e)) => Err(e),
+            Some(Fate::Taken) => Err(self.dropped(attempts).await),
             None => Err(SendError::Unknown {
                 hash,
                 message: format!("no receipt within {:?}", self.policy.receipt_timeout),
@@ -534,15 +548,12 @@ impl Sender {
         }
     }
 
-    /// Whether `attempts` can still mine. When the key's mined nonce has
-    /// moved past theirs and still none of them has a receipt, another
-    /// transaction took the nonce: they never mined and never can —
-    /// journaled failed, [`Fate::Taken`] answers `NotSent` (nothing of the
-    /// step happened). An attempt with a receipt is [`Fate::Mined`];
+    /// What the chain says of `attempts`: [`Fate::Mined`] when one has a
+    /// receipt; [`Fate::Taken`] when the key's mined nonce has moved past
+    /// theirs and still none has — another transaction took the nonce;
     /// `None` while the nonce is open.
-    async fn taken(&self, attempts: &mut [JournalEntry]) -> Result<Option<Fate>, SendError> {
+    async fn fate(&self, attempts: &[JournalEntry]) -> Result<Option<Fate>, SendError> {
         let latest = attempts.last().expect("an attempt");
-        let hash = hash_of(latest)?;
         let Some(nonce) = latest.nonce.and_then(|n| u64::try_from(n).ok()) else {
             return Ok(None);
         };
@@ -557,19 +568,28 @@ impl Sender {
             .await
             .is_ok_and(|n| n > nonce);
         if let Some(done) = self.mined(attempts).await? {
-            return Ok(Some(Fate::Mined(Box::new(done))));
+            return Ok(Some(Fate::mined(done)));
         }
-        if !taken {
-            return Ok(None);
-        }
+        Ok(taken.then_some(Fate::Taken))
+    }
+
+    /// Attempts whose nonce another transaction took never mined and never
+    /// can: journaled failed, answered `NotSent` (nothing of the step
+    /// happened).
+    async fn dropped(&self, attempts: &mut [JournalEntry]) -> SendError {
+        let latest = attempts.last().expect("an attempt");
+        let hash = latest.tx_hash.clone().unwrap_or_default();
+        let nonce = latest.nonce.map_or("?".into(), |n| n.to_string());
         for e in attempts.iter_mut() {
             e.state = TxState::Failed;
-            self.store.journal(e).await.map_err(journal_err)?;
+            if let Err(err) = self.store.journal(e).await {
+                return journal_err(err);
+            }
         }
-        tracing::warn!(%hash, nonce, "transaction dropped: its nonce was taken by another");
-        Ok(Some(Fate::Taken(SendError::NotSent(format!(
-            "{hash:#x} never mined: nonce {nonce} was taken by another transaction"
-        )))))
+        tracing::warn!(%hash, %nonce, "transaction dropped: its nonce was taken by another");
+        SendError::NotSent(format!(
+            "{hash} never mined: nonce {nonce} was taken by another transaction"
+        ))
     }
 
     /// Sends `e`'s signed bytes unless the chain has them (asked only when
